@@ -1,0 +1,128 @@
+// DB: an embedded, persistent key-value store organized as one LSM tree per
+// column family, files in the KiWi layout (docs/architecture.md).
+//
+// An entry is (sort key, value, delete key). The sort key orders the entries;
+// the delete key is a 64-bit number (usually a time in milliseconds) that
+// later drives secondary range deletes; kMaxDeleteKey means "never".
+//
+// Contract on delete keys (monotone): a newer version of a key never carries
+// a smaller delete key than an older version of the same key.
+//
+// Thread-safety: a DB is safe for concurrent use by many threads. Handles
+// (column families, snapshots) belong to the DB that made them and must not
+// be used after the DB is closed or the handle released/dropped.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lethe/iterator.h"
+#include "lethe/options.h"
+#include "lethe/statistics.h"
+#include "lethe/status.h"
+#include "lethe/write_batch.h"
+
+namespace lethe {
+
+// Names a column family. Owned by the DB; valid until the family is dropped
+// (then only id() and name() may be used) or the DB is closed.
+class ColumnFamilyHandle {
+ public:
+  virtual ~ColumnFamilyHandle() = default;
+  virtual uint32_t id() const = 0;
+  virtual const std::string& name() const = 0;
+};
+
+// A consistent point-in-time view, named by a sequence number.
+class Snapshot {
+ public:
+  virtual uint64_t sequence() const = 0;
+
+ protected:
+  virtual ~Snapshot() = default;
+};
+
+// One file of a live-file listing (relative name inside the DB directory).
+struct LiveFile {
+  std::string name;
+  uint64_t size_bytes = 0;
+  // True for immutable table files, which incremental checkpoints share.
+  bool immutable = false;
+};
+
+class DB {
+ public:
+  static constexpr uint32_t kDefaultColumnFamilyId = 0;
+  static constexpr const char* kDefaultColumnFamilyName = "default";
+
+  // Opens the database in directory `name`; the default column family and
+  // every column family created before are open afterwards.
+  static Status Open(const Options& options, const std::string& name,
+                     std::unique_ptr<DB>* db);
+
+  // Closing flushes nothing: unflushed writes survive only through the WAL.
+  virtual ~DB() = default;
+
+  virtual ColumnFamilyHandle* DefaultColumnFamily() = 0;
+  virtual Status CreateColumnFamily(const std::string& name, const ColumnFamilyOptions& options,
+                                    ColumnFamilyHandle** handle) = 0;
+  // Drops the family and its data. The handle stays allocated (id/name only).
+  virtual Status DropColumnFamily(ColumnFamilyHandle* handle) = 0;
+  // Every live column family, the default one first.
+  virtual std::vector<ColumnFamilyHandle*> ListColumnFamilies() = 0;
+  virtual ColumnFamilyHandle* GetColumnFamily(const std::string& name) = 0;
+
+  virtual Status Put(const WriteOptions& options, ColumnFamilyHandle* cf, std::string_view key,
+                     std::string_view value, uint64_t delete_key = kMaxDeleteKey) = 0;
+  virtual Status Delete(const WriteOptions& options, ColumnFamilyHandle* cf,
+                        std::string_view key) = 0;
+  // Deletes every key k with begin <= k < end (a range tombstone).
+  virtual Status DeleteRange(const WriteOptions& options, ColumnFamilyHandle* cf,
+                             std::string_view begin, std::string_view end) = 0;
+  // List append: the value read afterwards is the previous value, a ','
+  // byte, then the operand (just the operand if there was no value).
+  virtual Status Merge(const WriteOptions& options, ColumnFamilyHandle* cf,
+                       std::string_view key, std::string_view operand,
+                       uint64_t delete_key = kMaxDeleteKey) = 0;
+  virtual Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
+
+  // NotFound if the key has no live value. delete_key may be nullptr.
+  virtual Status Get(const ReadOptions& options, ColumnFamilyHandle* cf, std::string_view key,
+                     std::string* value, uint64_t* delete_key = nullptr) = 0;
+
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                                ColumnFamilyHandle* cf) = 0;
+
+  virtual const Snapshot* GetSnapshot() = 0;
+  virtual void ReleaseSnapshot(const Snapshot* snapshot) = 0;
+
+  // Writes every memtable to level 0 and waits for it.
+  virtual Status Flush() = 0;
+  // Flushes, then compacts every column family until no level exceeds its
+  // budget and waits for it.
+  virtual Status CompactAll() = 0;
+  // Waits until no flush or compaction is pending or running.
+  virtual Status WaitForBackgroundWork() = 0;
+
+  // Makes an openable copy of the database in directory `dir` (which must not
+  // exist), hard-linking table files where possible. Memtables are flushed
+  // first, so the copy needs no WAL.
+  virtual Status Checkpoint(const std::string& dir) = 0;
+  // The files that make up the current state: tables, the manifest and
+  // CURRENT. If flush is true, memtables are flushed first.
+  virtual Status GetLiveFiles(bool flush, std::vector<LiveFile>* files) = 0;
+
+  virtual DbStatistics GetStatistics() = 0;
+  // Named properties: "lethe.stats" (human readable), "lethe.num-files-at-level<N>",
+  // "lethe.total-bytes", "lethe.num-entries-active-mem". false if unknown.
+  virtual bool GetProperty(ColumnFamilyHandle* cf, std::string_view property,
+                           std::string* value) = 0;
+};
+
+// Removes a database directory and everything in it.
+Status DestroyDB(const std::string& name, const Options& options);
+
+}  // namespace lethe

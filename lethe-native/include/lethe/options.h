@@ -1,0 +1,92 @@
+// Options: everything tunable about a database, a column family, a read and a
+// write. Plain values, copied at open; nothing here changes after Open.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace lethe {
+
+class Env;
+class Clock;
+class Snapshot;
+
+// The delete key an entry carries when it never expires by delete key.
+constexpr uint64_t kMaxDeleteKey = UINT64_MAX;
+
+// Per column family: the shape of its LSM tree and of its files.
+struct ColumnFamilyOptions {
+  // Size ratio T between adjacent levels (paper §2).
+  int size_ratio = 10;
+  // Target size of a data page in bytes (before its Bloom filter).
+  size_t page_size = 4096;
+  // Pages per delete tile, h (paper §4.2). 1 is the classic layout.
+  int pages_per_tile = 1;
+  // Bloom filter bits per key, per page; 0 disables the filters.
+  int bloom_bits_per_key = 10;
+  // Target size of a file written by compaction.
+  size_t target_file_size = 8 << 20;
+  // Capacity of level 1; level i holds size_ratio^(i-1) times as much.
+  uint64_t level1_bytes = 32 << 20;
+  // Number of level-0 files that triggers a level-0 compaction.
+  int level0_compaction_trigger = 4;
+  // Writes stall while level 0 has this many files.
+  int level0_stop_writes_trigger = 20;
+};
+
+struct Options {
+  // Creates the directory and an empty database if none exists.
+  bool create_if_missing = true;
+  bool error_if_exists = false;
+
+  // Memory for all memtables together before they are flushed (bytes).
+  size_t write_buffer_size = 64 << 20;
+  // Capacity of the shared page cache (bytes of decoded pages); 0 disables it.
+  size_t page_cache_bytes = 32 << 20;
+  // Maximum number of open file readers kept in the table cache.
+  int max_open_files = 1000;
+
+  // Write-ahead log. Flink keeps its own durability through checkpoints and
+  // runs with use_wal = false; then unflushed writes are lost on a crash.
+  bool use_wal = true;
+  // Whether WAL records carry and are checked against a CRC32C.
+  bool wal_checksums = true;
+
+  // Verify every page's checksum on read (cheap: CRC32C in hardware).
+  bool verify_checksums = true;
+
+  // Run flushes and compactions on a background thread. When false they run
+  // only when asked (Flush, CompactAll), which tests use for determinism.
+  bool background_compactions = true;
+
+  // The defaults for column families created without options of their own,
+  // and the options of the default column family.
+  ColumnFamilyOptions cf_defaults;
+
+  // Files and time; nullptr means Env::Default() and Clock::Default().
+  Env* env = nullptr;
+  Clock* clock = nullptr;
+};
+
+struct WriteOptions {
+  // fsync the WAL before acknowledging the write.
+  bool sync = false;
+  // Skip the WAL for this write (the write is lost on a crash before flush).
+  bool disable_wal = false;
+};
+
+struct ReadOptions {
+  // Read as of this snapshot; nullptr reads the latest state.
+  const Snapshot* snapshot = nullptr;
+  // Iterators only: keys < lower_bound and keys >= upper_bound are invisible.
+  // Empty means unbounded. The strings are copied by NewIterator.
+  std::string lower_bound;
+  std::string upper_bound;
+  bool has_lower_bound = false;
+  bool has_upper_bound = false;
+  // Whether pages read by this operation enter the page cache.
+  bool fill_cache = true;
+};
+
+}  // namespace lethe

@@ -1,0 +1,79 @@
+#include "compaction/compaction_picker.h"
+
+#include <algorithm>
+
+namespace lethe {
+
+uint64_t MaxBytesForLevel(const ColumnFamilyOptions& options, int level) {
+  double bytes = static_cast<double>(options.level1_bytes);
+  for (int l = 1; l < level; l++) bytes *= std::max(2, options.size_ratio);
+  return static_cast<uint64_t>(bytes);
+}
+
+static void KeyRange(const std::vector<FileRef>& files, std::string* lo, std::string* hi) {
+  *lo = files.front()->smallest;
+  *hi = files.front()->largest;
+  for (const FileRef& f : files) {
+    if (f->smallest < *lo) *lo = f->smallest;
+    if (*hi < f->largest) *hi = f->largest;
+  }
+}
+
+CompactionPlan PlanLevelCompaction(const ColumnFamilyFiles& files, int level, int output_level,
+                                   CompactionReason reason) {
+  CompactionPlan plan;
+  plan.level = level;
+  plan.output_level = output_level;
+  plan.reason = reason;
+  plan.inputs[0] = files.levels[level];
+  if (!plan.inputs[0].empty() && output_level != level) {
+    std::string lo, hi;
+    KeyRange(plan.inputs[0], &lo, &hi);
+    plan.inputs[1] = files.Overlapping(output_level, lo, hi);
+  }
+  return plan;
+}
+
+std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
+                                             const ColumnFamilyOptions& options,
+                                             const CompactionPointers& pointers) {
+  int best_level = -1;
+  double best_score = 1.0;
+  double l0 = static_cast<double>(files.levels[0].size()) /
+              std::max(1, options.level0_compaction_trigger);
+  if (l0 >= best_score) {
+    best_level = 0;
+    best_score = l0;
+  }
+  for (int l = 1; l < kNumLevels - 1; l++) {
+    double score = static_cast<double>(files.LevelBytes(l)) /
+                   static_cast<double>(MaxBytesForLevel(options, l));
+    if (score > best_score) {
+      best_level = l;
+      best_score = score;
+    }
+  }
+  if (best_level < 0) return std::nullopt;
+
+  if (best_level == 0) {
+    CompactionPlan plan = PlanLevelCompaction(files, 0, 1, CompactionReason::kLevel0);
+    plan.score = best_score;
+    return plan;
+  }
+  // Round robin: the first file starting after where the last one ended.
+  const auto& level = files.levels[best_level];
+  const std::string& after = pointers.after[best_level];
+  auto it = std::find_if(level.begin(), level.end(),
+                         [&](const FileRef& f) { return after.empty() || f->smallest > after; });
+  if (it == level.end()) it = level.begin();
+  CompactionPlan plan;
+  plan.level = best_level;
+  plan.output_level = best_level + 1;
+  plan.reason = CompactionReason::kSaturation;
+  plan.score = best_score;
+  plan.inputs[0].push_back(*it);
+  plan.inputs[1] = files.Overlapping(best_level + 1, (*it)->smallest, (*it)->largest);
+  return plan;
+}
+
+}  // namespace lethe

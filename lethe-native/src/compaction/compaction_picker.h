@@ -1,0 +1,48 @@
+// The compaction picker: a pure function of a column family's files, its
+// options and per-level compaction pointers. No I/O, no locks.
+//
+// Leveled LSM with size ratio T (paper §2): level 0 is compacted when it
+// holds level0_compaction_trigger files; level i >= 1 when its bytes exceed
+// level1_bytes * T^(i-1). File-granular: one file of level i (round robin
+// over the key space) plus the overlapping files of level i+1.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lethe/options.h"
+#include "lethe/statistics.h"
+#include "version/version.h"
+
+namespace lethe {
+
+struct CompactionPlan {
+  int level = 0;         // input level
+  int output_level = 1;
+  std::vector<FileRef> inputs[2];  // level, output_level
+  CompactionReason reason = CompactionReason::kSaturation;
+  double score = 0;
+
+  // One input file and nothing to merge with: move it down unchanged.
+  bool IsTrivialMove() const { return inputs[0].size() == 1 && inputs[1].empty() && level != output_level; }
+};
+
+// Per level: where the last compaction of that level ended (its largest key).
+struct CompactionPointers {
+  std::string after[kNumLevels];
+};
+
+uint64_t MaxBytesForLevel(const ColumnFamilyOptions& options, int level);
+
+// The most urgent compaction, or nothing if every level is within budget.
+std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
+                                             const ColumnFamilyOptions& options,
+                                             const CompactionPointers& pointers);
+
+// Compaction of every file of `level` with the overlapping files of
+// `output_level` (a manual, full compaction step).
+CompactionPlan PlanLevelCompaction(const ColumnFamilyFiles& files, int level, int output_level,
+                                   CompactionReason reason);
+
+}  // namespace lethe

@@ -1,0 +1,139 @@
+#include "compaction/compaction_stream.h"
+
+#include <algorithm>
+
+namespace lethe {
+
+CompactionStream::CompactionStream(InternalIterator* input,
+                                   const std::vector<RangeTombstone>& tombstones,
+                                   std::vector<SequenceNumber> snapshots,
+                                   std::function<bool(std::string_view, std::string_view)> deeper_data)
+    : input_(input), fragments_(tombstones), snapshots_(std::move(snapshots)),
+      deeper_data_(std::move(deeper_data)) {
+  std::sort(snapshots_.begin(), snapshots_.end());
+}
+
+size_t CompactionStream::Stripe(SequenceNumber seq) const {
+  return static_cast<size_t>(std::lower_bound(snapshots_.begin(), snapshots_.end(), seq) -
+                             snapshots_.begin());
+}
+
+bool CompactionStream::Covered(std::string_view key, SequenceNumber seq, size_t stripe) {
+  const auto& frags = fragments_.fragments();
+  while (fragment_cursor_ < frags.size() && frags[fragment_cursor_].end <= key) fragment_cursor_++;
+  if (fragment_cursor_ == frags.size() || key < frags[fragment_cursor_].start) return false;
+  SequenceNumber upper = stripe < snapshots_.size() ? snapshots_[stripe] : kMaxSequenceNumber;
+  for (SequenceNumber t : frags[fragment_cursor_].seqs) {  // descending
+    if (t <= seq) break;
+    if (t <= upper) return true;
+  }
+  return false;
+}
+
+bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
+  if (!started_) {
+    input_->SeekToFirst();
+    started_ = true;
+  }
+  if (!input_->Valid()) return false;
+
+  std::string key(ExtractSortKey(input_->key()));
+  versions_.clear();
+  while (input_->Valid() && ExtractSortKey(input_->key()) == key) {
+    uint64_t tag = ExtractTag(input_->key());
+    versions_.push_back(Version{TagSequence(tag), TagKind(tag), std::string(input_->value()),
+                                input_->delete_key()});
+    input_->Next();
+  }
+  stats_.input_entries += versions_.size();
+  size_t emitted_before = out->size();
+  bool deeper = deeper_data_(key, key);
+
+  auto emit = [&](SequenceNumber seq, EntryKind kind, std::string value, uint64_t dk) {
+    out->push_back(OutputEntry{MakeInternalKey(key, seq, kind), std::move(value), dk});
+  };
+  auto fold = [](const std::string* base, const std::vector<const Version*>& operands) {
+    std::string v;
+    bool empty = true;
+    if (base != nullptr) {
+      v = *base;
+      empty = false;
+    }
+    for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
+      AppendMergeOperand(&v, empty, (*it)->value);
+      empty = false;
+    }
+    return v;
+  };
+
+  size_t i = 0, n = versions_.size();
+  while (i < n) {
+    size_t stripe = Stripe(versions_[i].seq);
+    const Version& newest = versions_[i];
+    std::vector<const Version*> operands;
+    bool resolved = false;
+    size_t j = i;
+    for (; j < n && Stripe(versions_[j].seq) == stripe; j++) {
+      if (resolved) continue;  // hidden inside the stripe
+      const Version& v = versions_[j];
+      bool covered = Covered(key, v.seq, stripe);
+      if (covered || v.kind == EntryKind::kTombstone) {
+        if (!operands.empty()) {
+          emit(newest.seq, EntryKind::kValue, fold(nullptr, operands), newest.delete_key);
+        } else if (!covered) {
+          // Keep the tombstone while anything older may still be shadowed.
+          bool older_in_input = false;
+          for (size_t k = j + 1; k < n; k++) {
+            if (Stripe(versions_[k].seq) != stripe) {
+              older_in_input = true;
+              break;
+            }
+          }
+          if (older_in_input || deeper) {
+            emit(v.seq, EntryKind::kTombstone, std::string(), v.delete_key);
+          } else {
+            stats_.dropped_point_tombstones++;
+          }
+        }
+        resolved = true;
+      } else if (v.kind == EntryKind::kValue) {
+        emit(newest.seq, EntryKind::kValue, fold(&v.value, operands), newest.delete_key);
+        resolved = true;
+      } else {
+        operands.push_back(&v);
+      }
+    }
+    if (!resolved && !operands.empty()) {
+      // No base in this stripe: a value if nothing older can exist anywhere.
+      bool older = j < n || deeper;
+      emit(newest.seq, older ? EntryKind::kMerge : EntryKind::kValue, fold(nullptr, operands),
+           newest.delete_key);
+    }
+    i = j;
+  }
+  stats_.dropped_entries += versions_.size() - (out->size() - emitted_before);
+  return true;
+}
+
+std::vector<RangeTombstone> CompactionStream::OutputTombstones() {
+  std::vector<RangeTombstone> result;
+  for (const auto& f : fragments_.fragments()) {
+    size_t last_stripe = SIZE_MAX;
+    for (SequenceNumber t : f.seqs) {  // newest first
+      size_t stripe = Stripe(t);
+      if (stripe == last_stripe) {
+        stats_.dropped_range_tombstones++;
+        continue;  // an older tombstone in the same stripe adds nothing
+      }
+      last_stripe = stripe;
+      if (stripe == 0 && !deeper_data_(f.start, f.end)) {
+        stats_.dropped_range_tombstones++;
+        continue;  // visible to everyone and nothing beneath to delete
+      }
+      result.push_back(RangeTombstone{f.start, f.end, t});
+    }
+  }
+  return result;
+}
+
+}  // namespace lethe

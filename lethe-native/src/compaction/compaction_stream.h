@@ -1,0 +1,81 @@
+// CompactionStream: the rewrite rules that flush and compaction share. It
+// reads a merged input in internal-key order and yields, per sort key, the
+// entries that must survive:
+//
+//  * Versions are grouped into snapshot stripes (entries no live snapshot can
+//    tell apart). Per stripe only the newest visible state survives: a value,
+//    a tombstone, or merge operands folded into one value or one operand.
+//  * An entry under a range tombstone of its own stripe is dropped.
+//  * A point tombstone is dropped when nothing older remains: no older entry
+//    in the input and no overlapping file in a deeper level.
+//  * Range tombstones are cut into fragments; per fragment and stripe only
+//    the newest survives; at the bottom, one visible to every snapshot and
+//    covering no deeper file is dropped.
+//
+// Thread-safety: one thread.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "iterator/internal_iterator.h"
+#include "memtable/range_tombstone.h"
+
+namespace lethe {
+
+struct OutputEntry {
+  std::string ikey;
+  std::string value;
+  uint64_t delete_key;
+};
+
+struct CompactionStreamStats {
+  uint64_t input_entries = 0;
+  uint64_t dropped_entries = 0;
+  uint64_t dropped_point_tombstones = 0;
+  uint64_t dropped_range_tombstones = 0;
+};
+
+class CompactionStream {
+ public:
+  // `deeper_data(lo, hi)` tells whether a deeper level may hold keys in
+  // [lo, hi] (inclusive); flushes pass a function that always says true.
+  CompactionStream(InternalIterator* input, const std::vector<RangeTombstone>& tombstones,
+                   std::vector<SequenceNumber> snapshots,
+                   std::function<bool(std::string_view, std::string_view)> deeper_data);
+
+  // Appends the surviving entries of the next sort key (newest first).
+  // Returns false when the input is exhausted (or failed: see status()).
+  bool NextKey(std::vector<OutputEntry>* out);
+  Status status() const { return input_->status(); }
+
+  // The range tombstones to write, as disjoint fragments.
+  std::vector<RangeTombstone> OutputTombstones();
+
+  const CompactionStreamStats& stats() const { return stats_; }
+
+ private:
+  size_t Stripe(SequenceNumber seq) const;
+  // Whether a tombstone newer than seq, in the same stripe, covers key.
+  bool Covered(std::string_view key, SequenceNumber seq, size_t stripe);
+
+  InternalIterator* input_;
+  FragmentedTombstones fragments_;
+  size_t fragment_cursor_ = 0;
+  std::vector<SequenceNumber> snapshots_;  // ascending
+  std::function<bool(std::string_view, std::string_view)> deeper_data_;
+  CompactionStreamStats stats_;
+  bool started_ = false;
+
+  struct Version {
+    SequenceNumber seq;
+    EntryKind kind;
+    std::string value;
+    uint64_t delete_key;
+  };
+  std::vector<Version> versions_;  // the current key's versions, newest first
+};
+
+}  // namespace lethe

@@ -1,0 +1,41 @@
+// TableWriter: turns a CompactionStream into table files, cutting a new file
+// every target_file_size bytes at a sort-key boundary. Range tombstones are
+// clipped to each file's share of the key space: a cut after sort key a
+// gives the next file everything from a's successor (a + '\0') on, so files
+// of one level stay disjoint while tombstones keep covering the gaps.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compaction/compaction_stream.h"
+#include "lethe/env.h"
+#include "lethe/options.h"
+#include "version/file_metadata.h"
+
+namespace lethe {
+
+struct TableWriterOptions {
+  std::string dbname;
+  Env* env = nullptr;
+  ColumnFamilyOptions cf_options;
+  uint64_t max_file_bytes = UINT64_MAX;  // flushes write one file
+  uint64_t now_us = 0;
+  uint64_t oldest_tombstone_time_us = 0;  // inherited by outputs holding tombstones
+  // Returns a fresh file number (registered as a pending output).
+  std::function<uint64_t()> new_file_number;
+  // Polled between keys; true aborts the job (shutdown).
+  std::function<bool()> should_stop;
+};
+
+struct TableWriterResult {
+  std::vector<FileMetaData> files;
+  uint64_t bytes_written = 0;
+};
+
+Status WriteTables(const TableWriterOptions& options, CompactionStream* stream,
+                   TableWriterResult* result);
+
+}  // namespace lethe

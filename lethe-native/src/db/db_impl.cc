@@ -1,0 +1,270 @@
+// DBImpl: the write path and the read path.
+#include "db/db_impl.h"
+
+#include <algorithm>
+
+#include "db/memtable_inserter.h"
+#include "db/write_batch_internal.h"
+#include "iterator/db_iter.h"
+#include "iterator/merging_iterator.h"
+
+namespace lethe {
+
+// Keys and values are bounded so that every length fits the formats' varint32
+// fields with room to spare and a single entry cannot exhaust memory.
+constexpr size_t kMaxKeyBytes = 64u << 20;
+constexpr size_t kMaxValueBytes = 1u << 30;
+
+void DBImpl::InstallSuperVersion(ColumnFamilyData* cfd) {
+  auto sv = std::make_shared<SuperVersion>();
+  sv->mem = cfd->mem;
+  sv->imm = cfd->imm;
+  sv->version = versions_->current();
+  const ColumnFamilyFiles* files = sv->version->Find(cfd->id);
+  auto it = sv->version->cfs.find(cfd->id);
+  if (files != nullptr) sv->files = it->second;
+  else sv->files = std::make_shared<ColumnFamilyFiles>();
+  cfd->super_version = std::move(sv);
+}
+
+ColumnFamilyData* DBImpl::Resolve(ColumnFamilyHandle* cf, Status* s) {
+  if (cf == nullptr) {
+    *s = Status::InvalidArgument("null column family handle");
+    return nullptr;
+  }
+  auto it = cfds_.find(cf->id());
+  if (it == cfds_.end() || it->second->handle != cf) {
+    *s = Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
+    return nullptr;
+  }
+  return it->second.get();
+}
+
+std::shared_ptr<const SuperVersion> DBImpl::GetSuperVersion(ColumnFamilyData* cfd) {
+  std::lock_guard<std::mutex> l(mu_);
+  return cfd->super_version;
+}
+
+Status DBImpl::Put(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+                   std::string_view value, uint64_t delete_key) {
+  if (cf == nullptr) return Status::InvalidArgument("null column family handle");
+  WriteBatch b;
+  b.Put(cf, key, value, delete_key);
+  return Write(o, b);
+}
+
+Status DBImpl::Delete(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key) {
+  if (cf == nullptr) return Status::InvalidArgument("null column family handle");
+  WriteBatch b;
+  b.Delete(cf, key);
+  return Write(o, b);
+}
+
+Status DBImpl::DeleteRange(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view begin,
+                           std::string_view end) {
+  if (cf == nullptr) return Status::InvalidArgument("null column family handle");
+  WriteBatch b;
+  b.DeleteRange(cf, begin, end);
+  return Write(o, b);
+}
+
+Status DBImpl::Merge(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+                     std::string_view operand, uint64_t delete_key) {
+  if (cf == nullptr) return Status::InvalidArgument("null column family handle");
+  WriteBatch b;
+  b.Merge(cf, key, operand, delete_key);
+  return Write(o, b);
+}
+
+// Checks a batch before anything is written: families exist, sizes are in
+// bounds, ranges are not inverted, and the encoding is well formed.
+class BatchValidator final : public WriteBatch::Handler {
+ public:
+  explicit BatchValidator(const std::map<uint32_t, std::unique_ptr<ColumnFamilyData>>* cfds) : cfds_(cfds) {}
+  Status Put(uint32_t cf, std::string_view k, std::string_view v, uint64_t) override { return Check(cf, k, v); }
+  Status Merge(uint32_t cf, std::string_view k, std::string_view v, uint64_t) override { return Check(cf, k, v); }
+  Status Delete(uint32_t cf, std::string_view k) override { return Check(cf, k, {}); }
+  Status DeleteRange(uint32_t cf, std::string_view b, std::string_view e) override {
+    Status s = Check(cf, b, e);
+    if (s.ok() && !(b < e)) return Status::InvalidArgument("delete range: begin must be less than end");
+    return s;
+  }
+
+ private:
+  Status Check(uint32_t cf, std::string_view k, std::string_view v) {
+    if (cfds_->find(cf) == cfds_->end()) return Status::InvalidArgument("write to unknown or dropped column family", std::to_string(cf));
+    if (k.size() > kMaxKeyBytes) return Status::InvalidArgument("key larger than 64 MiB");
+    if (v.size() > kMaxValueBytes) return Status::InvalidArgument("value larger than 1 GiB");
+    return Status::OK();
+  }
+  const std::map<uint32_t, std::unique_ptr<ColumnFamilyData>>* cfds_;
+};
+
+Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
+  std::lock_guard<std::mutex> w(write_mu_);
+  uint32_t count = batch.Count();
+  {
+    // cfds_ changes only under write_mu_, which we hold.
+    BatchValidator validator(&cfds_);
+    Status s = batch.Iterate(&validator);
+    if (!s.ok()) return s.IsCorruption() ? Status::InvalidArgument(s.message()) : s;
+  }
+  if (count == 0) return Status::OK();
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    Status s = MakeRoomForWrite(l);
+    if (!s.ok()) return s;
+  }
+  SequenceNumber seq = last_sequence_.load(std::memory_order_relaxed) + 1;
+  if (log_ != nullptr && !o.disable_wal) {
+    std::string record(WriteBatchInternal::Contents(batch));
+    EncodeFixed64(record.data(), seq);
+    Status s = log_->AddRecord(record);
+    if (s.ok() && o.sync) s = log_->Sync();
+    stat_wal_bytes_.fetch_add(record.size() + 8, std::memory_order_relaxed);
+    if (!s.ok()) {
+      // The WAL may now hold a partial record: stop accepting writes.
+      std::lock_guard<std::mutex> l(mu_);
+      RecordBackgroundError(s);
+      return s;
+    }
+  }
+  MemTableInserter inserter(&cfds_, clock_, seq);
+  Status s = batch.Iterate(&inserter);
+  if (!s.ok()) return s;  // cannot happen: validated above
+  mem_bytes_.fetch_add(inserter.bytes(), std::memory_order_relaxed);
+  stat_user_bytes_.fetch_add(batch.ByteSize() - WriteBatch::kHeaderSize, std::memory_order_relaxed);
+  last_sequence_.store(seq + count - 1, std::memory_order_release);
+  return Status::OK();
+}
+
+Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l) {
+  bool stalled = false;
+  while (true) {
+    if (!bg_error_.ok()) return bg_error_;
+    if (mem_bytes_.load(std::memory_order_relaxed) < options_.write_buffer_size) {
+      // Too many level-0 files: wait for compaction to catch up.
+      bool l0_stop = false;
+      if (options_.background_compactions) {
+        for (const auto& [id, cfd] : cfds_) {
+          const ColumnFamilyFiles& f = *cfd->super_version->files;
+          if (static_cast<int>(f.levels[0].size()) >= cfd->options.level0_stop_writes_trigger) l0_stop = true;
+        }
+      }
+      if (!l0_stop) return Status::OK();
+    } else if (!imm_pending_) {
+      SwitchMemtables();
+      return bg_error_;
+    }
+    if (!stalled) stat_write_stalls_.fetch_add(1, std::memory_order_relaxed);
+    stalled = true;
+    bg_cv_.notify_all();
+    bg_cv_.wait(l);
+  }
+}
+
+void DBImpl::SwitchMemtables() {
+  if (options_.use_wal) {
+    Status s = NewLogFile();
+    if (!s.ok()) {
+      RecordBackgroundError(s);
+      return;
+    }
+    imm_log_number_ = log_number_;
+  } else {
+    imm_log_number_ = 0;
+  }
+  bool any = false;
+  for (auto& [id, cfd] : cfds_) {
+    if (cfd->mem->empty()) continue;
+    cfd->imm = std::move(cfd->mem);
+    cfd->imm_first_tombstone_time_us = cfd->first_tombstone_time_us;
+    cfd->first_tombstone_time_us = 0;
+    cfd->mem = std::make_shared<MemTable>();
+    InstallSuperVersion(cfd.get());
+    any = true;
+  }
+  mem_bytes_ = 0;
+  imm_pending_ = any || imm_log_number_ != 0;
+  bg_cv_.notify_all();
+}
+
+Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+                   std::string* value, uint64_t* delete_key) {
+  if (value == nullptr) return Status::InvalidArgument("null value pointer");
+  std::shared_ptr<const SuperVersion> sv;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    Status s;
+    ColumnFamilyData* cfd = Resolve(cf, &s);
+    if (cfd == nullptr) return s;
+    sv = cfd->super_version;
+  }
+  SequenceNumber seq = o.snapshot != nullptr ? o.snapshot->sequence()
+                                             : last_sequence_.load(std::memory_order_acquire);
+  GetContext ctx(key, seq);
+  sv->mem->Get(&ctx);
+  if (!ctx.done() && sv->imm) sv->imm->Get(&ctx);
+  if (!ctx.done()) {
+    Status s = GetFromFiles(*sv->files, table_cache_.get(), &ctx, o.fill_cache);
+    if (!s.ok()) return s;
+  }
+  return ctx.Finish(value, delete_key);
+}
+
+std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) {
+  std::shared_ptr<const SuperVersion> sv;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    Status s;
+    ColumnFamilyData* cfd = Resolve(cf, &s);
+    if (cfd == nullptr) {
+      return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
+    }
+    sv = cfd->super_version;
+  }
+  SequenceNumber seq = o.snapshot != nullptr ? o.snapshot->sequence()
+                                             : last_sequence_.load(std::memory_order_acquire);
+  std::vector<std::unique_ptr<InternalIterator>> iters;
+  std::vector<RangeTombstone> tombstones;
+  iters.push_back(sv->mem->NewIterator());
+  if (sv->mem->HasRangeTombstones()) tombstones = sv->mem->RangeTombstones();
+  if (sv->imm) {
+    iters.push_back(sv->imm->NewIterator());
+    if (sv->imm->HasRangeTombstones()) {
+      auto t = sv->imm->RangeTombstones();
+      tombstones.insert(tombstones.end(), t.begin(), t.end());
+    }
+  }
+  Status s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, &tombstones);
+  if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
+  // Tombstones outside the bounds can never matter to this iterator.
+  if (o.has_lower_bound || o.has_upper_bound) {
+    std::erase_if(tombstones, [&](const RangeTombstone& t) {
+      return (o.has_lower_bound && t.end <= o.lower_bound) ||
+             (o.has_upper_bound && t.start >= o.upper_bound);
+    });
+  }
+  return NewDBIterator(NewMergingIterator(std::move(iters)), std::move(tombstones), seq, o, sv);
+}
+
+const Snapshot* DBImpl::GetSnapshot() {
+  std::lock_guard<std::mutex> l(mu_);
+  SequenceNumber seq = last_sequence_.load(std::memory_order_acquire);
+  snapshots_.insert(seq);
+  return new SnapshotImpl(seq);
+}
+
+void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
+  if (snapshot == nullptr) return;
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = snapshots_.find(snapshot->sequence());
+  if (it != snapshots_.end()) snapshots_.erase(it);
+  delete static_cast<const SnapshotImpl*>(snapshot);
+}
+
+std::vector<SequenceNumber> DBImpl::SnapshotList() {
+  return std::vector<SequenceNumber>(snapshots_.begin(), snapshots_.end());
+}
+
+}  // namespace lethe

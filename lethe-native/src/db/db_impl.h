@@ -1,0 +1,186 @@
+// DBImpl: the engine behind lethe::DB.
+//
+// Concurrency:
+//  * write_mu_ serializes writers (WAL append and memtable insert) and the
+//    memtable switch.
+//  * mu_ guards the version set, column family state, snapshots and the
+//    background scheduling state. It is never held during table I/O, except
+//    for the short manifest append of LogAndApply.
+//  * Lock order: write_mu_ before mu_; compaction_mu_ before mu_.
+//  * Two background threads: one flushes immutable memtables, one compacts.
+//    compaction_mu_ serializes compactions (background and CompactAll).
+//  * Readers copy a column family's SuperVersion under mu_ and then read
+//    without locks.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compaction/compaction_picker.h"
+#include "lethe/db.h"
+#include "memtable/memtable.h"
+#include "version/table_cache.h"
+#include "version/version_set.h"
+#include "wal/log_writer.h"
+
+namespace lethe {
+
+class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
+ public:
+  ColumnFamilyHandleImpl(uint32_t id, std::string name) : id_(id), name_(std::move(name)) {}
+  uint32_t id() const override { return id_; }
+  const std::string& name() const override { return name_; }
+  std::atomic<bool> dropped{false};
+
+ private:
+  uint32_t id_;
+  std::string name_;
+};
+
+// What a reader of one column family needs, immutable once published.
+struct SuperVersion {
+  std::shared_ptr<MemTable> mem;
+  std::shared_ptr<MemTable> imm;  // being flushed, or null
+  std::shared_ptr<const ColumnFamilyFiles> files;
+  VersionRef version;  // keeps `files` in the live set
+};
+
+struct ColumnFamilyData {
+  uint32_t id = 0;
+  std::string name;
+  ColumnFamilyOptions options;
+  ColumnFamilyHandleImpl* handle = nullptr;  // owned by DBImpl::handles_
+  std::shared_ptr<MemTable> mem;
+  std::shared_ptr<MemTable> imm;
+  std::shared_ptr<const SuperVersion> super_version;
+  CompactionPointers pointers;
+  uint64_t first_tombstone_time_us = 0;  // of mem; 0 if mem holds no tombstone
+  uint64_t imm_first_tombstone_time_us = 0;
+};
+
+class SnapshotImpl final : public Snapshot {
+ public:
+  explicit SnapshotImpl(SequenceNumber seq) : seq_(seq) {}
+  ~SnapshotImpl() override = default;
+  uint64_t sequence() const override { return seq_; }
+
+ private:
+  SequenceNumber seq_;
+};
+
+class DBImpl final : public DB {
+ public:
+  DBImpl(const Options& options, std::string dbname);
+  ~DBImpl() override;
+
+  Status OpenImpl();
+
+  ColumnFamilyHandle* DefaultColumnFamily() override;
+  Status CreateColumnFamily(const std::string& name, const ColumnFamilyOptions& options,
+                            ColumnFamilyHandle** handle) override;
+  Status DropColumnFamily(ColumnFamilyHandle* handle) override;
+  std::vector<ColumnFamilyHandle*> ListColumnFamilies() override;
+  ColumnFamilyHandle* GetColumnFamily(const std::string& name) override;
+
+  Status Put(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+             std::string_view value, uint64_t delete_key) override;
+  Status Delete(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key) override;
+  Status DeleteRange(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view begin,
+                     std::string_view end) override;
+  Status Merge(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+               std::string_view operand, uint64_t delete_key) override;
+  Status Write(const WriteOptions& o, const WriteBatch& batch) override;
+
+  Status Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+             std::string* value, uint64_t* delete_key) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+
+  Status Flush() override;
+  Status CompactAll() override;
+  Status WaitForBackgroundWork() override;
+  Status Checkpoint(const std::string& dir) override;
+  Status GetLiveFiles(bool flush, std::vector<LiveFile>* files) override;
+  DbStatistics GetStatistics() override;
+  bool GetProperty(ColumnFamilyHandle* cf, std::string_view property, std::string* value) override;
+
+ private:
+  // Open and recovery (db_impl_open.cc).
+  Status RecoverLogFile(uint64_t number, SequenceNumber* max_seq);
+  Status NewLogFile();
+  ColumnFamilyData* AddColumnFamilyData(const ColumnFamilyDescriptor& d);
+
+  // Write path.
+  Status ValidateBatch(const WriteBatch& batch);
+  Status MakeRoomForWrite(std::unique_lock<std::mutex>& l);
+  void SwitchMemtables();  // REQUIRES: write_mu_ and mu_ held
+  void InstallSuperVersion(ColumnFamilyData* cfd);  // REQUIRES: mu_ held
+  ColumnFamilyData* Resolve(ColumnFamilyHandle* cf, Status* s);
+  std::shared_ptr<const SuperVersion> GetSuperVersion(ColumnFamilyData* cfd);
+  Status WaitForFlush(std::unique_lock<std::mutex>& l);
+
+  // Background work (db_impl_background.cc).
+  void FlushThread();
+  void CompactionThread();
+  Status FlushImmutable(std::unique_lock<std::mutex>& l);
+  // Runs one compaction plan of cfd; REQUIRES compaction_mu_ held, mu_ held via l.
+  Status RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* cfd,
+                       const CompactionPlan& plan);
+  bool PickBackgroundCompaction(ColumnFamilyData** cfd, CompactionPlan* plan);  // mu_ held
+  void DeleteObsoleteFiles();  // REQUIRES: mu_ held
+  void RecordBackgroundError(const Status& s);  // mu_ held
+  std::vector<SequenceNumber> SnapshotList();   // mu_ held
+  uint64_t NewPendingFileNumber();              // takes mu_
+  void ReleasePendingOutputs(const std::vector<FileMetaData>& files);  // mu_ held
+
+  const Options options_;
+  const std::string dbname_;
+  Env* const env_;
+  Clock* const clock_;
+
+  std::unique_ptr<FileLock> db_lock_;
+  std::unique_ptr<PageCache> page_cache_;
+  TableReadCounters read_counters_;
+  std::unique_ptr<TableCache> table_cache_;
+
+  std::mutex write_mu_;
+  std::mutex mu_;
+  std::mutex compaction_mu_;
+  std::condition_variable bg_cv_;  // signalled when background state changes
+
+  std::unique_ptr<VersionSet> versions_;
+  std::map<uint32_t, std::unique_ptr<ColumnFamilyData>> cfds_;
+  std::vector<std::unique_ptr<ColumnFamilyHandleImpl>> handles_;  // live until close
+  std::atomic<SequenceNumber> last_sequence_{0};
+
+  std::unique_ptr<log::Writer> log_;
+  uint64_t log_number_ = 0;      // current WAL (0: none)
+  uint64_t imm_log_number_ = 0;  // first WAL not needed once imm is flushed
+  bool imm_pending_ = false;
+  std::atomic<uint64_t> mem_bytes_{0};  // written since the last switch
+
+  std::multiset<SequenceNumber> snapshots_;
+  std::set<uint64_t> pending_outputs_;
+  Status bg_error_;
+  bool shutting_down_ = false;
+  std::atomic<bool> shutting_down_flag_{false};
+  int manual_compactions_ = 0;  // CompactAll calls in progress
+  bool compaction_running_ = false;
+
+  std::thread flush_thread_, compaction_thread_;
+
+  // Statistics.
+  std::atomic<uint64_t> stat_wal_bytes_{0}, stat_flush_bytes_{0}, stat_compaction_bytes_{0},
+      stat_compaction_read_bytes_{0}, stat_flushes_{0}, stat_write_stalls_{0}, stat_user_bytes_{0};
+  std::atomic<uint64_t> stat_compactions_[static_cast<int>(CompactionReason::kCount)] = {};
+};
+
+}  // namespace lethe

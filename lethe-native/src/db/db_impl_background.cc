@@ -1,0 +1,337 @@
+// DBImpl: flushes, compactions and obsolete-file deletion.
+#include <algorithm>
+
+#include "compaction/compaction_stream.h"
+#include "compaction/table_writer.h"
+#include "db/db_impl.h"
+#include "iterator/merging_iterator.h"
+
+namespace lethe {
+
+void DBImpl::RecordBackgroundError(const Status& s) {
+  if (bg_error_.ok() && !s.ok() && !s.IsAborted()) bg_error_ = s;
+  bg_cv_.notify_all();
+}
+
+uint64_t DBImpl::NewPendingFileNumber() {
+  std::lock_guard<std::mutex> l(mu_);
+  uint64_t n = versions_->NewFileNumber();
+  pending_outputs_.insert(n);
+  return n;
+}
+
+void DBImpl::ReleasePendingOutputs(const std::vector<FileMetaData>& files) {
+  for (const FileMetaData& f : files) pending_outputs_.erase(f.number);
+}
+
+void DBImpl::FlushThread() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    bg_cv_.wait(l, [this] { return shutting_down_ || (imm_pending_ && bg_error_.ok()); });
+    if (shutting_down_) return;
+    Status s = FlushImmutable(l);
+    if (!s.ok()) RecordBackgroundError(s);
+    bg_cv_.notify_all();
+  }
+}
+
+// Writes every column family's immutable memtable to a level-0 file and
+// installs them in one version edit, which also retires the old WALs.
+Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
+  std::vector<SequenceNumber> snapshots = SnapshotList();
+  struct Job {
+    uint32_t cf;
+    std::shared_ptr<MemTable> imm;
+    ColumnFamilyOptions options;
+    uint64_t tombstone_time;
+  };
+  std::vector<Job> jobs;
+  for (auto& [id, cfd] : cfds_) {
+    if (cfd->imm) jobs.push_back(Job{id, cfd->imm, cfd->options, cfd->imm_first_tombstone_time_us});
+  }
+  uint64_t log_number = imm_log_number_;
+  l.unlock();
+
+  VersionEdit edit;
+  std::vector<FileMetaData> outputs;
+  Status s;
+  for (const Job& job : jobs) {
+    auto iter = job.imm->NewIterator();
+    CompactionStream stream(iter.get(), job.imm->RangeTombstones(), snapshots,
+                            [](std::string_view, std::string_view) { return true; });
+    TableWriterOptions wo;
+    wo.dbname = dbname_;
+    wo.env = env_;
+    wo.cf_options = job.options;
+    wo.now_us = clock_->NowMicros();
+    wo.oldest_tombstone_time_us = job.tombstone_time;
+    wo.new_file_number = [this] { return NewPendingFileNumber(); };
+    TableWriterResult result;
+    s = WriteTables(wo, &stream, &result);
+    if (!s.ok()) break;
+    stat_flush_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
+    for (FileMetaData& f : result.files) {
+      edit.AddFile(job.cf, 0, f);
+      outputs.push_back(std::move(f));
+    }
+  }
+
+  l.lock();
+  if (s.ok()) {
+    // Families dropped while flushing: their outputs are simply not added.
+    std::erase_if(edit.new_files_, [this](const VersionEdit::NewFile& n) { return cfds_.count(n.cf) == 0; });
+    if (log_number != 0) edit.SetLogNumber(log_number);
+    versions_->SetLastSequence(last_sequence_.load());
+    s = versions_->LogAndApply(&edit);
+  }
+  ReleasePendingOutputs(outputs);
+  if (!s.ok()) return s;
+  for (auto& [id, cfd] : cfds_) {
+    if (cfd->imm) {
+      cfd->imm.reset();
+      cfd->imm_first_tombstone_time_us = 0;
+    }
+    InstallSuperVersion(cfd.get());
+  }
+  imm_pending_ = false;
+  stat_flushes_.fetch_add(1, std::memory_order_relaxed);
+  DeleteObsoleteFiles();
+  bg_cv_.notify_all();
+  return Status::OK();
+}
+
+bool DBImpl::PickBackgroundCompaction(ColumnFamilyData** cfd_out, CompactionPlan* plan_out) {
+  double best = 0;
+  bool found = false;
+  for (auto& [id, cfd] : cfds_) {
+    const ColumnFamilyFiles* files = versions_->current()->Find(id);
+    if (files == nullptr) continue;
+    auto plan = PickCompaction(*files, cfd->options, cfd->pointers);
+    if (plan && plan->score > best) {
+      best = plan->score;
+      *cfd_out = cfd.get();
+      *plan_out = std::move(*plan);
+      found = true;
+    }
+  }
+  return found;
+}
+
+void DBImpl::CompactionThread() {
+  std::unique_lock<std::mutex> cl(compaction_mu_, std::defer_lock);
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    ColumnFamilyData* cfd = nullptr;
+    CompactionPlan plan;
+    bg_cv_.wait(l, [&] {
+      return shutting_down_ || (options_.background_compactions && bg_error_.ok() &&
+                                manual_compactions_ == 0 && PickBackgroundCompaction(&cfd, &plan));
+    });
+    if (shutting_down_) return;
+    // Take the compaction lock in order (compaction_mu_ before mu_), then
+    // pick again: the version may have changed meanwhile.
+    l.unlock();
+    cl.lock();
+    l.lock();
+    if (!shutting_down_ && bg_error_.ok() && PickBackgroundCompaction(&cfd, &plan)) {
+      compaction_running_ = true;
+      Status s = RunCompaction(l, cfd, plan);
+      compaction_running_ = false;
+      if (!s.ok()) RecordBackgroundError(s);
+    }
+    cl.unlock();
+    bg_cv_.notify_all();
+  }
+}
+
+Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* cfd,
+                             const CompactionPlan& plan) {
+  uint32_t cf = cfd->id;
+  ColumnFamilyOptions cf_options = cfd->options;
+  VersionEdit edit;
+  if (plan.inputs[0].empty()) return Status::OK();
+  if (plan.IsTrivialMove()) {
+    const FileRef& f = plan.inputs[0][0];
+    edit.DeleteFile(cf, plan.level, f->number);
+    edit.AddFile(cf, plan.output_level, *f);
+    versions_->SetLastSequence(last_sequence_.load());
+    Status s = versions_->LogAndApply(&edit);
+    if (!s.ok()) return s;
+    cfd->pointers.after[plan.level] = f->largest;
+    InstallSuperVersion(cfd);
+    stat_compactions_[static_cast<int>(CompactionReason::kTrivialMove)]++;
+    return Status::OK();
+  }
+
+  std::vector<SequenceNumber> snapshots = SnapshotList();
+  VersionRef version = versions_->current();  // pins the input files
+  std::shared_ptr<const ColumnFamilyFiles> files = version->cfs.at(cf);
+  l.unlock();
+
+  std::vector<std::unique_ptr<InternalIterator>> iters;
+  std::vector<RangeTombstone> tombstones;
+  uint64_t input_bytes = 0, tombstone_time = 0;
+  Status s;
+  for (int which = 0; which < 2 && s.ok(); which++) {
+    int level = which == 0 ? plan.level : plan.output_level;
+    for (const FileRef& f : plan.inputs[which]) {
+      input_bytes += f->file_size;
+      if (f->oldest_tombstone_time_us != 0 &&
+          (tombstone_time == 0 || f->oldest_tombstone_time_us < tombstone_time)) {
+        tombstone_time = f->oldest_tombstone_time_us;
+      }
+      std::shared_ptr<const TableReader> table;
+      s = table_cache_->FindTable(*f, &table);
+      if (!s.ok()) break;
+      const auto& t = table->range_tombstones();
+      tombstones.insert(tombstones.end(), t.begin(), t.end());
+      if (level == 0) iters.push_back(NewLevelIterator({f}, table_cache_.get(), false));
+    }
+    if (level > 0 && !plan.inputs[which].empty()) {
+      iters.push_back(NewLevelIterator(plan.inputs[which], table_cache_.get(), false));
+    }
+  }
+  TableWriterResult result;
+  if (s.ok()) {
+    auto input = NewMergingIterator(std::move(iters));
+    int out_level = plan.output_level;
+    // Whether a level below the output may hold keys in [lo, hi].
+    auto deeper = [files, out_level](std::string_view lo, std::string_view hi) {
+      for (int lvl = out_level + 1; lvl < kNumLevels; lvl++) {
+        const auto& level = files->levels[lvl];
+        auto it = std::lower_bound(level.begin(), level.end(), lo,
+                                   [](const FileRef& f, std::string_view k) { return f->largest < k; });
+        if (it != level.end() && !(hi < (*it)->smallest)) return true;
+      }
+      return false;
+    };
+    CompactionStream stream(input.get(), tombstones, snapshots, deeper);
+    TableWriterOptions wo;
+    wo.dbname = dbname_;
+    wo.env = env_;
+    wo.cf_options = cf_options;
+    wo.max_file_bytes = cf_options.target_file_size;
+    wo.now_us = clock_->NowMicros();
+    wo.oldest_tombstone_time_us = tombstone_time;
+    wo.new_file_number = [this] { return NewPendingFileNumber(); };
+    wo.should_stop = [this] { return shutting_down_flag_.load(std::memory_order_relaxed); };
+    s = WriteTables(wo, &stream, &result);
+  }
+  stat_compaction_read_bytes_.fetch_add(input_bytes, std::memory_order_relaxed);
+
+  l.lock();
+  if (s.ok() && cfds_.count(cf) == 0) s = Status::Aborted("column family dropped during compaction");
+  if (s.ok()) {
+    for (int which = 0; which < 2; which++) {
+      int level = which == 0 ? plan.level : plan.output_level;
+      for (const FileRef& f : plan.inputs[which]) edit.DeleteFile(cf, level, f->number);
+    }
+    for (const FileMetaData& f : result.files) edit.AddFile(cf, plan.output_level, f);
+    versions_->SetLastSequence(last_sequence_.load());
+    s = versions_->LogAndApply(&edit);
+  }
+  ReleasePendingOutputs(result.files);
+  if (!s.ok()) {
+    for (const FileMetaData& f : result.files) env_->RemoveFile(TableFileName(dbname_, f.number));
+    return s;
+  }
+  stat_compaction_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
+  stat_compactions_[static_cast<int>(plan.reason)]++;
+  std::string largest;
+  for (const FileRef& f : plan.inputs[0]) largest = std::max(largest, f->largest);
+  cfd->pointers.after[plan.level] = largest;
+  InstallSuperVersion(cfd);
+  DeleteObsoleteFiles();
+  return Status::OK();
+}
+
+void DBImpl::DeleteObsoleteFiles() {
+  std::set<uint64_t> live = pending_outputs_;
+  versions_->AddLiveFiles(&live);
+  std::vector<std::string> children;
+  if (!env_->GetChildren(dbname_, &children).ok()) return;
+  for (const std::string& c : children) {
+    uint64_t n;
+    bool keep = true;
+    switch (ParseFileName(c, &n)) {
+      case FileType::kTable: keep = live.count(n) > 0; break;
+      case FileType::kLog: keep = n >= versions_->log_number() || n == log_number_; break;
+      case FileType::kManifest: keep = n >= versions_->manifest_number(); break;
+      case FileType::kTemp: keep = false; break;
+      default: break;
+    }
+    if (!keep) {
+      if (ParseFileName(c, &n) == FileType::kTable) table_cache_->Evict(n);
+      env_->RemoveFile(dbname_ + "/" + c);
+    }
+  }
+}
+
+Status DBImpl::WaitForFlush(std::unique_lock<std::mutex>& l) {
+  bg_cv_.wait(l, [this] { return !imm_pending_ || !bg_error_.ok() || shutting_down_; });
+  return bg_error_;
+}
+
+Status DBImpl::Flush() {
+  std::lock_guard<std::mutex> w(write_mu_);
+  std::unique_lock<std::mutex> l(mu_);
+  Status s = WaitForFlush(l);
+  if (!s.ok()) return s;
+  bool any = false;
+  for (const auto& [id, cfd] : cfds_) any = any || !cfd->mem->empty();
+  if (!any) return Status::OK();
+  SwitchMemtables();
+  return WaitForFlush(l);
+}
+
+Status DBImpl::CompactAll() {
+  Status s = Flush();
+  if (!s.ok()) return s;
+  std::unique_lock<std::mutex> cl(compaction_mu_);
+  std::unique_lock<std::mutex> l(mu_);
+  manual_compactions_++;
+  std::vector<uint32_t> ids;
+  for (const auto& [id, cfd] : cfds_) ids.push_back(id);
+  for (uint32_t id : ids) {
+    auto it = cfds_.find(id);
+    if (it == cfds_.end()) continue;
+    ColumnFamilyData* cfd = it->second.get();
+    const ColumnFamilyFiles* files = versions_->current()->Find(id);
+    int target = std::max(1, files->DeepestNonEmptyLevel());
+    // Push every level down into the target level, then rewrite the target
+    // level itself so that its tombstones are dropped where possible.
+    for (int level = 0; level <= target && s.ok(); level++) {
+      files = versions_->current()->Find(id);
+      int out = level < target ? level + 1 : target;
+      if (level == target) {
+        bool has_tombstones = false;
+        for (const FileRef& f : files->levels[target]) {
+          has_tombstones = has_tombstones || f->num_point_tombstones + f->num_range_tombstones > 0;
+        }
+        if (!has_tombstones) break;
+      }
+      CompactionPlan plan = PlanLevelCompaction(*files, level, out, CompactionReason::kManual);
+      if (plan.IsTrivialMove() && level == target) continue;
+      s = RunCompaction(l, cfd, plan);
+    }
+  }
+  manual_compactions_--;
+  bg_cv_.notify_all();
+  if (!s.ok()) RecordBackgroundError(s);
+  return s;
+}
+
+Status DBImpl::WaitForBackgroundWork() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    if (!bg_error_.ok() || shutting_down_) return bg_error_;
+    ColumnFamilyData* cfd;
+    CompactionPlan plan;
+    bool compaction_due = options_.background_compactions && PickBackgroundCompaction(&cfd, &plan);
+    if (!imm_pending_ && !compaction_running_ && !compaction_due) return Status::OK();
+    bg_cv_.notify_all();
+    bg_cv_.wait(l);
+  }
+}
+
+}  // namespace lethe

@@ -1,0 +1,242 @@
+// DBImpl: opening, recovery from the WAL, closing, column families.
+#include <algorithm>
+
+#include "db/db_impl.h"
+#include "db/memtable_inserter.h"
+#include "db/write_batch_internal.h"
+#include "wal/log_reader.h"
+
+namespace lethe {
+
+DBImpl::DBImpl(const Options& options, std::string dbname)
+    : options_(options), dbname_(std::move(dbname)),
+      env_(options.env != nullptr ? options.env : Env::Default()),
+      clock_(options.clock != nullptr ? options.clock : Clock::Default()) {
+  if (options_.page_cache_bytes > 0) page_cache_ = std::make_unique<PageCache>(options_.page_cache_bytes);
+  TableReader::Options ro;
+  ro.verify_checksums = options_.verify_checksums;
+  ro.page_cache = page_cache_.get();
+  ro.counters = &read_counters_;
+  table_cache_ = std::make_unique<TableCache>(dbname_, env_, std::max(16, options_.max_open_files), ro);
+  versions_ = std::make_unique<VersionSet>(dbname_, env_);
+}
+
+DBImpl::~DBImpl() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    shutting_down_ = true;
+    shutting_down_flag_ = true;
+  }
+  bg_cv_.notify_all();
+  if (flush_thread_.joinable()) flush_thread_.join();
+  if (compaction_thread_.joinable()) compaction_thread_.join();
+  if (log_) log_->Close();
+}
+
+Status DB::Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db) {
+  db->reset();
+  if (options.write_buffer_size < 4096) return Status::InvalidArgument("write_buffer_size must be at least 4096");
+  if (options.cf_defaults.page_size < 64) return Status::InvalidArgument("page_size must be at least 64");
+  if (options.cf_defaults.pages_per_tile < 1 || options.cf_defaults.pages_per_tile > 4096) {
+    return Status::InvalidArgument("pages_per_tile must be in [1, 4096]");
+  }
+  if (options.cf_defaults.size_ratio < 2) return Status::InvalidArgument("size_ratio must be at least 2");
+  auto impl = std::make_unique<DBImpl>(options, name);
+  Status s = impl->OpenImpl();
+  if (s.ok()) *db = std::move(impl);
+  return s;
+}
+
+Status DestroyDB(const std::string& name, const Options& options) {
+  Env* env = options.env != nullptr ? options.env : Env::Default();
+  std::vector<std::string> children;
+  Status s = env->GetChildren(name, &children);
+  if (!s.ok()) return s.IsNotFound() ? Status::OK() : s;
+  for (const std::string& c : children) {
+    uint64_t n;
+    if (ParseFileName(c, &n) != FileType::kUnknown) env->RemoveFile(name + "/" + c);
+  }
+  env->RemoveDir(name);  // fails harmlessly if foreign files remain
+  return Status::OK();
+}
+
+ColumnFamilyData* DBImpl::AddColumnFamilyData(const ColumnFamilyDescriptor& d) {
+  auto cfd = std::make_unique<ColumnFamilyData>();
+  cfd->id = d.id;
+  cfd->name = d.name;
+  cfd->options = d.options;
+  cfd->mem = std::make_shared<MemTable>();
+  handles_.push_back(std::make_unique<ColumnFamilyHandleImpl>(d.id, d.name));
+  cfd->handle = handles_.back().get();
+  ColumnFamilyData* raw = cfd.get();
+  cfds_[d.id] = std::move(cfd);
+  InstallSuperVersion(raw);
+  return raw;
+}
+
+Status DBImpl::NewLogFile() {
+  uint64_t number = versions_->NewFileNumber();
+  std::unique_ptr<WritableFile> file;
+  Status s = env_->NewWritableFile(LogFileName(dbname_, number), &file);
+  if (!s.ok()) return s;
+  if (log_) log_->Close();
+  log_ = std::make_unique<log::Writer>(std::move(file), options_.wal_checksums);
+  log_number_ = number;
+  return Status::OK();
+}
+
+Status DBImpl::RecoverLogFile(uint64_t number, SequenceNumber* max_seq) {
+  std::string fname = LogFileName(dbname_, number);
+  std::unique_ptr<SequentialFile> file;
+  Status s = env_->NewSequentialFile(fname, &file);
+  if (!s.ok()) return s;
+  log::Reader reader(std::move(file), options_.wal_checksums);
+  std::string scratch;
+  std::string_view record;
+  WriteBatch batch;
+  while (reader.ReadRecord(&record, &scratch)) {
+    if (record.size() < WriteBatch::kHeaderSize) return Status::Corruption(fname, "WAL record too small");
+    WriteBatchInternal::SetContents(&batch, record);
+    SequenceNumber seq = WriteBatchInternal::Sequence(batch);
+    MemTableInserter inserter(&cfds_, clock_, seq);
+    s = batch.Iterate(&inserter);
+    if (!s.ok()) return Status::Corruption(fname, s.message());
+    if (batch.Count() > 0) *max_seq = std::max(*max_seq, seq + batch.Count() - 1);
+  }
+  return reader.status();
+}
+
+Status DBImpl::OpenImpl() {
+  Status s = env_->CreateDirIfMissing(dbname_);
+  if (!s.ok()) return s;
+  s = env_->LockFile(LockFileName(dbname_), &db_lock_);
+  if (!s.ok()) return s;
+  std::unique_lock<std::mutex> l(mu_);
+  if (env_->FileExists(CurrentFileName(dbname_))) {
+    if (options_.error_if_exists) return Status::InvalidArgument(dbname_, "database exists (error_if_exists)");
+    s = versions_->Recover();
+    if (!s.ok()) return s;
+    s = versions_->RollManifest();
+  } else {
+    if (!options_.create_if_missing) return Status::InvalidArgument(dbname_, "does not exist (create_if_missing is false)");
+    s = versions_->CreateNew(options_.cf_defaults);
+  }
+  if (!s.ok()) return s;
+  for (const auto& [id, files] : versions_->current()->cfs) AddColumnFamilyData(files->descriptor);
+  last_sequence_ = versions_->last_sequence();
+
+  // Replay the WALs newer than the manifest's log number, oldest first.
+  std::vector<std::string> children;
+  s = env_->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  std::vector<uint64_t> logs;
+  for (const std::string& c : children) {
+    uint64_t n;
+    FileType t = ParseFileName(c, &n);
+    if (t == FileType::kLog && n >= versions_->log_number()) logs.push_back(n);
+    if (t != FileType::kUnknown && t != FileType::kCurrent && t != FileType::kLock) versions_->MarkFileNumberUsed(n);
+  }
+  std::sort(logs.begin(), logs.end());
+  SequenceNumber max_seq = last_sequence_;
+  for (uint64_t n : logs) {
+    s = RecoverLogFile(n, &max_seq);
+    if (!s.ok()) return s;
+  }
+  last_sequence_ = max_seq;
+  versions_->SetLastSequence(max_seq);
+
+  if (options_.use_wal) {
+    s = NewLogFile();
+    if (!s.ok()) return s;
+  }
+  // Whatever the WALs held goes to level 0 now, so old WALs can go.
+  bool recovered = false;
+  for (auto& [id, cfd] : cfds_) {
+    if (!cfd->mem->empty()) {
+      cfd->imm = std::move(cfd->mem);
+      cfd->imm_first_tombstone_time_us = cfd->first_tombstone_time_us;
+      cfd->first_tombstone_time_us = 0;
+      cfd->mem = std::make_shared<MemTable>();
+      InstallSuperVersion(cfd.get());
+      recovered = true;
+    }
+  }
+  imm_log_number_ = options_.use_wal ? log_number_ : versions_->NewFileNumber();
+  if (recovered) {
+    imm_pending_ = true;
+    s = FlushImmutable(l);
+    if (!s.ok()) return s;
+  } else if (!logs.empty()) {
+    VersionEdit edit;
+    edit.SetLogNumber(imm_log_number_);
+    s = versions_->LogAndApply(&edit);
+    if (!s.ok()) return s;
+  }
+  DeleteObsoleteFiles();
+  flush_thread_ = std::thread([this] { FlushThread(); });
+  compaction_thread_ = std::thread([this] { CompactionThread(); });
+  return Status::OK();
+}
+
+ColumnFamilyHandle* DBImpl::DefaultColumnFamily() {
+  std::lock_guard<std::mutex> l(mu_);
+  return cfds_.at(kDefaultColumnFamilyId)->handle;
+}
+
+Status DBImpl::CreateColumnFamily(const std::string& name, const ColumnFamilyOptions& options,
+                                  ColumnFamilyHandle** handle) {
+  if (name.empty()) return Status::InvalidArgument("column family name must not be empty");
+  if (options.page_size < 64 || options.pages_per_tile < 1 || options.pages_per_tile > 4096 ||
+      options.size_ratio < 2) {
+    return Status::InvalidArgument("invalid column family options");
+  }
+  std::lock_guard<std::mutex> w(write_mu_);
+  std::lock_guard<std::mutex> l(mu_);
+  if (!bg_error_.ok()) return bg_error_;
+  for (const auto& [id, cfd] : cfds_) {
+    if (cfd->name == name) return Status::InvalidArgument("column family exists", name);
+  }
+  ColumnFamilyDescriptor d{versions_->NewColumnFamilyId(), name, options};
+  VersionEdit edit;
+  edit.AddColumnFamily(d);
+  versions_->SetLastSequence(last_sequence_);
+  Status s = versions_->LogAndApply(&edit);
+  if (!s.ok()) return s;
+  *handle = AddColumnFamilyData(d)->handle;
+  return Status::OK();
+}
+
+Status DBImpl::DropColumnFamily(ColumnFamilyHandle* handle) {
+  if (handle == nullptr) return Status::InvalidArgument("null column family");
+  std::lock_guard<std::mutex> w(write_mu_);
+  std::unique_lock<std::mutex> l(mu_);
+  if (handle->id() == kDefaultColumnFamilyId) return Status::InvalidArgument("the default column family cannot be dropped");
+  auto it = cfds_.find(handle->id());
+  if (it == cfds_.end() || it->second->handle != handle) return Status::InvalidArgument("column family already dropped", handle->name());
+  VersionEdit edit;
+  edit.DropColumnFamily(handle->id());
+  versions_->SetLastSequence(last_sequence_);
+  Status s = versions_->LogAndApply(&edit);
+  if (!s.ok()) return s;
+  static_cast<ColumnFamilyHandleImpl*>(handle)->dropped = true;
+  cfds_.erase(it);
+  DeleteObsoleteFiles();
+  return Status::OK();
+}
+
+std::vector<ColumnFamilyHandle*> DBImpl::ListColumnFamilies() {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<ColumnFamilyHandle*> result;
+  for (const auto& [id, cfd] : cfds_) result.push_back(cfd->handle);
+  return result;
+}
+
+ColumnFamilyHandle* DBImpl::GetColumnFamily(const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  for (const auto& [id, cfd] : cfds_) {
+    if (cfd->name == name) return cfd->handle;
+  }
+  return nullptr;
+}
+
+}  // namespace lethe

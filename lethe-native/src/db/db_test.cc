@@ -1,0 +1,261 @@
+// Deterministic DB tests: basic operations, every kind of delete, merges,
+// snapshots, reopen, crash recovery, checkpoints, column families, errors.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "lethe/db.h"
+#include "lethe/env.h"
+
+namespace lethe {
+namespace {
+
+class DBTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = NewMemEnv();
+    options_.env = env_.get();
+    options_.write_buffer_size = 64 * 1024;
+    options_.cf_defaults.page_size = 256;
+    options_.cf_defaults.level1_bytes = 64 * 1024;
+    options_.cf_defaults.target_file_size = 16 * 1024;
+    Reopen();
+  }
+  void Reopen() {
+    db_.reset();
+    ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());
+    cf_ = db_->DefaultColumnFamily();
+  }
+  std::string Get(std::string_view key, const Snapshot* snap = nullptr) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::string v;
+    Status s = db_->Get(ro, cf_, key, &v);
+    if (s.IsNotFound()) return "NOT_FOUND";
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return v;
+  }
+  std::string Scan(const ReadOptions& ro = ReadOptions()) {
+    std::string r;
+    auto it = db_->NewIterator(ro, cf_);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      r.append(it->key()).append("=").append(it->value()).append(" ");
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    return r;
+  }
+  void Put(std::string_view k, std::string_view v, uint64_t dk = kMaxDeleteKey) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), cf_, k, v, dk).ok());
+  }
+
+  std::unique_ptr<MemEnv> env_;
+  Options options_;
+  std::unique_ptr<DB> db_;
+  ColumnFamilyHandle* cf_ = nullptr;
+};
+
+TEST_F(DBTest, PutGetDelete) {
+  Put("a", "1");
+  Put("b", "2");
+  EXPECT_EQ(Get("a"), "1");
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "a").ok());
+  EXPECT_EQ(Get("a"), "NOT_FOUND");
+  EXPECT_EQ(Get("b"), "2");
+  ASSERT_TRUE(db_->Flush().ok());
+  EXPECT_EQ(Get("a"), "NOT_FOUND");
+  EXPECT_EQ(Get("b"), "2");
+  EXPECT_EQ(Scan(), "b=2 ");
+}
+
+TEST_F(DBTest, DeleteKeyIsReturned) {
+  Put("k", "v", 1234);
+  uint64_t dk = 0;
+  std::string v;
+  ASSERT_TRUE(db_->Get(ReadOptions(), cf_, "k", &v, &dk).ok());
+  EXPECT_EQ(dk, 1234u);
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->Get(ReadOptions(), cf_, "k", &v, &dk).ok());
+  EXPECT_EQ(dk, 1234u);
+  auto it = db_->NewIterator(ReadOptions(), cf_);
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->delete_key(), 1234u);
+}
+
+TEST_F(DBTest, MergeAppendsAcrossFlushes) {
+  ASSERT_TRUE(db_->Merge(WriteOptions(), cf_, "l", "a").ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->Merge(WriteOptions(), cf_, "l", "b").ok());
+  EXPECT_EQ(Get("l"), "a,b");
+  Put("l", "x");
+  ASSERT_TRUE(db_->Merge(WriteOptions(), cf_, "l", "c").ok());
+  EXPECT_EQ(Get("l"), "x,c");
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(Get("l"), "x,c");
+  EXPECT_EQ(Scan(), "l=x,c ");
+}
+
+TEST_F(DBTest, RangeDeleteHidesOlderDataOnly) {
+  for (char c = 'a'; c <= 'h'; c++) Put(std::string(1, c), "old");
+  ASSERT_TRUE(db_->Flush().ok());
+  const Snapshot* snap = db_->GetSnapshot();
+  ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, "b", "f").ok());
+  Put("c", "new");
+  EXPECT_EQ(Get("b"), "NOT_FOUND");
+  EXPECT_EQ(Get("c"), "new");
+  EXPECT_EQ(Get("f"), "old");
+  EXPECT_EQ(Scan(), "a=old c=new f=old g=old h=old ");
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(Scan(), "a=old c=new f=old g=old h=old ");
+  EXPECT_EQ(Get("b", snap), "old");
+  ReadOptions ro;
+  ro.snapshot = snap;
+  EXPECT_EQ(Scan(ro), "a=old b=old c=old d=old e=old f=old g=old h=old ");
+  db_->ReleaseSnapshot(snap);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(Scan(), "a=old c=new f=old g=old h=old ");
+}
+
+TEST_F(DBTest, IteratorBoundsAndSeek) {
+  for (int i = 0; i < 100; i++) Put("k" + std::to_string(100 + i), std::to_string(i));
+  ASSERT_TRUE(db_->Flush().ok());
+  ReadOptions ro;
+  ro.lower_bound = "k150";
+  ro.has_lower_bound = true;
+  ro.upper_bound = "k153";
+  ro.has_upper_bound = true;
+  EXPECT_EQ(Scan(ro), "k150=50 k151=51 k152=52 ");
+  auto it = db_->NewIterator(ro, cf_);
+  it->Seek("k000");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "k150");
+  it->Seek("k1515");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), "k152");
+  it->Seek("k2");
+  EXPECT_FALSE(it->Valid());
+}
+
+TEST_F(DBTest, ReopenKeepsEverything) {
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 3000; i++) {
+    std::string k = "key" + std::to_string(i * 7919 % 1000);
+    std::string v(50 + i % 100, static_cast<char>('a' + i % 26));
+    Put(k, v);
+    model[k] = v;
+    if (i % 5 == 0) {
+      ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, k).ok());
+      model.erase(k);
+    }
+  }
+  Reopen();
+  for (const auto& [k, v] : model) EXPECT_EQ(Get(k), v) << k;
+  std::string expect;
+  for (const auto& [k, v] : model) expect.append(k).append("=").append(v).append(" ");
+  EXPECT_EQ(Scan(), expect);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  Reopen();
+  EXPECT_EQ(Scan(), expect);
+}
+
+TEST_F(DBTest, CrashLosesNoSyncedWrite) {
+  WriteOptions sync;
+  sync.sync = true;
+  for (int i = 0; i < 2000; i++) {
+    ASSERT_TRUE(db_->Put(sync, cf_, "k" + std::to_string(i), std::string(100, 'x')).ok());
+  }
+  db_.reset();
+  env_->SimulateCrash();
+  Reopen();
+  for (int i = 0; i < 2000; i++) EXPECT_EQ(Get("k" + std::to_string(i)), std::string(100, 'x'));
+}
+
+TEST_F(DBTest, CheckpointIsIndependentCopy) {
+  Put("a", "1");
+  Put("b", "2");
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  Put("a", "changed");
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "b").ok());
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_FALSE(db_->Checkpoint("/ckpt").ok());  // exists
+  std::unique_ptr<DB> copy;
+  ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
+  std::string v;
+  ASSERT_TRUE(copy->Get(ReadOptions(), copy->DefaultColumnFamily(), "a", &v).ok());
+  EXPECT_EQ(v, "1");
+  ASSERT_TRUE(copy->Get(ReadOptions(), copy->DefaultColumnFamily(), "b", &v).ok());
+  EXPECT_EQ(v, "2");
+  EXPECT_EQ(Get("a"), "changed");
+}
+
+TEST_F(DBTest, ColumnFamiliesAreSeparate) {
+  ColumnFamilyHandle* other;
+  ASSERT_TRUE(db_->CreateColumnFamily("other", ColumnFamilyOptions(), &other).ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), other, "k", "in-other").ok());
+  Put("k", "in-default");
+  ASSERT_TRUE(db_->Flush().ok());
+  Reopen();
+  other = db_->GetColumnFamily("other");
+  ASSERT_NE(other, nullptr);
+  std::string v;
+  ASSERT_TRUE(db_->Get(ReadOptions(), other, "k", &v).ok());
+  EXPECT_EQ(v, "in-other");
+  EXPECT_EQ(Get("k"), "in-default");
+  ASSERT_TRUE(db_->DropColumnFamily(other).ok());
+  EXPECT_TRUE(db_->Get(ReadOptions(), other, "k", &v).IsInvalidArgument());
+  EXPECT_TRUE(db_->Put(WriteOptions(), other, "k", "v").IsInvalidArgument());
+  Reopen();
+  EXPECT_EQ(db_->GetColumnFamily("other"), nullptr);
+  EXPECT_EQ(db_->ListColumnFamilies().size(), 1u);
+}
+
+TEST_F(DBTest, InvalidArguments) {
+  EXPECT_TRUE(db_->DeleteRange(WriteOptions(), cf_, "b", "a").IsInvalidArgument());
+  EXPECT_TRUE(db_->Put(WriteOptions(), nullptr, "k", "v").IsInvalidArgument());
+  WriteBatch bad;
+  ASSERT_TRUE(bad.SetData(std::string("\0\0\0\0\0\0\0\0\1\0\0\0\7", 13)).ok());
+  EXPECT_TRUE(db_->Write(WriteOptions(), bad).IsInvalidArgument());
+  std::unique_ptr<DB> second;
+  EXPECT_TRUE(DB::Open(options_, "/db", &second).IsBusy());
+}
+
+TEST_F(DBTest, CorruptTableIsReportedNotCrashed) {
+  for (int i = 0; i < 500; i++) Put("k" + std::to_string(i), std::string(100, 'v'));
+  ASSERT_TRUE(db_->Flush().ok());
+  std::vector<LiveFile> files;
+  ASSERT_TRUE(db_->GetLiveFiles(false, &files).ok());
+  db_.reset();
+  for (const LiveFile& f : files) {
+    if (!f.immutable) continue;
+    std::string data;
+    ASSERT_TRUE(env_->ReadFileToString("/db/" + f.name, &data).ok());
+    data[100] ^= 0x55;
+    ASSERT_TRUE(env_->WriteStringToFile("/db/" + f.name, data).ok());
+  }
+  Reopen();
+  Status first_error;
+  for (int i = 0; i < 500 && first_error.ok(); i++) {
+    std::string v;
+    Status s = db_->Get(ReadOptions(), cf_, "k" + std::to_string(i), &v);
+    if (!s.ok()) first_error = s;
+  }
+  EXPECT_TRUE(first_error.IsCorruption()) << first_error.ToString();
+  EXPECT_NE(first_error.message().find(".sst"), std::string::npos) << first_error.ToString();
+}
+
+TEST_F(DBTest, ManyWritesBuildLevels) {
+  std::string value(200, 'v');
+  for (int i = 0; i < 20000; i++) Put("key" + std::to_string(i * 31 % 20000), value);
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  DbStatistics st = db_->GetStatistics();
+  ASSERT_EQ(st.column_families.size(), 1u);
+  EXPECT_GT(st.column_families[0].levels.size(), 2u);
+  EXPECT_GT(st.bytes_written_compaction, 0u);
+  for (int i = 0; i < 20000; i += 97) EXPECT_EQ(Get("key" + std::to_string(i)), value);
+  std::string stats;
+  EXPECT_TRUE(db_->GetProperty(cf_, "lethe.stats", &stats));
+  EXPECT_NE(stats.find("level"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lethe

@@ -1,0 +1,154 @@
+#include "iterator/db_iter.h"
+
+#include <vector>
+
+namespace lethe {
+namespace {
+
+class DBIter final : public Iterator {
+ public:
+  DBIter(std::unique_ptr<InternalIterator> input, std::vector<RangeTombstone> tombstones,
+         SequenceNumber read_seq, const ReadOptions& options, std::shared_ptr<const void> pin)
+      : pin_(std::move(pin)), input_(std::move(input)), tombstones_(tombstones),
+        read_seq_(read_seq), has_lower_(options.has_lower_bound), has_upper_(options.has_upper_bound),
+        lower_(options.lower_bound), upper_(options.upper_bound) {}
+
+  bool Valid() const override { return valid_; }
+  void SeekToFirst() override {
+    if (has_lower_) return Seek(lower_);
+    input_->SeekToFirst();
+    fragment_ = 0;
+    FindNextUserEntry(false);
+  }
+  void Seek(std::string_view target) override {
+    if (has_lower_ && target < lower_) target = lower_;
+    scratch_.clear();
+    AppendInternalKey(&scratch_, target, read_seq_, kSeekKind);
+    input_->Seek(scratch_);
+    fragment_ = tombstones_.FindFragment(target);
+    FindNextUserEntry(false);
+  }
+  void Next() override {
+    if (!valid_) return;
+    FindNextUserEntry(true);
+  }
+  std::string_view key() const override { return key_; }
+  std::string_view value() const override { return value_; }
+  uint64_t delete_key() const override { return delete_key_; }
+  Status status() const override { return status_.ok() ? input_->status() : status_; }
+
+ private:
+  // The newest range tombstone <= read_seq covering key (keys only grow).
+  SequenceNumber TombstoneSeq(std::string_view key) {
+    const auto& frags = tombstones_.fragments();
+    while (fragment_ < frags.size() && frags[fragment_].end <= key) fragment_++;
+    if (fragment_ == frags.size() || key < frags[fragment_].start) return 0;
+    for (SequenceNumber s : frags[fragment_].seqs) {
+      if (s <= read_seq_) return s;
+    }
+    return 0;
+  }
+
+  // Moves to the newest visible live entry at or after the input position;
+  // with skipping, first passes the remaining versions of key_.
+  void FindNextUserEntry(bool skipping) {
+    valid_ = false;
+    while (input_->Valid()) {
+      std::string_view ikey = input_->key();
+      uint64_t tag = ExtractTag(ikey);
+      std::string_view sk = ExtractSortKey(ikey);
+      if (TagSequence(tag) > read_seq_ || (skipping && sk == key_)) {
+        input_->Next();
+        continue;
+      }
+      skipping = false;
+      if (has_upper_ && sk >= upper_) return;
+      key_.assign(sk);
+      EntryKind kind = TagKind(tag);
+      SequenceNumber tomb = tombstones_.empty() ? 0 : TombstoneSeq(key_);
+      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone) {
+        skipping = true;
+        input_->Next();
+        continue;
+      }
+      if (kind == EntryKind::kValue) {
+        value_ = input_->value();
+        delete_key_ = input_->delete_key();
+        valid_ = true;
+        return;
+      }
+      if (kind != EntryKind::kMerge) {
+        status_ = Status::Corruption("unknown entry kind during iteration");
+        return;
+      }
+      ResolveMerge(tomb);
+      valid_ = true;
+      return;
+    }
+  }
+
+  // The input is at the newest operand of key_: fold it with the operands
+  // and base value below it. Leaves the input past what it consumed.
+  void ResolveMerge(SequenceNumber tomb) {
+    delete_key_ = input_->delete_key();
+    operands_.clear();
+    operands_.emplace_back(input_->value());
+    std::string base;
+    bool has_base = false;
+    input_->Next();
+    while (input_->Valid()) {
+      std::string_view ikey = input_->key();
+      if (ExtractSortKey(ikey) != key_) break;
+      uint64_t tag = ExtractTag(ikey);
+      EntryKind kind = TagKind(tag);
+      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone) break;
+      if (kind == EntryKind::kValue) {
+        base.assign(input_->value());
+        has_base = true;
+        break;
+      }
+      operands_.emplace_back(input_->value());
+      input_->Next();
+    }
+    merged_.clear();
+    bool empty = true;
+    if (has_base) {
+      merged_ = std::move(base);
+      empty = false;
+    }
+    for (auto it = operands_.rbegin(); it != operands_.rend(); ++it) {
+      AppendMergeOperand(&merged_, empty, *it);
+      empty = false;
+    }
+    value_ = merged_;
+  }
+
+  std::shared_ptr<const void> pin_;
+  std::unique_ptr<InternalIterator> input_;
+  FragmentedTombstones tombstones_;
+  size_t fragment_ = 0;
+  SequenceNumber read_seq_;
+  bool has_lower_, has_upper_;
+  std::string lower_, upper_;
+
+  bool valid_ = false;
+  std::string key_;
+  std::string_view value_;
+  uint64_t delete_key_ = 0;
+  std::string merged_;
+  std::vector<std::string> operands_;
+  std::string scratch_;
+  Status status_;
+};
+
+}  // namespace
+
+std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
+                                        std::vector<RangeTombstone> tombstones,
+                                        SequenceNumber read_seq, const ReadOptions& options,
+                                        std::shared_ptr<const void> pin) {
+  return std::make_unique<DBIter>(std::move(input), std::move(tombstones), read_seq, options,
+                                  std::move(pin));
+}
+
+}  // namespace lethe

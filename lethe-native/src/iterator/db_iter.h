@@ -1,0 +1,24 @@
+// DBIter: the user-facing iterator. Over a merged stream of internal entries
+// it shows, per sort key, the newest state visible at the read sequence:
+// hides newer versions, point and range tombstones, folds merge operands,
+// and applies the bounds.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "db/dbformat.h"
+#include "iterator/internal_iterator.h"
+#include "lethe/iterator.h"
+#include "lethe/options.h"
+#include "memtable/range_tombstone.h"
+
+namespace lethe {
+
+// `pin` keeps the sources of `input` (memtables, version) alive.
+std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
+                                        std::vector<RangeTombstone> tombstones,
+                                        SequenceNumber read_seq, const ReadOptions& options,
+                                        std::shared_ptr<const void> pin);
+
+}  // namespace lethe

@@ -1,0 +1,67 @@
+// MemTable: the in-memory sorted buffer of one column family's recent
+// writes, and the range tombstones written with them.
+//
+// Entry layout in the arena:
+//   varint32 internal_key_size | internal key | varint32 value_size | value |
+//   fixed64 delete_key
+//
+// Thread-safety: Add and AddRangeTombstone need external synchronization
+// (the DB's write lock); every other method may run concurrently with them.
+// Shared through std::shared_ptr: readers keep a memtable alive.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/get_context.h"
+#include "iterator/internal_iterator.h"
+#include "memtable/arena.h"
+#include "memtable/range_tombstone.h"
+#include "memtable/skiplist.h"
+
+namespace lethe {
+
+class MemTable {
+ public:
+  MemTable() : table_(KeyComparator(), &arena_) {}
+  MemTable(const MemTable&) = delete;
+  MemTable& operator=(const MemTable&) = delete;
+
+  void Add(SequenceNumber seq, EntryKind kind, std::string_view key, std::string_view value,
+           uint64_t delete_key);
+  void AddRangeTombstone(SequenceNumber seq, std::string_view start, std::string_view end);
+
+  // Feeds the key's entries visible at ctx->read_seq() into ctx, newest first.
+  void Get(GetContext* ctx) const;
+
+  std::unique_ptr<InternalIterator> NewIterator() const;
+  std::vector<RangeTombstone> RangeTombstones() const;
+  bool HasRangeTombstones() const { return num_range_tombstones_.load() > 0; }
+
+  size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage() + tombstone_bytes_.load(); }
+  uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
+  uint64_t num_point_tombstones() const { return num_point_tombstones_.load(); }
+  bool empty() const { return num_entries() == 0 && !HasRangeTombstones(); }
+
+ private:
+  struct KeyComparator {
+    int operator()(const char* a, const char* b) const;
+  };
+  using Table = SkipList<const char*, KeyComparator>;
+  class Iter;
+
+  Arena arena_;
+  Table table_;
+  std::atomic<uint64_t> num_entries_{0};
+  std::atomic<uint64_t> num_point_tombstones_{0};
+
+  mutable std::mutex tombstones_mu_;
+  std::vector<RangeTombstone> tombstones_;  // guarded by tombstones_mu_
+  std::atomic<uint64_t> num_range_tombstones_{0};
+  std::atomic<size_t> tombstone_bytes_{0};
+};
+
+}  // namespace lethe

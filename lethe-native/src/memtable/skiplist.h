@@ -1,0 +1,111 @@
+// SkipList: the memtable's ordered index of arena-allocated entries.
+//
+// Thread-safety: one writer at a time (externally synchronized); readers need
+// no lock and may run concurrently with the writer. Nodes are never removed.
+// Invariant: a node is fully initialized before it is published with a
+// release store, and readers load links with acquire.
+#pragma once
+
+#include <atomic>
+#include <cassert>
+#include <cstdint>
+
+#include "memtable/arena.h"
+#include "util/random.h"
+
+namespace lethe {
+
+template <typename Key, class Comparator>
+class SkipList {
+ private:
+  struct Node;
+
+ public:
+  SkipList(Comparator cmp, Arena* arena)
+      : compare_(cmp), arena_(arena), head_(NewNode(Key(), kMaxHeight)), rnd_(0xdeadbeef) {
+    for (int i = 0; i < kMaxHeight; i++) head_->SetNext(i, nullptr);
+  }
+
+  // REQUIRES: no equal key is in the list (internal keys are unique).
+  void Insert(const Key& key) {
+    Node* prev[kMaxHeight];
+    Node* x = FindGreaterOrEqual(key, prev);
+    assert(x == nullptr || compare_(key, x->key) != 0);
+    int height = RandomHeight();
+    int max_height = max_height_.load(std::memory_order_relaxed);
+    if (height > max_height) {
+      for (int i = max_height; i < height; i++) prev[i] = head_;
+      max_height_.store(height, std::memory_order_relaxed);
+    }
+    x = NewNode(key, height);
+    for (int i = 0; i < height; i++) {
+      x->NoBarrierSetNext(i, prev[i]->NoBarrierNext(i));
+      prev[i]->SetNext(i, x);
+    }
+  }
+
+  class Iterator {
+   public:
+    explicit Iterator(const SkipList* list) : list_(list) {}
+    bool Valid() const { return node_ != nullptr; }
+    const Key& key() const { return node_->key; }
+    void Next() { node_ = node_->Next(0); }
+    void Seek(const Key& target) { node_ = list_->FindGreaterOrEqual(target, nullptr); }
+    void SeekToFirst() { node_ = list_->head_->Next(0); }
+
+   private:
+    const SkipList* list_;
+    Node* node_ = nullptr;
+  };
+
+ private:
+  static constexpr int kMaxHeight = 12;
+
+  struct Node {
+    explicit Node(const Key& k) : key(k) {}
+    Key const key;
+    Node* Next(int n) { return next_[n].load(std::memory_order_acquire); }
+    void SetNext(int n, Node* x) { next_[n].store(x, std::memory_order_release); }
+    Node* NoBarrierNext(int n) { return next_[n].load(std::memory_order_relaxed); }
+    void NoBarrierSetNext(int n, Node* x) { next_[n].store(x, std::memory_order_relaxed); }
+
+   private:
+    std::atomic<Node*> next_[1];  // really `height` links, allocated with the node
+  };
+
+  Node* NewNode(const Key& key, int height) {
+    char* mem = arena_->AllocateAligned(sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1),
+                                        alignof(Node));
+    return new (mem) Node(key);
+  }
+
+  int RandomHeight() {
+    // Branching factor 4, as LevelDB: about 1.33 links per node.
+    int height = 1;
+    while (height < kMaxHeight && rnd_.OneIn(4)) height++;
+    return height;
+  }
+
+  Node* FindGreaterOrEqual(const Key& key, Node** prev) const {
+    Node* x = head_;
+    int level = max_height_.load(std::memory_order_relaxed) - 1;
+    while (true) {
+      Node* next = x->Next(level);
+      if (next != nullptr && compare_(next->key, key) < 0) {
+        x = next;
+      } else {
+        if (prev != nullptr) prev[level] = x;
+        if (level == 0) return next;
+        level--;
+      }
+    }
+  }
+
+  Comparator const compare_;
+  Arena* const arena_;
+  Node* const head_;
+  std::atomic<int> max_height_{1};
+  Random rnd_;
+};
+
+}  // namespace lethe

@@ -1,0 +1,16 @@
+// Annotated dump of a table file: every region with its byte range, every
+// tile with its fence pointers, every page with its delete-key range and its
+// entries. Used by lethe_dump and by the golden layout test.
+#pragma once
+
+#include <string>
+
+#include "lethe/env.h"
+
+namespace lethe {
+
+// Appends the layout of table `fname` to *out. With entries = false only
+// regions, tiles and pages are printed.
+Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out);
+
+}  // namespace lethe

@@ -1,0 +1,81 @@
+// Data page: entries of one page sorted by internal key, with prefix
+// compression and restart points (docs/formats.md, "Data page").
+//
+//   entry   = shared varint32 | unshared varint32 | value_size varint32 |
+//             key suffix | value | delete_key + 1 as varint64
+//   trailer = restart offsets (fixed32 each) | restart count fixed32
+//
+// The delete key is stored plus one (wrapping), so kMaxDeleteKey ("never")
+// costs one byte. Call order for the builder: (Add* Finish Reset)*.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iterator/internal_iterator.h"
+
+namespace lethe {
+
+class PageBuilder {
+ public:
+  // Restart every 16 entries: the LevelDB default, a good balance between
+  // prefix compression and binary-search granularity.
+  static constexpr int kRestartInterval = 16;
+
+  PageBuilder() { Reset(); }
+  void Add(std::string_view ikey, std::string_view value, uint64_t delete_key);
+  // Returns the finished page contents (valid until Reset).
+  std::string_view Finish();
+  void Reset();
+  size_t CurrentSize() const { return buf_.size() + restarts_.size() * 4 + 4; }
+  bool empty() const { return count_ == 0; }
+
+ private:
+  std::string buf_;
+  std::vector<uint32_t> restarts_;
+  std::string last_key_;
+  int counter_ = 0;
+  uint32_t count_ = 0;
+};
+
+// A decoded page owns its bytes; shared by the page cache and iterators.
+struct Page {
+  std::string data;
+};
+using PageRef = std::shared_ptr<const Page>;
+
+// Iterates one page. Malformed contents end iteration with Corruption.
+class PageIterator final : public InternalIterator {
+ public:
+  explicit PageIterator(PageRef page);
+  bool Valid() const override { return valid_; }
+  void SeekToFirst() override;
+  void Seek(std::string_view internal_key) override;
+  void Next() override;
+  std::string_view key() const override { return key_; }
+  std::string_view value() const override { return value_; }
+  uint64_t delete_key() const override { return delete_key_; }
+  Status status() const override { return status_; }
+
+ private:
+  bool ParseAt(uint32_t offset);  // decodes the entry at offset (key_ must hold the prefix)
+  void SeekToRestart(uint32_t index);
+  void Fail();
+  uint32_t RestartOffset(uint32_t index) const;
+
+  PageRef page_;
+  const char* data_ = nullptr;
+  uint32_t restarts_offset_ = 0;  // where the restart array starts
+  uint32_t num_restarts_ = 0;
+  uint32_t next_ = 0;  // offset of the entry after the current one
+  bool valid_ = false;
+  std::string key_;
+  std::string_view value_;
+  uint64_t delete_key_ = 0;
+  Status status_;
+};
+
+}  // namespace lethe

@@ -1,0 +1,164 @@
+#include "sst/table_builder.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "db/dbformat.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace lethe {
+
+TableBuilder::TableBuilder(const TableBuilderOptions& options, WritableFile* file)
+    : options_(options), file_(file), bloom_(options.bloom_bits_per_key) {
+  options_.pages_per_tile = std::max(1, options_.pages_per_tile);
+  props_.pages_per_tile = static_cast<uint64_t>(options_.pages_per_tile);
+}
+
+void TableBuilder::Add(std::string_view ikey, std::string_view value, uint64_t delete_key) {
+  std::string_view sort_key = ExtractSortKey(ikey);
+  // Cut the tile only where the sort key changes, so a lookup reads one tile.
+  if (tile_bytes_ >= options_.page_size * static_cast<size_t>(options_.pages_per_tile) &&
+      sort_key != last_sort_key_) {
+    FlushTile();
+  }
+  last_sort_key_.assign(sort_key);
+  tile_.push_back(Entry{std::string(ikey), std::string(value), delete_key});
+  tile_bytes_ += ikey.size() + value.size() + 8;
+
+  uint64_t tag = ExtractTag(ikey);
+  props_.entries++;
+  if (TagKind(tag) == EntryKind::kTombstone) props_.point_tombstones++;
+  if (TagKind(tag) == EntryKind::kMerge) props_.merges++;
+  props_.raw_key_bytes += ikey.size();
+  props_.raw_value_bytes += value.size();
+  props_.delete_key_min = std::min(props_.delete_key_min, delete_key);
+  props_.delete_key_max = std::max(props_.delete_key_max, delete_key);
+  props_.smallest_seq = std::min(props_.smallest_seq, TagSequence(tag));
+  props_.largest_seq = std::max(props_.largest_seq, TagSequence(tag));
+}
+
+void TableBuilder::AddRangeTombstone(const RangeTombstone& t) {
+  tombstones_.push_back(t);
+  props_.range_tombstones++;
+  props_.smallest_seq = std::min(props_.smallest_seq, t.seq);
+  props_.largest_seq = std::max(props_.largest_seq, t.seq);
+}
+
+void TableBuilder::FlushTile() {
+  if (tile_.empty()) return;
+  TileMeta tile;
+  tile.smallest.assign(ExtractSortKey(tile_.front().ikey));
+  tile.largest.assign(ExtractSortKey(tile_.back().ikey));
+
+  // Order by delete key (stable on position), cut into h parts of about
+  // equal bytes, then write each part in internal-key order (paper §4.2).
+  std::vector<size_t> order(tile_.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (options_.pages_per_tile > 1) {
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+      return tile_[a].delete_key < tile_[b].delete_key;
+    });
+  }
+  size_t pages = std::min<size_t>(static_cast<size_t>(options_.pages_per_tile), tile_.size());
+  size_t target = (tile_bytes_ + pages - 1) / pages;
+  std::vector<size_t> part;
+  size_t part_bytes = 0, written_pages = 0;
+  auto emit = [&]() {
+    std::sort(part.begin(), part.end());  // positions are in internal-key order
+    std::vector<const Entry*> entries;
+    entries.reserve(part.size());
+    for (size_t i : part) entries.push_back(&tile_[i]);
+    WritePage(entries, &tile);
+    part.clear();
+    part_bytes = 0;
+    written_pages++;
+  };
+  for (size_t i = 0; i < order.size(); i++) {
+    const Entry& e = tile_[order[i]];
+    part.push_back(order[i]);
+    part_bytes += e.ikey.size() + e.value.size() + 8;
+    size_t left = order.size() - i - 1;
+    if (part_bytes >= target && written_pages + 1 < pages && left > 0) emit();
+  }
+  if (!part.empty()) emit();
+  props_.tiles++;
+  tiles_.push_back(std::move(tile));
+  tile_.clear();
+  tile_bytes_ = 0;
+}
+
+void TableBuilder::WritePage(const std::vector<const Entry*>& entries, TileMeta* tile) {
+  PageMeta meta;
+  meta.delete_key_min = UINT64_MAX;
+  meta.delete_key_max = 0;
+  page_.Reset();
+  std::string_view prev_sort_key;
+  for (const Entry* e : entries) {
+    page_.Add(e->ikey, e->value, e->delete_key);
+    std::string_view sk = ExtractSortKey(e->ikey);
+    if (options_.bloom_bits_per_key > 0 && sk != prev_sort_key) bloom_.AddKey(sk);
+    prev_sort_key = sk;
+    meta.delete_key_min = std::min(meta.delete_key_min, e->delete_key);
+    meta.delete_key_max = std::max(meta.delete_key_max, e->delete_key);
+    meta.entries++;
+  }
+  BlockHandle handle;
+  WriteBlock(page_.Finish(), &handle);
+  meta.offset = handle.offset;
+  meta.size = static_cast<uint32_t>(handle.size);
+  if (options_.bloom_bits_per_key > 0) {
+    meta.filter_offset = filters_.size();
+    bloom_.Finish(&filters_);
+    meta.filter_size = static_cast<uint32_t>(filters_.size() - meta.filter_offset);
+  }
+  tile->pages.push_back(meta);
+  props_.pages++;
+}
+
+void TableBuilder::WriteBlock(std::string_view contents, BlockHandle* handle) {
+  handle->offset = offset_;
+  handle->size = contents.size();
+  if (!status_.ok()) return;
+  char trailer[kBlockTrailerSize];
+  EncodeFixed32(trailer, crc32c::Mask(crc32c::Value(contents.data(), contents.size())));
+  status_ = file_->Append(contents);
+  if (status_.ok()) status_ = file_->Append(std::string_view(trailer, kBlockTrailerSize));
+  offset_ += contents.size() + kBlockTrailerSize;
+}
+
+Status TableBuilder::Finish() {
+  FlushTile();
+  closed_ = true;
+  Footer footer;
+  WriteBlock(filters_, &footer.filter);
+
+  std::sort(tombstones_.begin(), tombstones_.end(),
+            [](const RangeTombstone& a, const RangeTombstone& b) {
+              return a.start != b.start ? a.start < b.start : a.seq > b.seq;
+            });
+  std::string block;
+  PutVarint64(&block, tombstones_.size());
+  for (const RangeTombstone& t : tombstones_) {
+    PutLengthPrefixed(&block, t.start);
+    PutLengthPrefixed(&block, t.end);
+    PutVarint64(&block, t.seq);
+  }
+  WriteBlock(block, &footer.range_tombstones);
+
+  block.clear();
+  EncodeIndex(tiles_, &block);
+  WriteBlock(block, &footer.index);
+
+  block.clear();
+  props_.EncodeTo(&block);
+  WriteBlock(block, &footer.properties);
+
+  block.clear();
+  footer.EncodeTo(&block);
+  if (status_.ok()) status_ = file_->Append(block);
+  offset_ += block.size();
+  return status_;
+}
+
+}  // namespace lethe

@@ -1,0 +1,76 @@
+// TableBuilder writes one KiWi table file (layout in table_format.h).
+//
+// Entries arrive in internal-key order. The builder buffers one delete tile
+// (about pages_per_tile * page_size bytes, never splitting a sort key's
+// versions), then orders the tile's entries by delete key, cuts them into
+// pages of about equal size and writes each page sorted by internal key.
+//
+// Call order: (Add | AddRangeTombstone)* (Finish | Abandon).
+// Thread-safety: one thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lethe/env.h"
+#include "memtable/range_tombstone.h"
+#include "sst/bloom.h"
+#include "sst/page.h"
+#include "sst/table_format.h"
+
+namespace lethe {
+
+struct TableBuilderOptions {
+  size_t page_size = 4096;
+  int pages_per_tile = 1;
+  int bloom_bits_per_key = 10;
+};
+
+class TableBuilder {
+ public:
+  TableBuilder(const TableBuilderOptions& options, WritableFile* file);
+
+  // REQUIRES: ikey is larger than every key added before.
+  void Add(std::string_view ikey, std::string_view value, uint64_t delete_key);
+  // Tombstones may arrive in any order; they are stored sorted by start.
+  void AddRangeTombstone(const RangeTombstone& t);
+
+  Status Finish();
+  void Abandon() { closed_ = true; }
+
+  // Bytes written so far plus the buffered tile: used to cut compaction output.
+  uint64_t EstimatedSize() const { return offset_ + tile_bytes_; }
+  uint64_t FileSize() const { return offset_; }
+  const TableProperties& properties() const { return props_; }
+  const Status& status() const { return status_; }
+
+ private:
+  struct Entry {
+    std::string ikey;
+    std::string value;
+    uint64_t delete_key;
+  };
+  void FlushTile();
+  void WritePage(const std::vector<const Entry*>& entries, TileMeta* tile);
+  void WriteBlock(std::string_view contents, BlockHandle* handle);
+
+  TableBuilderOptions options_;
+  WritableFile* file_;
+  Status status_;
+  uint64_t offset_ = 0;
+  bool closed_ = false;
+
+  std::vector<Entry> tile_;  // the buffered tile, in internal-key order
+  size_t tile_bytes_ = 0;
+  std::string last_sort_key_;
+
+  PageBuilder page_;
+  BloomBuilder bloom_;
+  std::string filters_;
+  std::vector<TileMeta> tiles_;
+  std::vector<RangeTombstone> tombstones_;
+  TableProperties props_;
+};
+
+}  // namespace lethe

@@ -1,0 +1,131 @@
+#include "sst/table_format.h"
+
+#include "util/coding.h"
+
+namespace lethe {
+
+void Footer::EncodeTo(std::string* dst) const {
+  for (const BlockHandle* h : {&filter, &range_tombstones, &index, &properties}) {
+    PutFixed64(dst, h->offset);
+    PutFixed64(dst, h->size);
+  }
+  PutFixed32(dst, kTableFormatVersion);
+  PutFixed64(dst, kTableMagic);
+}
+
+Status Footer::DecodeFrom(std::string_view input) {
+  if (input.size() != kFooterSize) return Status::Corruption("table footer has the wrong size");
+  if (DecodeFixed64(input.data() + kFooterSize - 8) != kTableMagic) {
+    return Status::Corruption("not a Lethe table file (bad magic)");
+  }
+  uint32_t version = DecodeFixed32(input.data() + 64);
+  if (version != kTableFormatVersion) return Status::NotSupported("table format version", std::to_string(version));
+  for (BlockHandle* h : {&filter, &range_tombstones, &index, &properties}) {
+    GetFixed64(&input, &h->offset);
+    GetFixed64(&input, &h->size);
+  }
+  return Status::OK();
+}
+
+void EncodeIndex(const std::vector<TileMeta>& tiles, std::string* dst) {
+  PutVarint64(dst, tiles.size());
+  for (const TileMeta& t : tiles) {
+    PutLengthPrefixed(dst, t.smallest);
+    PutLengthPrefixed(dst, t.largest);
+    PutVarint32(dst, static_cast<uint32_t>(t.pages.size()));
+    for (const PageMeta& p : t.pages) {
+      PutVarint64(dst, p.offset);
+      PutVarint32(dst, p.size);
+      PutVarint32(dst, p.entries);
+      PutFixed64(dst, p.delete_key_min);
+      PutFixed64(dst, p.delete_key_max);
+      PutVarint64(dst, p.filter_offset);
+      PutVarint32(dst, p.filter_size);
+    }
+  }
+}
+
+Status DecodeIndex(std::string_view input, std::vector<TileMeta>* tiles) {
+  uint64_t n;
+  if (!GetVarint64(&input, &n) || n > input.size()) return Status::Corruption("bad index block");
+  tiles->resize(n);
+  for (TileMeta& t : *tiles) {
+    std::string_view smallest, largest;
+    uint32_t pages;
+    if (!GetLengthPrefixed(&input, &smallest) || !GetLengthPrefixed(&input, &largest) ||
+        !GetVarint32(&input, &pages) || pages == 0 || pages > input.size()) {
+      return Status::Corruption("bad tile in index block");
+    }
+    t.smallest.assign(smallest);
+    t.largest.assign(largest);
+    t.pages.resize(pages);
+    for (PageMeta& p : t.pages) {
+      if (!GetVarint64(&input, &p.offset) || !GetVarint32(&input, &p.size) ||
+          !GetVarint32(&input, &p.entries) || !GetFixed64(&input, &p.delete_key_min) ||
+          !GetFixed64(&input, &p.delete_key_max) || !GetVarint64(&input, &p.filter_offset) ||
+          !GetVarint32(&input, &p.filter_size)) {
+        return Status::Corruption("bad page in index block");
+      }
+    }
+  }
+  if (!input.empty()) return Status::Corruption("trailing bytes in index block");
+  return Status::OK();
+}
+
+namespace {
+// Property tags; never reuse a number.
+enum PropTag : uint32_t {
+  kEntries = 1, kPointTombstones = 2, kMerges = 3, kRangeTombstones = 4, kRawKeyBytes = 5,
+  kRawValueBytes = 6, kDeleteKeyMin = 7, kDeleteKeyMax = 8, kSmallestSeq = 9, kLargestSeq = 10,
+  kPages = 11, kTiles = 12, kPagesPerTile = 13,
+};
+}  // namespace
+
+void TableProperties::EncodeTo(std::string* dst) const {
+  auto put = [dst](PropTag tag, uint64_t v) {
+    PutVarint32(dst, tag);
+    PutVarint64(dst, v);
+  };
+  put(kEntries, entries);
+  put(kPointTombstones, point_tombstones);
+  put(kMerges, merges);
+  put(kRangeTombstones, range_tombstones);
+  put(kRawKeyBytes, raw_key_bytes);
+  put(kRawValueBytes, raw_value_bytes);
+  put(kDeleteKeyMin, delete_key_min);
+  put(kDeleteKeyMax, delete_key_max);
+  put(kSmallestSeq, smallest_seq);
+  put(kLargestSeq, largest_seq);
+  put(kPages, pages);
+  put(kTiles, tiles);
+  put(kPagesPerTile, pages_per_tile);
+}
+
+Status TableProperties::DecodeFrom(std::string_view input) {
+  while (!input.empty()) {
+    uint32_t tag;
+    uint64_t v;
+    if (!GetVarint32(&input, &tag) || !GetVarint64(&input, &v)) {
+      return Status::Corruption("bad properties block");
+    }
+    switch (tag) {
+      case kEntries: entries = v; break;
+      case kPointTombstones: point_tombstones = v; break;
+      case kMerges: merges = v; break;
+      case kRangeTombstones: range_tombstones = v; break;
+      case kRawKeyBytes: raw_key_bytes = v; break;
+      case kRawValueBytes: raw_value_bytes = v; break;
+      case kDeleteKeyMin: delete_key_min = v; break;
+      case kDeleteKeyMax: delete_key_max = v; break;
+      case kSmallestSeq: smallest_seq = v; break;
+      case kLargestSeq: largest_seq = v; break;
+      case kPages: pages = v; break;
+      case kTiles: tiles = v; break;
+      case kPagesPerTile: pages_per_tile = v; break;
+      default: break;  // a property from a newer writer: ignorable by design
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lethe

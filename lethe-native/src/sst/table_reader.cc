@@ -1,0 +1,222 @@
+#include "sst/table_reader.h"
+
+#include <algorithm>
+
+#include "iterator/merging_iterator.h"
+#include "sst/bloom.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace lethe {
+
+Status TableReader::Open(const Options& options, std::string fname, uint64_t file_number,
+                         std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
+                         std::unique_ptr<TableReader>* result) {
+  std::unique_ptr<TableReader> r(new TableReader());
+  r->options_ = options;
+  r->fname_ = std::move(fname);
+  r->file_number_ = file_number;
+  r->file_ = std::move(file);
+  if (file_size < kFooterSize) return Status::Corruption(r->fname_, "file too short to be a table");
+  char footer_buf[kFooterSize];
+  std::string_view footer_input;
+  Status s = r->file_->Read(file_size - kFooterSize, kFooterSize, &footer_input, footer_buf);
+  if (!s.ok()) return s;
+  Footer footer;
+  s = footer.DecodeFrom(footer_input);
+  if (!s.ok()) return Status(s.code() == Status::Code::kNotSupported
+                                 ? Status::NotSupported(r->fname_, s.message())
+                                 : Status::Corruption(r->fname_, s.message()));
+  for (const BlockHandle* h : {&footer.filter, &footer.range_tombstones, &footer.index,
+                               &footer.properties}) {
+    if (h->offset > file_size || h->size + kBlockTrailerSize > file_size - h->offset) {
+      return Status::Corruption(r->fname_, "block handle outside the file");
+    }
+  }
+  std::string block;
+  if (!(s = r->ReadBlock(footer.index, &block)).ok()) return s;
+  if (!(s = DecodeIndex(block, &r->tiles_)).ok()) return Status::Corruption(r->fname_, s.message());
+  for (const TileMeta& t : r->tiles_) {
+    for (const PageMeta& p : t.pages) {
+      if (p.offset + p.size + kBlockTrailerSize > footer.filter.offset ||
+          p.filter_offset + p.filter_size > footer.filter.size) {
+        return Status::Corruption(r->fname_, "page outside the data region");
+      }
+    }
+  }
+  if (!(s = r->ReadBlock(footer.filter, &r->filters_)).ok()) return s;
+  if (!(s = r->ReadBlock(footer.properties, &block)).ok()) return s;
+  if (!(s = r->props_.DecodeFrom(block)).ok()) return Status::Corruption(r->fname_, s.message());
+  if (!(s = r->ReadBlock(footer.range_tombstones, &block)).ok()) return s;
+  std::string_view input(block);
+  uint64_t n;
+  if (!GetVarint64(&input, &n) || n > input.size()) {
+    return Status::Corruption(r->fname_, "bad range tombstone block");
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    std::string_view start, end;
+    uint64_t seq;
+    if (!GetLengthPrefixed(&input, &start) || !GetLengthPrefixed(&input, &end) ||
+        !GetVarint64(&input, &seq)) {
+      return Status::Corruption(r->fname_, "bad range tombstone");
+    }
+    r->tombstones_.push_back(RangeTombstone{std::string(start), std::string(end), seq});
+  }
+  r->fragmented_ = FragmentedTombstones(r->tombstones_);
+  *result = std::move(r);
+  return Status::OK();
+}
+
+Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) const {
+  contents->resize(handle.size + kBlockTrailerSize);
+  std::string_view got;
+  Status s = file_->Read(handle.offset, contents->size(), &got, contents->data());
+  if (!s.ok()) return s;
+  if (got.size() != contents->size()) return Status::Corruption(fname_, "truncated block");
+  if (options_.counters) options_.counters->bytes_read.fetch_add(got.size(), std::memory_order_relaxed);
+  uint32_t stored = crc32c::Unmask(DecodeFixed32(got.data() + handle.size));
+  if (options_.verify_checksums && stored != crc32c::Value(got.data(), handle.size)) {
+    return Status::Corruption(fname_, "block checksum mismatch at offset " + std::to_string(handle.offset));
+  }
+  if (got.data() != contents->data()) contents->assign(got.data(), got.size());
+  contents->resize(handle.size);
+  return Status::OK();
+}
+
+Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const {
+  CacheKey key{file_number_, meta.offset};
+  if (options_.page_cache != nullptr) {
+    if ((*page = options_.page_cache->Lookup(key)) != nullptr) return Status::OK();
+  }
+  auto p = std::make_shared<Page>();
+  Status s = ReadBlock(BlockHandle{meta.offset, meta.size}, &p->data);
+  if (!s.ok()) return s;
+  if (options_.page_cache != nullptr && fill_cache) {
+    options_.page_cache->Insert(key, p, p->data.capacity() + sizeof(Page) + 64);
+  }
+  *page = std::move(p);
+  return Status::OK();
+}
+
+std::string_view TableReader::PageFilter(const PageMeta& meta) const {
+  if (meta.filter_size == 0) return {};
+  return std::string_view(filters_).substr(meta.filter_offset, meta.filter_size);
+}
+
+size_t TableReader::FindTile(std::string_view sort_key) const {
+  auto it = std::lower_bound(tiles_.begin(), tiles_.end(), sort_key,
+                             [](const TileMeta& t, std::string_view k) { return t.largest < k; });
+  return static_cast<size_t>(it - tiles_.begin());
+}
+
+Status TableReader::Get(GetContext* ctx, bool fill_cache) const {
+  if (!fragmented_.empty()) {
+    ctx->AddCoveringTombstone(fragmented_.MaxCoveringSeq(ctx->key(), ctx->read_seq()));
+  }
+  size_t t = FindTile(ctx->key());
+  if (t == tiles_.size() || ctx->key() < tiles_[t].smallest) return Status::OK();
+  struct Found {
+    SequenceNumber seq;
+    EntryKind kind;
+    std::string_view value;
+    uint64_t delete_key;
+  };
+  std::vector<Found> found;
+  std::vector<PageRef> pages;  // keeps the views in `found` alive
+  std::string lookup = MakeInternalKey(ctx->key(), ctx->read_seq(), kSeekKind);
+  for (const PageMeta& meta : tiles_[t].pages) {
+    std::string_view filter = PageFilter(meta);
+    if (!filter.empty() && !BloomMayContain(filter, ctx->key())) {
+      if (options_.counters) options_.counters->bloom_useful.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    PageRef page;
+    Status s = ReadPage(meta, fill_cache, &page);
+    if (!s.ok()) return s;
+    PageIterator it(page);
+    for (it.Seek(lookup); it.Valid() && ExtractSortKey(it.key()) == ctx->key(); it.Next()) {
+      uint64_t tag = ExtractTag(it.key());
+      found.push_back(Found{TagSequence(tag), TagKind(tag), it.value(), it.delete_key()});
+      if (TagKind(tag) != EntryKind::kMerge) break;  // older versions in this page are hidden
+    }
+    if (!it.status().ok()) return Status::Corruption(fname_, it.status().message());
+    pages.push_back(std::move(page));
+  }
+  if (found.size() > 1) {
+    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.seq > b.seq; });
+  }
+  for (const Found& f : found) {
+    if (ctx->SaveEntry(f.seq, f.kind, f.value, f.delete_key)) break;
+  }
+  return Status::OK();
+}
+
+// Iterates a table tile by tile; inside a tile, merges the tile's pages.
+class TableIterator final : public InternalIterator {
+ public:
+  TableIterator(const TableReader* table, bool fill_cache) : table_(table), fill_cache_(fill_cache) {}
+
+  bool Valid() const override { return tile_iter_ != nullptr && tile_iter_->Valid(); }
+  void SeekToFirst() override {
+    LoadTile(0);
+    if (tile_iter_) tile_iter_->SeekToFirst();
+    SkipEmptyTiles();
+  }
+  void Seek(std::string_view target) override {
+    LoadTile(table_->FindTile(ExtractSortKey(target)));
+    if (tile_iter_) tile_iter_->Seek(target);
+    SkipEmptyTiles();
+  }
+  void Next() override {
+    tile_iter_->Next();
+    SkipEmptyTiles();
+  }
+  std::string_view key() const override { return tile_iter_->key(); }
+  std::string_view value() const override { return tile_iter_->value(); }
+  uint64_t delete_key() const override { return tile_iter_->delete_key(); }
+  Status status() const override {
+    if (!status_.ok()) return status_;
+    return tile_iter_ ? tile_iter_->status() : Status::OK();
+  }
+
+ private:
+  void LoadTile(size_t index) {
+    tile_iter_.reset();
+    tile_ = index;
+    if (index >= table_->tiles_.size() || !status_.ok()) return;
+    std::vector<std::unique_ptr<InternalIterator>> pages;
+    for (const PageMeta& meta : table_->tiles_[index].pages) {
+      PageRef page;
+      Status s = table_->ReadPage(meta, fill_cache_, &page);
+      if (!s.ok()) {
+        status_ = s;
+        return;
+      }
+      pages.push_back(std::make_unique<PageIterator>(std::move(page)));
+    }
+    tile_iter_ = pages.size() == 1 ? std::move(pages[0]) : NewMergingIterator(std::move(pages));
+  }
+  void SkipEmptyTiles() {
+    while (tile_iter_ != nullptr && !tile_iter_->Valid()) {
+      if (!tile_iter_->status().ok()) {
+        status_ = Status::Corruption(table_->fname_, tile_iter_->status().message());
+        tile_iter_.reset();
+        return;
+      }
+      LoadTile(tile_ + 1);
+      if (tile_iter_) tile_iter_->SeekToFirst();
+    }
+  }
+
+  const TableReader* table_;
+  bool fill_cache_;
+  size_t tile_ = 0;
+  std::unique_ptr<InternalIterator> tile_iter_;
+  Status status_;
+};
+
+std::unique_ptr<InternalIterator> TableReader::NewIterator(bool fill_cache) const {
+  return std::make_unique<TableIterator>(this, fill_cache);
+}
+
+}  // namespace lethe

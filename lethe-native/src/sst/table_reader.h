@@ -1,0 +1,79 @@
+// TableReader: lookups and iteration over one KiWi table file. The index,
+// the Bloom filters and the range tombstones are held in memory; pages are
+// read on demand through the shared page cache.
+//
+// A point lookup binary-searches the tile fence pointers, then probes the
+// Bloom filter of each of the tile's pages and reads only the pages that may
+// hold the key (paper §4.2.2).
+//
+// Thread-safety: safe for concurrent use after Open.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cache/lru_cache.h"
+#include "db/get_context.h"
+#include "iterator/internal_iterator.h"
+#include "lethe/env.h"
+#include "memtable/range_tombstone.h"
+#include "sst/page.h"
+#include "sst/table_format.h"
+
+namespace lethe {
+
+using PageCache = LruCache<const Page>;
+
+struct TableReadCounters {
+  std::atomic<uint64_t> bytes_read{0};
+  std::atomic<uint64_t> bloom_useful{0};
+};
+
+class TableReader {
+ public:
+  struct Options {
+    bool verify_checksums = true;
+    PageCache* page_cache = nullptr;  // may be null
+    TableReadCounters* counters = nullptr;  // may be null
+  };
+
+  static Status Open(const Options& options, std::string fname, uint64_t file_number,
+                     std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
+                     std::unique_ptr<TableReader>* result);
+
+  // Feeds the entries of ctx->key() visible at ctx->read_seq(), newest first.
+  Status Get(GetContext* ctx, bool fill_cache) const;
+
+  std::unique_ptr<InternalIterator> NewIterator(bool fill_cache) const;
+
+  const std::vector<RangeTombstone>& range_tombstones() const { return tombstones_; }
+  const FragmentedTombstones& fragmented_tombstones() const { return fragmented_; }
+  const std::vector<TileMeta>& tiles() const { return tiles_; }
+  const TableProperties& properties() const { return props_; }
+  const std::string& filename() const { return fname_; }
+
+  // Reads one page (through the cache). Corruption names the file.
+  Status ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
+  std::string_view PageFilter(const PageMeta& meta) const;
+
+ private:
+  TableReader() = default;
+  Status ReadBlock(const BlockHandle& handle, std::string* contents) const;
+  // Index of the first tile whose largest sort key >= key (tiles_.size() if none).
+  size_t FindTile(std::string_view sort_key) const;
+  friend class TableIterator;
+
+  Options options_;
+  std::string fname_;
+  uint64_t file_number_ = 0;
+  std::unique_ptr<RandomAccessFile> file_;
+  std::vector<TileMeta> tiles_;
+  std::string filters_;
+  std::vector<RangeTombstone> tombstones_;
+  FragmentedTombstones fragmented_;
+  TableProperties props_;
+};
+
+}  // namespace lethe

@@ -1,0 +1,43 @@
+// FileMetaData: what the manifest remembers about one table file. Every
+// field is persisted (version_edit.cc), so the FADE statistics survive
+// reopen and checkpoints.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "lethe/options.h"
+
+namespace lethe {
+
+struct FileMetaData {
+  uint64_t number = 0;
+  uint64_t file_size = 0;
+  // Sort-key bounds, inclusive, covering points and range tombstones.
+  std::string smallest;
+  std::string largest;
+  uint64_t smallest_seq = 0;
+  uint64_t largest_seq = 0;
+  uint64_t num_entries = 0;  // point entries of every kind
+  uint64_t num_point_tombstones = 0;
+  uint64_t num_range_tombstones = 0;
+  uint64_t num_merges = 0;
+  uint64_t delete_key_min = kMaxDeleteKey;
+  uint64_t delete_key_max = 0;
+  // When the oldest tombstone in the file was written (0: no tombstone).
+  uint64_t oldest_tombstone_time_us = 0;
+  uint64_t created_time_us = 0;
+  uint64_t raw_key_bytes = 0;
+  uint64_t raw_value_bytes = 0;
+
+  bool Overlaps(std::string_view lo, std::string_view hi) const {  // inclusive bounds
+    return !(largest < lo || hi < smallest);
+  }
+  bool Contains(std::string_view key) const { return smallest <= key && key <= largest; }
+};
+using FileRef = std::shared_ptr<const FileMetaData>;
+
+constexpr int kNumLevels = 7;
+
+}  // namespace lethe

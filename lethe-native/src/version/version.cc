@@ -1,0 +1,260 @@
+#include "version/version.h"
+
+#include <algorithm>
+#include <set>
+
+#include "db/dbformat.h"
+
+namespace lethe {
+
+std::vector<FileRef> ColumnFamilyFiles::Overlapping(int level, std::string_view lo,
+                                                    std::string_view hi) const {
+  std::vector<FileRef> result;
+  for (const FileRef& f : levels[level]) {
+    if (f->Overlaps(lo, hi)) result.push_back(f);
+  }
+  return result;
+}
+
+bool ColumnFamilyFiles::DeeperOverlap(int level, std::string_view lo, std::string_view hi) const {
+  for (int l = level + 1; l < kNumLevels; l++) {
+    for (const FileRef& f : levels[l]) {
+      if (f->Overlaps(lo, hi)) return true;
+    }
+  }
+  return false;
+}
+
+uint64_t ColumnFamilyFiles::LevelBytes(int level) const {
+  uint64_t sum = 0;
+  for (const FileRef& f : levels[level]) sum += f->file_size;
+  return sum;
+}
+
+int ColumnFamilyFiles::DeepestNonEmptyLevel() const {
+  for (int l = kNumLevels - 1; l >= 0; l--) {
+    if (!levels[l].empty()) return l;
+  }
+  return -1;
+}
+
+Status ColumnFamilyFiles::CheckInvariants() const {
+  for (size_t i = 1; i < levels[0].size(); i++) {
+    if (levels[0][i - 1]->largest_seq < levels[0][i]->largest_seq) {
+      return Status::Corruption("invariant: level 0 not ordered newest first");
+    }
+  }
+  for (int l = 1; l < kNumLevels; l++) {
+    for (size_t i = 0; i < levels[l].size(); i++) {
+      const FileMetaData& f = *levels[l][i];
+      if (f.largest < f.smallest) return Status::Corruption("invariant: file bounds inverted");
+      if (i > 0 && !(levels[l][i - 1]->largest < f.smallest)) {
+        return Status::Corruption("invariant: overlapping files in level " + std::to_string(l));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status Version::Apply(const VersionEdit& edit, std::shared_ptr<Version>* result) const {
+  auto v = std::make_shared<Version>();
+  v->cfs = cfs;
+  for (const auto& cf : edit.added_cfs_) {
+    if (v->cfs.count(cf.id)) return Status::Corruption("column family added twice", cf.name);
+    auto files = std::make_shared<ColumnFamilyFiles>();
+    files->descriptor = cf;
+    v->cfs[cf.id] = std::move(files);
+  }
+  for (uint32_t id : edit.dropped_cfs_) v->cfs.erase(id);
+
+  // Copy-on-write: only the families touched by file changes are copied.
+  std::map<uint32_t, std::shared_ptr<ColumnFamilyFiles>> touched;
+  auto touch = [&](uint32_t cf) -> ColumnFamilyFiles* {
+    auto it = touched.find(cf);
+    if (it != touched.end()) return it->second.get();
+    auto base = v->cfs.find(cf);
+    if (base == v->cfs.end()) return nullptr;
+    auto copy = std::make_shared<ColumnFamilyFiles>(*base->second);
+    touched[cf] = copy;
+    return copy.get();
+  };
+  for (const auto& d : edit.deleted_files_) {
+    ColumnFamilyFiles* files = touch(d.cf);
+    if (files == nullptr) continue;  // the family was dropped later in the log
+    auto& level = files->levels[d.level];
+    auto it = std::find_if(level.begin(), level.end(),
+                           [&](const FileRef& f) { return f->number == d.number; });
+    if (it == level.end()) {
+      return Status::Corruption("manifest deletes a file that is not in the version",
+                                std::to_string(d.number));
+    }
+    level.erase(it);
+  }
+  for (const auto& n : edit.new_files_) {
+    ColumnFamilyFiles* files = touch(n.cf);
+    if (files == nullptr) continue;
+    files->levels[n.level].push_back(std::make_shared<const FileMetaData>(n.meta));
+  }
+  for (auto& [id, files] : touched) {
+    std::sort(files->levels[0].begin(), files->levels[0].end(), [](const FileRef& a, const FileRef& b) {
+      return a->largest_seq != b->largest_seq ? a->largest_seq > b->largest_seq : a->number > b->number;
+    });
+    for (int l = 1; l < kNumLevels; l++) {
+      std::sort(files->levels[l].begin(), files->levels[l].end(),
+                [](const FileRef& a, const FileRef& b) { return a->smallest < b->smallest; });
+    }
+#ifdef LETHE_INVARIANT_CHECKS
+    Status s = files->CheckInvariants();
+    if (!s.ok()) return s;
+#endif
+    v->cfs[id] = std::move(files);
+  }
+  *result = std::move(v);
+  return Status::OK();
+}
+
+Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
+                    bool fill_cache) {
+  auto probe = [&](const FileMetaData& f) -> Status {
+    std::shared_ptr<const TableReader> table;
+    Status s = tables->FindTable(f, &table);
+    if (!s.ok()) return s;
+    return table->Get(ctx, fill_cache);
+  };
+  for (const FileRef& f : files.levels[0]) {
+    if (!f->Contains(ctx->key())) continue;
+    Status s = probe(*f);
+    if (!s.ok() || ctx->done()) return s;
+  }
+  for (int l = 1; l < kNumLevels; l++) {
+    const auto& level = files.levels[l];
+    auto it = std::lower_bound(level.begin(), level.end(), ctx->key(),
+                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
+    if (it == level.end() || ctx->key() < (*it)->smallest) continue;
+    Status s = probe(**it);
+    if (!s.ok() || ctx->done()) return s;
+  }
+  return Status::OK();
+}
+
+namespace {
+
+class LevelIterator final : public InternalIterator {
+ public:
+  LevelIterator(std::vector<FileRef> files, TableCache* tables, bool fill_cache)
+      : files_(std::move(files)), tables_(tables), fill_cache_(fill_cache) {}
+
+  bool Valid() const override { return iter_ != nullptr && iter_->Valid(); }
+  void SeekToFirst() override {
+    Open(0);
+    if (iter_) iter_->SeekToFirst();
+    SkipEmpty();
+  }
+  void Seek(std::string_view target) override {
+    std::string_view sk = ExtractSortKey(target);
+    auto it = std::lower_bound(files_.begin(), files_.end(), sk,
+                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
+    Open(static_cast<size_t>(it - files_.begin()));
+    if (iter_) iter_->Seek(target);
+    SkipEmpty();
+  }
+  void Next() override {
+    iter_->Next();
+    SkipEmpty();
+  }
+  std::string_view key() const override { return iter_->key(); }
+  std::string_view value() const override { return iter_->value(); }
+  uint64_t delete_key() const override { return iter_->delete_key(); }
+  Status status() const override {
+    if (!status_.ok()) return status_;
+    return iter_ ? iter_->status() : Status::OK();
+  }
+
+ private:
+  void Open(size_t index) {
+    iter_.reset();
+    table_.reset();
+    index_ = index;
+    if (index >= files_.size() || !status_.ok()) return;
+    Status s = tables_->FindTable(*files_[index], &table_);
+    if (!s.ok()) {
+      status_ = s;
+      return;
+    }
+    iter_ = table_->NewIterator(fill_cache_);
+  }
+  void SkipEmpty() {
+    while (iter_ != nullptr && !iter_->Valid()) {
+      if (!iter_->status().ok()) {
+        status_ = iter_->status();
+        iter_.reset();
+        return;
+      }
+      Open(index_ + 1);
+      if (iter_) iter_->SeekToFirst();
+    }
+  }
+
+  std::vector<FileRef> files_;
+  TableCache* tables_;
+  bool fill_cache_;
+  size_t index_ = 0;
+  std::shared_ptr<const TableReader> table_;  // keeps iter_'s table alive
+  std::unique_ptr<InternalIterator> iter_;
+  Status status_;
+};
+
+// Holds a table open for the lifetime of its iterator.
+class OwningTableIterator final : public InternalIterator {
+ public:
+  OwningTableIterator(std::shared_ptr<const TableReader> table, bool fill_cache)
+      : table_(std::move(table)), iter_(table_->NewIterator(fill_cache)) {}
+  bool Valid() const override { return iter_->Valid(); }
+  void SeekToFirst() override { iter_->SeekToFirst(); }
+  void Seek(std::string_view t) override { iter_->Seek(t); }
+  void Next() override { iter_->Next(); }
+  std::string_view key() const override { return iter_->key(); }
+  std::string_view value() const override { return iter_->value(); }
+  uint64_t delete_key() const override { return iter_->delete_key(); }
+  Status status() const override { return iter_->status(); }
+
+ private:
+  std::shared_ptr<const TableReader> table_;
+  std::unique_ptr<InternalIterator> iter_;
+};
+
+}  // namespace
+
+std::unique_ptr<InternalIterator> NewLevelIterator(std::vector<FileRef> files, TableCache* tables,
+                                                   bool fill_cache) {
+  return std::make_unique<LevelIterator>(std::move(files), tables, fill_cache);
+}
+
+Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
+                        std::vector<std::unique_ptr<InternalIterator>>* iters,
+                        std::vector<RangeTombstone>* tombstones) {
+  for (int l = 0; l < kNumLevels; l++) {
+    for (const FileRef& f : files.levels[l]) {
+      if (f->num_range_tombstones == 0) continue;
+      std::shared_ptr<const TableReader> table;
+      Status s = tables->FindTable(*f, &table);
+      if (!s.ok()) return s;
+      const auto& t = table->range_tombstones();
+      tombstones->insert(tombstones->end(), t.begin(), t.end());
+    }
+  }
+  for (const FileRef& f : files.levels[0]) {
+    std::shared_ptr<const TableReader> table;
+    Status s = tables->FindTable(*f, &table);
+    if (!s.ok()) return s;
+    iters->push_back(std::make_unique<OwningTableIterator>(std::move(table), fill_cache));
+  }
+  for (int l = 1; l < kNumLevels; l++) {
+    if (!files.levels[l].empty()) {
+      iters->push_back(NewLevelIterator(files.levels[l], tables, fill_cache));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace lethe

@@ -1,0 +1,65 @@
+// Version: an immutable picture of every column family's files, level by
+// level. Readers hold a shared_ptr to the version they started with; a file
+// is deleted only when no live version references it.
+//
+// Invariants (checked by CheckInvariants in invariant builds):
+//  1. level 0 files are ordered newest first (by largest sequence);
+//  2. files in level >= 1 are sorted by smallest key and do not overlap;
+//  3. for a sort key, entries in a lower-numbered level are newer.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "db/get_context.h"
+#include "iterator/internal_iterator.h"
+#include "memtable/range_tombstone.h"
+#include "version/file_metadata.h"
+#include "version/table_cache.h"
+#include "version/version_edit.h"
+
+namespace lethe {
+
+struct ColumnFamilyFiles {
+  ColumnFamilyDescriptor descriptor;
+  std::vector<FileRef> levels[kNumLevels];
+
+  // Files in `level` overlapping [lo, hi] (inclusive sort keys).
+  std::vector<FileRef> Overlapping(int level, std::string_view lo, std::string_view hi) const;
+  // Whether any level deeper than `level` holds a file overlapping [lo, hi].
+  bool DeeperOverlap(int level, std::string_view lo, std::string_view hi) const;
+  uint64_t LevelBytes(int level) const;
+  int DeepestNonEmptyLevel() const;  // -1 if no files
+  Status CheckInvariants() const;
+};
+
+class Version {
+ public:
+  std::map<uint32_t, std::shared_ptr<const ColumnFamilyFiles>> cfs;
+
+  const ColumnFamilyFiles* Find(uint32_t cf) const {
+    auto it = cfs.find(cf);
+    return it == cfs.end() ? nullptr : it->second.get();
+  }
+
+  // Applies an edit on top of this version.
+  Status Apply(const VersionEdit& edit, std::shared_ptr<Version>* result) const;
+};
+using VersionRef = std::shared_ptr<const Version>;
+
+// Point lookup through a column family's files (after the memtables).
+Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
+                    bool fill_cache);
+
+// Adds one iterator per level-0 file and one per deeper level, and gathers
+// the range tombstones of every file overlapping [lo, hi) (empty = unbounded).
+Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
+                        std::vector<std::unique_ptr<InternalIterator>>* iters,
+                        std::vector<RangeTombstone>* tombstones);
+
+// Concatenates the files of one level >= 1, opening each lazily.
+std::unique_ptr<InternalIterator> NewLevelIterator(std::vector<FileRef> files, TableCache* tables,
+                                                   bool fill_cache);
+
+}  // namespace lethe

@@ -1,0 +1,63 @@
+// VersionEdit: one change to the set of files, column families and counters,
+// as recorded in the manifest (docs/formats.md, "Manifest"). A manifest is a
+// record log of encoded edits; the first edit of a manifest is a full
+// snapshot of the state.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lethe/options.h"
+#include "lethe/status.h"
+#include "version/file_metadata.h"
+
+namespace lethe {
+
+struct ColumnFamilyDescriptor {
+  uint32_t id = 0;
+  std::string name;
+  ColumnFamilyOptions options;
+};
+
+class VersionEdit {
+ public:
+  void SetLogNumber(uint64_t n) { log_number_ = n; }
+  void SetNextFileNumber(uint64_t n) { next_file_number_ = n; }
+  void SetLastSequence(uint64_t s) { last_sequence_ = s; }
+  void SetMaxColumnFamily(uint32_t id) { max_column_family_ = id; }
+  void AddColumnFamily(ColumnFamilyDescriptor cf) { added_cfs_.push_back(std::move(cf)); }
+  void DropColumnFamily(uint32_t id) { dropped_cfs_.push_back(id); }
+  void AddFile(uint32_t cf, int level, const FileMetaData& f) {
+    new_files_.push_back({cf, level, f});
+  }
+  void DeleteFile(uint32_t cf, int level, uint64_t number) {
+    deleted_files_.push_back({cf, level, number});
+  }
+
+  void EncodeTo(std::string* dst) const;
+  Status DecodeFrom(std::string_view input);
+
+  struct NewFile {
+    uint32_t cf;
+    int level;
+    FileMetaData meta;
+  };
+  struct DeletedFile {
+    uint32_t cf;
+    int level;
+    uint64_t number;
+  };
+  std::optional<uint64_t> log_number_, next_file_number_, last_sequence_;
+  std::optional<uint32_t> max_column_family_;
+  std::vector<ColumnFamilyDescriptor> added_cfs_;
+  std::vector<uint32_t> dropped_cfs_;
+  std::vector<NewFile> new_files_;
+  std::vector<DeletedFile> deleted_files_;
+};
+
+void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst);
+Status DecodeColumnFamilyOptions(std::string_view input, ColumnFamilyOptions* o);
+
+}  // namespace lethe

@@ -1,0 +1,205 @@
+#include "version/version_set.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "lethe/db.h"
+#include "wal/log_reader.h"
+
+namespace lethe {
+
+std::string ManifestFileName(const std::string& dbname, uint64_t number) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "/MANIFEST-%06" PRIu64, number);
+  return dbname + buf;
+}
+std::string LogFileName(const std::string& dbname, uint64_t number) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "/%06" PRIu64 ".log", number);
+  return dbname + buf;
+}
+std::string CurrentFileName(const std::string& dbname) { return dbname + "/CURRENT"; }
+std::string LockFileName(const std::string& dbname) { return dbname + "/LOCK"; }
+
+FileType ParseFileName(const std::string& name, uint64_t* number) {
+  if (name == "CURRENT") return FileType::kCurrent;
+  if (name == "LOCK") return FileType::kLock;
+  auto parse_num = [&](std::string_view digits) {
+    if (digits.empty() || digits.size() > 19) return false;
+    uint64_t n = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      n = n * 10 + static_cast<uint64_t>(c - '0');
+    }
+    *number = n;
+    return true;
+  };
+  std::string_view n(name);
+  if (n.starts_with("MANIFEST-")) {
+    return parse_num(n.substr(9)) ? FileType::kManifest : FileType::kUnknown;
+  }
+  if (n.ends_with(".tmp")) return FileType::kTemp;
+  size_t dot = n.find('.');
+  if (dot == std::string_view::npos || !parse_num(n.substr(0, dot))) return FileType::kUnknown;
+  std::string_view suffix = n.substr(dot);
+  if (suffix == ".sst") return FileType::kTable;
+  if (suffix == ".log") return FileType::kLog;
+  return FileType::kUnknown;
+}
+
+static Status SetCurrentFile(Env* env, const std::string& dbname, uint64_t manifest_number) {
+  std::string contents = ManifestFileName("", manifest_number).substr(1) + "\n";
+  std::string tmp = dbname + "/CURRENT.tmp";
+  Status s = WriteStringToFile(env, contents, tmp, /*sync=*/true);
+  if (s.ok()) s = env->RenameFile(tmp, CurrentFileName(dbname));
+  if (s.ok()) s = env->SyncDir(dbname);
+  if (!s.ok()) env->RemoveFile(tmp);
+  return s;
+}
+
+void VersionSet::Install(std::shared_ptr<const Version> v) {
+  versions_.remove_if([](const std::weak_ptr<const Version>& w) { return w.expired(); });
+  versions_.push_back(v);
+  current_ = std::move(v);
+}
+
+void VersionSet::EncodeSnapshot(VersionEdit* edit) const {
+  edit->SetLogNumber(log_number_);
+  edit->SetNextFileNumber(next_file_number_);
+  edit->SetLastSequence(last_sequence_);
+  edit->SetMaxColumnFamily(max_column_family_);
+  for (const auto& [id, files] : current_->cfs) {
+    edit->AddColumnFamily(files->descriptor);
+    for (int l = 0; l < kNumLevels; l++) {
+      for (const FileRef& f : files->levels[l]) edit->AddFile(id, l, *f);
+    }
+  }
+}
+
+Status VersionSet::WriteManifest(uint64_t number, const VersionEdit& snapshot) {
+  std::string fname = ManifestFileName(dbname_, number);
+  std::unique_ptr<WritableFile> file;
+  Status s = env_->NewWritableFile(fname, &file);
+  if (!s.ok()) return s;
+  auto writer = std::make_unique<log::Writer>(std::move(file), /*checksums=*/true);
+  std::string record;
+  snapshot.EncodeTo(&record);
+  s = writer->AddRecord(record);
+  if (s.ok()) s = writer->Sync();
+  if (s.ok()) s = SetCurrentFile(env_, dbname_, number);
+  if (!s.ok()) {
+    writer->Close();
+    env_->RemoveFile(fname);
+    return s;
+  }
+  if (manifest_) manifest_->Close();
+  uint64_t old = manifest_number_;
+  manifest_ = std::move(writer);
+  manifest_number_ = number;
+  if (old != 0 && old != number) env_->RemoveFile(ManifestFileName(dbname_, old));
+  return Status::OK();
+}
+
+Status VersionSet::CreateNew(const ColumnFamilyOptions& default_cf_options) {
+  VersionEdit edit;
+  edit.AddColumnFamily(ColumnFamilyDescriptor{DB::kDefaultColumnFamilyId,
+                                              DB::kDefaultColumnFamilyName, default_cf_options});
+  std::shared_ptr<Version> v;
+  Status s = current_->Apply(edit, &v);
+  if (!s.ok()) return s;
+  Install(std::move(v));
+  return RollManifest();
+}
+
+Status VersionSet::RollManifest() {
+  uint64_t number = NewFileNumber();
+  VersionEdit snapshot;
+  EncodeSnapshot(&snapshot);
+  return WriteManifest(number, snapshot);
+}
+
+Status VersionSet::Recover() {
+  std::string current;
+  Status s = ReadFileToString(env_, CurrentFileName(dbname_), &current);
+  if (!s.ok()) return s;
+  if (current.empty() || current.back() != '\n') {
+    return Status::Corruption(CurrentFileName(dbname_), "CURRENT is not terminated by a newline");
+  }
+  current.pop_back();
+  uint64_t number;
+  if (ParseFileName(current, &number) != FileType::kManifest) {
+    return Status::Corruption(CurrentFileName(dbname_), "CURRENT does not name a manifest");
+  }
+  std::string fname = dbname_ + "/" + current;
+  std::unique_ptr<SequentialFile> file;
+  s = env_->NewSequentialFile(fname, &file);
+  if (!s.ok()) return s;
+  log::Reader reader(std::move(file), /*verify_checksums=*/true);
+  std::string scratch;
+  std::string_view record;
+  std::shared_ptr<const Version> v = std::make_shared<Version>();
+  bool have_next = false, have_seq = false;
+  int edits = 0;
+  while (reader.ReadRecord(&record, &scratch)) {
+    VersionEdit edit;
+    s = edit.DecodeFrom(record);
+    if (!s.ok()) return Status::Corruption(fname, s.message());
+    std::shared_ptr<Version> next;
+    s = v->Apply(edit, &next);
+    if (!s.ok()) return Status::Corruption(fname, s.message());
+    v = std::move(next);
+    if (edit.log_number_) log_number_ = *edit.log_number_;
+    if (edit.next_file_number_) {
+      next_file_number_ = *edit.next_file_number_;
+      have_next = true;
+    }
+    if (edit.last_sequence_) {
+      last_sequence_ = *edit.last_sequence_;
+      have_seq = true;
+    }
+    if (edit.max_column_family_) max_column_family_ = std::max(max_column_family_, *edit.max_column_family_);
+    for (const auto& cf : edit.added_cfs_) max_column_family_ = std::max(max_column_family_, cf.id);
+    for (const auto& n : edit.new_files_) MarkFileNumberUsed(n.meta.number);
+    edits++;
+  }
+  if (!reader.status().ok()) return reader.status();
+  if (edits == 0 || !have_next || !have_seq) {
+    return Status::Corruption(fname, "manifest holds no complete snapshot");
+  }
+  MarkFileNumberUsed(number);
+  Install(std::move(v));
+  return Status::OK();
+}
+
+Status VersionSet::LogAndApply(VersionEdit* edit) {
+  std::shared_ptr<Version> v;
+  Status s = current_->Apply(*edit, &v);
+  if (!s.ok()) return s;
+  edit->SetNextFileNumber(next_file_number_);
+  edit->SetLastSequence(last_sequence_);
+  if (edit->log_number_) log_number_ = std::max(log_number_, *edit->log_number_);
+  edit->SetLogNumber(log_number_);
+  edit->SetMaxColumnFamily(max_column_family_);
+  std::string record;
+  edit->EncodeTo(&record);
+  s = manifest_->AddRecord(record);
+  if (s.ok()) s = manifest_->Sync();
+  if (!s.ok()) return s;
+  Install(std::move(v));
+  return Status::OK();
+}
+
+void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
+  versions_.remove_if([](const std::weak_ptr<const Version>& w) { return w.expired(); });
+  for (const auto& w : versions_) {
+    if (auto v = w.lock()) {
+      for (const auto& [id, files] : v->cfs) {
+        for (int l = 0; l < kNumLevels; l++) {
+          for (const FileRef& f : files->levels[l]) live->insert(f->number);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace lethe

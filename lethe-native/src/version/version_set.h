@@ -1,0 +1,84 @@
+// VersionSet: the current Version, the manifest that makes it durable, and
+// the counters that go with it (next file number, last sequence, WAL number).
+//
+// Files in a database directory:
+//   CURRENT            name of the live manifest, then '\n'
+//   MANIFEST-<n>       record log of VersionEdits (first one a full snapshot)
+//   <n>.log            write-ahead log
+//   <n>.sst            table files
+//   LOCK               held while the database is open
+//
+// Thread-safety: external synchronization (the DB mutex) for every method.
+#pragma once
+
+#include <list>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "lethe/env.h"
+#include "version/version.h"
+#include "wal/log_writer.h"
+
+namespace lethe {
+
+std::string ManifestFileName(const std::string& dbname, uint64_t number);
+std::string LogFileName(const std::string& dbname, uint64_t number);
+std::string CurrentFileName(const std::string& dbname);
+std::string LockFileName(const std::string& dbname);
+
+enum class FileType { kTable, kLog, kManifest, kCurrent, kLock, kTemp, kUnknown };
+// Parses a file name inside the database directory.
+FileType ParseFileName(const std::string& name, uint64_t* number);
+
+class VersionSet {
+ public:
+  VersionSet(std::string dbname, Env* env) : dbname_(std::move(dbname)), env_(env) {}
+
+  // Creates the files of an empty database with a default column family.
+  Status CreateNew(const ColumnFamilyOptions& default_cf_options);
+  // Loads the state named by CURRENT.
+  Status Recover();
+  // Starts a new manifest holding a snapshot of the current state and points
+  // CURRENT at it (done at every open, so manifests do not grow forever).
+  Status RollManifest();
+
+  // Applies the edit, makes it durable in the manifest and installs the
+  // resulting version. On failure nothing changes.
+  Status LogAndApply(VersionEdit* edit);
+
+  VersionRef current() const { return current_; }
+  uint64_t NewFileNumber() { return next_file_number_++; }
+  uint64_t next_file_number() const { return next_file_number_; }
+  void MarkFileNumberUsed(uint64_t n) {
+    if (next_file_number_ <= n) next_file_number_ = n + 1;
+  }
+  uint64_t last_sequence() const { return last_sequence_; }
+  void SetLastSequence(uint64_t s) { last_sequence_ = s; }
+  uint64_t log_number() const { return log_number_; }
+  uint32_t NewColumnFamilyId() { return ++max_column_family_; }
+  uint64_t manifest_number() const { return manifest_number_; }
+
+  // Table files referenced by any version still in use (by readers too).
+  void AddLiveFiles(std::set<uint64_t>* live);
+
+  // Encodes the full current state as one edit.
+  void EncodeSnapshot(VersionEdit* edit) const;
+
+ private:
+  Status WriteManifest(uint64_t number, const VersionEdit& snapshot);
+  void Install(std::shared_ptr<const Version> v);
+
+  std::string dbname_;
+  Env* env_;
+  VersionRef current_ = std::make_shared<Version>();
+  std::list<std::weak_ptr<const Version>> versions_;  // every version still maybe in use
+  std::unique_ptr<log::Writer> manifest_;
+  uint64_t manifest_number_ = 0;
+  uint64_t next_file_number_ = 2;
+  uint64_t last_sequence_ = 0;
+  uint64_t log_number_ = 0;
+  uint32_t max_column_family_ = 0;
+};
+
+}  // namespace lethe
