@@ -163,6 +163,10 @@ Status VersionSet::Recover() {
     edits++;
   }
   if (!reader.status().ok()) return reader.status();
+  if (reader.damaged_before_end()) {
+    return Status::Corruption(fname, "damaged record at offset " + std::to_string(reader.offset()) +
+                                         " is followed by more records");
+  }
   if (edits == 0 || !have_next || !have_seq) {
     return Status::Corruption(fname, "manifest holds no complete snapshot");
   }
@@ -172,19 +176,26 @@ Status VersionSet::Recover() {
 }
 
 Status VersionSet::LogAndApply(VersionEdit* edit) {
+  // After a failed append the manifest may end in a partial record; nothing
+  // may follow it, or recovery would see damage before the end.
+  if (!manifest_error_.ok()) return manifest_error_;
   std::shared_ptr<Version> v;
   Status s = current_->Apply(*edit, &v);
   if (!s.ok()) return s;
   edit->SetNextFileNumber(next_file_number_);
   edit->SetLastSequence(last_sequence_);
-  if (edit->log_number_) log_number_ = std::max(log_number_, *edit->log_number_);
-  edit->SetLogNumber(log_number_);
+  uint64_t log_number = std::max(log_number_, edit->log_number_.value_or(0));
+  edit->SetLogNumber(log_number);
   edit->SetMaxColumnFamily(max_column_family_);
   std::string record;
   edit->EncodeTo(&record);
   s = manifest_->AddRecord(record);
   if (s.ok()) s = manifest_->Sync();
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    manifest_error_ = s;
+    return s;
+  }
+  log_number_ = log_number;
   Install(std::move(v));
   return Status::OK();
 }

@@ -74,6 +74,7 @@ class VersionSet {
   VersionRef current_ = std::make_shared<Version>();
   std::list<std::weak_ptr<const Version>> versions_;  // every version still maybe in use
   std::unique_ptr<log::Writer> manifest_;
+  Status manifest_error_;  // sticky: set when an append or sync failed
   uint64_t manifest_number_ = 0;
   uint64_t next_file_number_ = 2;
   uint64_t last_sequence_ = 0;

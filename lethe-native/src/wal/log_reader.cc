@@ -39,7 +39,11 @@ bool Reader::ReadRecord(std::string_view* record, std::string* scratch) {
   if (got.size() < length) return drop_tail(kHeaderSize + got.size());
   if (verify_ && stored_crc != 0) {
     uint32_t crc = crc32c::Extend(crc32c::Value(header + 4, 4), got.data(), got.size());
-    if (crc32c::Unmask(stored_crc) != crc) return drop_tail(kHeaderSize + got.size());
+    if (crc32c::Unmask(stored_crc) != crc) {
+      drop_tail(kHeaderSize + got.size());
+      damaged_before_end_ = tail_dropped_bytes_ > kHeaderSize + got.size();
+      return false;
+    }
   }
   offset_ += kHeaderSize + length;
   *record = got;

@@ -5,6 +5,10 @@
 // ignored and reported through tail_dropped_bytes(). This is what a crash in
 // the middle of an append leaves behind, and synced records always precede
 // it, so no acknowledged durable write is lost.
+//
+// A record that fails its checksum although more bytes follow it is not a
+// torn append but damage: damaged_before_end() reports it, and the manifest
+// (which syncs every record) treats it as Corruption.
 #pragma once
 
 #include <memory>
@@ -26,6 +30,7 @@ class Reader {
   // Bytes after the last good record (0 for a clean end).
   uint64_t tail_dropped_bytes() const { return tail_dropped_bytes_; }
   uint64_t offset() const { return offset_; }
+  bool damaged_before_end() const { return damaged_before_end_; }
 
  private:
   std::unique_ptr<SequentialFile> file_;
@@ -34,6 +39,7 @@ class Reader {
   uint64_t offset_ = 0;
   uint64_t tail_dropped_bytes_ = 0;
   bool eof_ = false;
+  bool damaged_before_end_ = false;
 };
 
 }  // namespace lethe::log

@@ -1,0 +1,109 @@
+// CompactionStream rules: snapshot stripes, merge folding, tombstone and
+// range-tombstone dropping.
+#include "compaction/compaction_stream.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "lethe/options.h"
+
+namespace lethe {
+namespace {
+
+// An in-memory sorted source of internal entries.
+class VectorIterator final : public InternalIterator {
+ public:
+  struct E {
+    std::string ikey, value;
+    uint64_t dk;
+  };
+  explicit VectorIterator(std::vector<E> e) : e_(std::move(e)) {
+    std::sort(e_.begin(), e_.end(), [](const E& a, const E& b) { return CompareInternalKey(a.ikey, b.ikey) < 0; });
+  }
+  bool Valid() const override { return i_ < e_.size(); }
+  void SeekToFirst() override { i_ = 0; }
+  void Seek(std::string_view t) override {
+    for (i_ = 0; i_ < e_.size() && CompareInternalKey(e_[i_].ikey, t) < 0; i_++) {
+    }
+  }
+  void Next() override { i_++; }
+  std::string_view key() const override { return e_[i_].ikey; }
+  std::string_view value() const override { return e_[i_].value; }
+  uint64_t delete_key() const override { return e_[i_].dk; }
+  Status status() const override { return Status::OK(); }
+
+ private:
+  std::vector<E> e_;
+  size_t i_ = 0;
+};
+
+VectorIterator::E Ent(std::string k, SequenceNumber s, EntryKind kind, std::string v = "", uint64_t dk = kMaxDeleteKey) {
+  return {MakeInternalKey(k, s, kind), std::move(v), dk};
+}
+
+std::string Compact(std::vector<VectorIterator::E> in, std::vector<RangeTombstone> tombs,
+                std::vector<SequenceNumber> snaps, bool deeper, std::string* tomb_out = nullptr) {
+  VectorIterator it(std::move(in));
+  CompactionStream stream(&it, tombs, snaps, [deeper](std::string_view, std::string_view) { return deeper; });
+  std::string r;
+  std::vector<OutputEntry> out;
+  while (stream.NextKey(&out)) {
+  }
+  for (const auto& e : out) {
+    uint64_t tag = ExtractTag(e.ikey);
+    const char* kind = TagKind(tag) == EntryKind::kValue ? "V" : TagKind(tag) == EntryKind::kMerge ? "M" : "D";
+    r += std::string(ExtractSortKey(e.ikey)) + "@" + std::to_string(TagSequence(tag)) + kind + ":" + e.value + " ";
+  }
+  if (tomb_out) {
+    tomb_out->clear();
+    for (const auto& t : stream.OutputTombstones()) *tomb_out += "[" + t.start + "," + t.end + ")@" + std::to_string(t.seq) + " ";
+  }
+  return r;
+}
+
+TEST(CompactionStreamTest, KeepsNewestPerSnapshotStripe) {
+  auto in = std::vector{Ent("a", 1, EntryKind::kValue, "1"), Ent("a", 2, EntryKind::kValue, "2"),
+                        Ent("a", 3, EntryKind::kValue, "3"), Ent("a", 4, EntryKind::kValue, "4")};
+  EXPECT_EQ(Compact(in, {}, {}, true), "a@4V:4 ");
+  EXPECT_EQ(Compact(in, {}, {2}, true), "a@4V:4 a@2V:2 ");
+  EXPECT_EQ(Compact(in, {}, {1, 3}, true), "a@4V:4 a@3V:3 a@1V:1 ");
+}
+
+TEST(CompactionStreamTest, FoldsMerges) {
+  auto in = std::vector{Ent("l", 1, EntryKind::kValue, "x"), Ent("l", 2, EntryKind::kMerge, "a"),
+                        Ent("l", 3, EntryKind::kMerge, "b")};
+  EXPECT_EQ(Compact(in, {}, {}, true), "l@3V:x,a,b ");
+  EXPECT_EQ(Compact(in, {}, {2}, true), "l@3M:b l@2V:x,a ");
+  auto ops = std::vector{Ent("l", 2, EntryKind::kMerge, "a"), Ent("l", 3, EntryKind::kMerge, "b")};
+  EXPECT_EQ(Compact(ops, {}, {}, true), "l@3M:a,b ");   // data may lie deeper
+  EXPECT_EQ(Compact(ops, {}, {}, false), "l@3V:a,b ");  // bottom: becomes a value
+  auto over_delete = std::vector{Ent("l", 1, EntryKind::kTombstone), Ent("l", 2, EntryKind::kMerge, "a")};
+  EXPECT_EQ(Compact(over_delete, {}, {}, true), "l@2V:a ");
+}
+
+TEST(CompactionStreamTest, DropsTombstonesOnlyWhenNothingOlderRemains) {
+  auto in = std::vector{Ent("a", 1, EntryKind::kValue, "1"), Ent("a", 2, EntryKind::kTombstone)};
+  EXPECT_EQ(Compact(in, {}, {}, true), "a@2D: ");  // deeper levels may hold "a"
+  EXPECT_EQ(Compact(in, {}, {}, false), "");       // bottom: tombstone and value gone
+  EXPECT_EQ(Compact(in, {}, {1}, false), "a@2D: a@1V:1 ");  // a snapshot still sees "1"
+}
+
+TEST(CompactionStreamTest, RangeTombstones) {
+  auto in = std::vector{Ent("b", 1, EntryKind::kValue, "old"), Ent("c", 5, EntryKind::kValue, "new"),
+                        Ent("e", 2, EntryKind::kValue, "keep")};
+  std::string tombs;
+  EXPECT_EQ(Compact(in, {{"a", "d", 3}}, {}, true, &tombs), "c@5V:new e@2V:keep ");
+  EXPECT_EQ(tombs, "[a,d)@3 ");
+  EXPECT_EQ(Compact(in, {{"a", "d", 3}}, {}, false, &tombs), "c@5V:new e@2V:keep ");
+  EXPECT_EQ(tombs, "");  // bottom and visible to all: dropped with what it covered
+  EXPECT_EQ(Compact(in, {{"a", "d", 3}}, {2}, false, &tombs), "b@1V:old c@5V:new e@2V:keep ");
+  EXPECT_EQ(tombs, "[a,d)@3 ");
+  // Overlapping tombstones in one stripe collapse to the newest per fragment.
+  Compact(in, {{"a", "d", 3}, {"b", "f", 4}}, {}, true, &tombs);
+  EXPECT_EQ(tombs, "[a,b)@3 [b,d)@4 [d,f)@4 ");
+}
+
+}  // namespace
+}  // namespace lethe

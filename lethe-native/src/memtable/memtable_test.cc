@@ -1,0 +1,84 @@
+#include "memtable/memtable.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace lethe {
+namespace {
+
+std::string Lookup(const MemTable& mem, std::string_view key, SequenceNumber seq) {
+  GetContext ctx(key, seq);
+  mem.Get(&ctx);
+  std::string v;
+  Status s = ctx.Finish(&v, nullptr);
+  return s.ok() ? v : (s.IsNotFound() ? "NOT_FOUND" : s.ToString());
+}
+
+TEST(MemTableTest, VersionsAndSnapshots) {
+  MemTable mem;
+  mem.Add(1, EntryKind::kValue, "k", "v1", kMaxDeleteKey);
+  mem.Add(2, EntryKind::kValue, "k", "v2", kMaxDeleteKey);
+  mem.Add(3, EntryKind::kTombstone, "k", "", kMaxDeleteKey);
+  mem.Add(4, EntryKind::kMerge, "k", "m", kMaxDeleteKey);
+  EXPECT_EQ(Lookup(mem, "k", 1), "v1");
+  EXPECT_EQ(Lookup(mem, "k", 2), "v2");
+  EXPECT_EQ(Lookup(mem, "k", 3), "NOT_FOUND");
+  EXPECT_EQ(Lookup(mem, "k", 4), "m");
+  EXPECT_EQ(Lookup(mem, "j", 4), "NOT_FOUND");
+  EXPECT_EQ(mem.num_entries(), 4u);
+  EXPECT_EQ(mem.num_point_tombstones(), 1u);
+}
+
+TEST(MemTableTest, RangeTombstoneBySequence) {
+  MemTable mem;
+  mem.Add(1, EntryKind::kValue, "b", "old", kMaxDeleteKey);
+  mem.AddRangeTombstone(2, "a", "c");
+  mem.Add(3, EntryKind::kValue, "b", "new", kMaxDeleteKey);
+  EXPECT_EQ(Lookup(mem, "b", 1), "old");
+  EXPECT_EQ(Lookup(mem, "b", 2), "NOT_FOUND");
+  EXPECT_EQ(Lookup(mem, "b", 3), "new");
+  EXPECT_EQ(Lookup(mem, "c", 3), "NOT_FOUND");
+}
+
+TEST(MemTableTest, IteratorOrderAndConcurrentReaders) {
+  MemTable mem;
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> checks{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      auto it = mem.NewIterator();
+      std::string prev;
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        if (!prev.empty()) ASSERT_LT(CompareInternalKey(prev, it->key()), 0);
+        prev.assign(it->key());
+      }
+      checks++;
+    }
+  });
+  for (int i = 0; i < 20000; i++) {
+    mem.Add(static_cast<SequenceNumber>(i + 1), EntryKind::kValue, "key" + std::to_string(i % 997), "v", i);
+  }
+  done = true;
+  reader.join();
+  EXPECT_GT(checks.load(), 0u);
+  auto it = mem.NewIterator();
+  it->Seek(MakeInternalKey("key5", kMaxSequenceNumber, kSeekKind));
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(ExtractSortKey(it->key()), "key5");
+}
+
+TEST(FragmentedTombstonesTest, OverlapsAreCutIntoFragments) {
+  FragmentedTombstones f({{"a", "e", 5}, {"c", "g", 9}, {"x", "y", 1}, {"q", "q", 3}});
+  ASSERT_EQ(f.fragments().size(), 4u);  // [a,c) [c,e) [e,g) [x,y); empty [q,q) ignored
+  EXPECT_EQ(f.MaxCoveringSeq("b", 100), 5u);
+  EXPECT_EQ(f.MaxCoveringSeq("d", 100), 9u);
+  EXPECT_EQ(f.MaxCoveringSeq("d", 8), 5u);
+  EXPECT_EQ(f.MaxCoveringSeq("d", 4), 0u);
+  EXPECT_EQ(f.MaxCoveringSeq("g", 100), 0u);
+  EXPECT_EQ(f.MaxCoveringSeq("x", 100), 1u);
+  EXPECT_EQ(f.MaxCoveringSeq("q", 100), 0u);
+}
+
+}  // namespace
+}  // namespace lethe

@@ -1,0 +1,218 @@
+// Table file tests: the KiWi layout invariants, lookups, iteration, Bloom
+// filters, corruption, and the golden annotated layout of a small file.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "db/dbformat.h"
+#include "lethe/env.h"
+#include "sst/layout_printer.h"
+#include "sst/table_builder.h"
+#include "sst/table_reader.h"
+#include "util/random.h"
+
+namespace lethe {
+namespace {
+
+struct TestEntry {
+  std::string key;
+  SequenceNumber seq;
+  EntryKind kind;
+  std::string value;
+  uint64_t dk;
+};
+
+class TableTest : public ::testing::Test {
+ protected:
+  void Build(const std::vector<TestEntry>& entries, TableBuilderOptions opts,
+             const std::vector<RangeTombstone>& tombstones = {}) {
+    std::unique_ptr<WritableFile> f;
+    ASSERT_TRUE(env_->NewWritableFile("/t.sst", &f).ok());
+    TableBuilder b(opts, f.get());
+    for (const auto& e : entries) b.Add(MakeInternalKey(e.key, e.seq, e.kind), e.value, e.dk);
+    for (const auto& t : tombstones) b.AddRangeTombstone(t);
+    ASSERT_TRUE(b.Finish().ok());
+    ASSERT_TRUE(f->Close().ok());
+    Open();
+  }
+  void Open() {
+    uint64_t size;
+    ASSERT_TRUE(env_->GetFileSize("/t.sst", &size).ok());
+    std::unique_ptr<RandomAccessFile> rf;
+    ASSERT_TRUE(env_->NewRandomAccessFile("/t.sst", &rf).ok());
+    TableReader::Options ro;
+    ro.counters = &counters_;
+    Status s = TableReader::Open(ro, "/t.sst", 1, std::move(rf), size, &table_);
+    open_status_ = s;
+  }
+  std::string Get(std::string_view key, SequenceNumber seq = kMaxSequenceNumber) {
+    GetContext ctx(key, seq);
+    Status s = table_->Get(&ctx, false);
+    if (!s.ok()) return s.ToString();
+    std::string v;
+    s = ctx.Finish(&v, nullptr);
+    return s.ok() ? v : (s.IsNotFound() ? "NOT_FOUND" : s.ToString());
+  }
+
+  static std::vector<TestEntry> RandomEntries(int n, uint64_t seed) {
+    Random rnd(seed);
+    std::vector<TestEntry> entries;
+    for (int i = 0; i < n; i++) {
+      char key[16];
+      std::snprintf(key, sizeof(key), "key%06d", i);
+      int versions = rnd.OneIn(5) ? 3 : 1;
+      for (int v = versions; v >= 1; v--) {
+        uint64_t dk = rnd.OneIn(10) ? kMaxDeleteKey : rnd.Uniform(1000);
+        entries.push_back({key, static_cast<SequenceNumber>(i * 4 + v), EntryKind::kValue,
+                           std::string(10 + rnd.Uniform(60), static_cast<char>('a' + v)), dk});
+      }
+    }
+    return entries;
+  }
+
+  std::unique_ptr<MemEnv> env_ = NewMemEnv();
+  std::unique_ptr<TableReader> table_;
+  Status open_status_;
+  TableReadCounters counters_;
+};
+
+TEST_F(TableTest, KiwiLayoutInvariants) {
+  for (int h : {1, 4, 16}) {
+    SCOPED_TRACE("h=" + std::to_string(h));
+    auto entries = RandomEntries(2000, 7);
+    Build(entries, TableBuilderOptions{256, h, 10});
+    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+    const auto& tiles = table_->tiles();
+    ASSERT_GT(tiles.size(), 4u);
+    size_t total = 0;
+    for (size_t t = 0; t < tiles.size(); t++) {
+      const TileMeta& tile = tiles[t];
+      EXPECT_LE(tile.pages.size(), static_cast<size_t>(h));
+      if (t > 0) {
+        EXPECT_LT(tiles[t - 1].largest, tile.smallest) << "tiles overlap or split a sort key";
+      }
+      for (size_t p = 0; p < tile.pages.size(); p++) {
+        const PageMeta& page = tile.pages[p];
+        if (p > 0) {
+          EXPECT_LE(tile.pages[p - 1].delete_key_max, page.delete_key_min) << "pages not ordered by delete key";
+        }
+        PageRef ref;
+        ASSERT_TRUE(table_->ReadPage(page, false, &ref).ok());
+        PageIterator it(ref);
+        std::string prev;
+        uint32_t n = 0;
+        for (it.SeekToFirst(); it.Valid(); it.Next(), n++) {
+          if (!prev.empty()) EXPECT_LT(CompareInternalKey(prev, it.key()), 0);
+          prev.assign(it.key());
+          EXPECT_GE(it.delete_key(), page.delete_key_min);
+          EXPECT_LE(it.delete_key(), page.delete_key_max);
+          std::string_view sk = ExtractSortKey(it.key());
+          EXPECT_TRUE(tile.smallest <= sk && sk <= tile.largest);
+        }
+        EXPECT_EQ(n, page.entries);
+        total += n;
+      }
+    }
+    EXPECT_EQ(total, entries.size());
+
+    // Iteration yields every entry in internal-key order.
+    auto it = table_->NewIterator(false);
+    size_t i = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
+      ASSERT_LT(i, entries.size());
+      EXPECT_EQ(it->key(), MakeInternalKey(entries[i].key, entries[i].seq, entries[i].kind));
+      EXPECT_EQ(it->value(), entries[i].value);
+      EXPECT_EQ(it->delete_key(), entries[i].dk);
+    }
+    EXPECT_EQ(i, entries.size());
+    ASSERT_TRUE(it->status().ok());
+    it->Seek(MakeInternalKey("key001000", kMaxSequenceNumber, kSeekKind));
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ(ExtractSortKey(it->key()), "key001000");
+
+    // Point lookups: newest version, older versions by sequence, misses.
+    for (size_t e = 0; e < entries.size(); e += 37) {
+      EXPECT_EQ(Get(entries[e].key, entries[e].seq), entries[e].value);
+    }
+    uint64_t useful_before = counters_.bloom_useful.load();
+    for (int m = 0; m < 200; m++) EXPECT_EQ(Get("missing" + std::to_string(m)), "NOT_FOUND");
+    EXPECT_EQ(Get("key0009999"), "NOT_FOUND");
+    EXPECT_GT(counters_.bloom_useful.load(), useful_before);
+  }
+}
+
+TEST_F(TableTest, TombstonesMergesAndRangeTombstones) {
+  Build({{"a", 5, EntryKind::kMerge, "2", 10},
+         {"a", 4, EntryKind::kMerge, "1", 9},
+         {"b", 6, EntryKind::kTombstone, "", kMaxDeleteKey},
+         {"b", 2, EntryKind::kValue, "old", 3},
+         {"c", 1, EntryKind::kValue, "c1", 3}},
+        TableBuilderOptions{64, 4, 10}, {{"c", "d", 3}});
+  ASSERT_TRUE(open_status_.ok());
+  EXPECT_EQ(Get("a"), "1,2");
+  EXPECT_EQ(Get("b"), "NOT_FOUND");
+  EXPECT_EQ(Get("b", 5), "old");
+  EXPECT_EQ(Get("c"), "NOT_FOUND");
+  EXPECT_EQ(Get("c", 2), "c1");
+  EXPECT_EQ(table_->properties().point_tombstones, 1u);
+  EXPECT_EQ(table_->properties().merges, 2u);
+  EXPECT_EQ(table_->properties().range_tombstones, 1u);
+}
+
+TEST_F(TableTest, CorruptionIsReportedWithTheFileName) {
+  Build(RandomEntries(300, 3), TableBuilderOptions{256, 4, 10});
+  std::string data;
+  ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
+  // A flipped byte in a page: lookups and iteration fail with Corruption.
+  std::string damaged = data;
+  damaged[10] ^= 0x20;
+  ASSERT_TRUE(env_->WriteStringToFile("/t.sst", damaged).ok());
+  Open();
+  ASSERT_TRUE(open_status_.ok());
+  auto it = table_->NewIterator(false);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  }
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+  EXPECT_NE(it->status().message().find("/t.sst"), std::string::npos);
+  // Damage in the footer, the index, or a truncated file: Open fails cleanly.
+  for (size_t pos : {data.size() - 1, data.size() - 40, data.size() - 200}) {
+    damaged = data;
+    damaged[pos] ^= 0x41;
+    ASSERT_TRUE(env_->WriteStringToFile("/t.sst", damaged).ok());
+    Open();
+    EXPECT_FALSE(open_status_.ok()) << pos;
+  }
+  ASSERT_TRUE(env_->WriteStringToFile("/t.sst", data.substr(0, data.size() / 2)).ok());
+  Open();
+  EXPECT_TRUE(open_status_.IsCorruption()) << open_status_.ToString();
+}
+
+// The golden layout: a small file with h = 4 whose pages show the delete-key
+// order inside each tile. Regenerate with LETHE_UPDATE_GOLDEN=1.
+TEST_F(TableTest, GoldenLayout) {
+  std::vector<TestEntry> entries;
+  const uint64_t dks[] = {40, 10, 30, 20, kMaxDeleteKey, 5, 25, 15};
+  for (int i = 0; i < 16; i++) {
+    char key[8];
+    std::snprintf(key, sizeof(key), "k%02d", i);
+    entries.push_back({key, static_cast<SequenceNumber>(100 + i), i % 7 == 3 ? EntryKind::kTombstone : EntryKind::kValue,
+                       i % 7 == 3 ? "" : "v" + std::to_string(i), dks[i % 8]});
+  }
+  Build(entries, TableBuilderOptions{64, 4, 10}, {{"k05", "k07", 99}});
+  std::string layout;
+  ASSERT_TRUE(PrintTableLayout(env_.get(), "/t.sst", true, &layout).ok());
+  std::string path = std::string(LETHE_TESTDATA_DIR) + "/table_layout_h4.txt";
+  if (std::getenv("LETHE_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << layout;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing golden file " << path << " (run with LETHE_UPDATE_GOLDEN=1)";
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(layout, golden.str());
+}
+
+}  // namespace
+}  // namespace lethe
