@@ -23,7 +23,10 @@ void TableBuilder::Add(std::string_view ikey, std::string_view value, uint64_t d
     FlushTile();
   }
   last_sort_key_.assign(sort_key);
-  tile_.push_back(Entry{std::string(ikey), std::string(value), delete_key});
+  tile_.push_back(Entry{tile_data_.size(), static_cast<uint32_t>(ikey.size()),
+                        static_cast<uint32_t>(value.size()), delete_key});
+  tile_data_.append(ikey.data(), ikey.size());
+  tile_data_.append(value.data(), value.size());
   tile_bytes_ += ikey.size() + value.size() + 8;
 
   uint64_t tag = ExtractTag(ikey);
@@ -48,8 +51,8 @@ void TableBuilder::AddRangeTombstone(const RangeTombstone& t) {
 void TableBuilder::FlushTile() {
   if (tile_.empty()) return;
   TileMeta tile;
-  tile.smallest.assign(ExtractSortKey(tile_.front().ikey));
-  tile.largest.assign(ExtractSortKey(tile_.back().ikey));
+  tile.smallest.assign(ExtractSortKey(EntryKey(tile_.front())));
+  tile.largest.assign(ExtractSortKey(EntryKey(tile_.back())));
 
   // Order by delete key (stable on position), cut into h parts of about
   // equal bytes, then write each part in internal-key order (paper §4.2).
@@ -77,7 +80,7 @@ void TableBuilder::FlushTile() {
   for (size_t i = 0; i < order.size(); i++) {
     const Entry& e = tile_[order[i]];
     part.push_back(order[i]);
-    part_bytes += e.ikey.size() + e.value.size() + 8;
+    part_bytes += e.key_size + e.value_size + 8;
     size_t left = order.size() - i - 1;
     if (part_bytes >= target && written_pages + 1 < pages && left > 0) emit();
   }
@@ -85,6 +88,7 @@ void TableBuilder::FlushTile() {
   props_.tiles++;
   tiles_.push_back(std::move(tile));
   tile_.clear();
+  tile_data_.clear();
   tile_bytes_ = 0;
 }
 
@@ -95,8 +99,8 @@ void TableBuilder::WritePage(const std::vector<const Entry*>& entries, TileMeta*
   page_.Reset();
   std::string_view prev_sort_key;
   for (const Entry* e : entries) {
-    page_.Add(e->ikey, e->value, e->delete_key);
-    std::string_view sk = ExtractSortKey(e->ikey);
+    page_.Add(EntryKey(*e), EntryValue(*e), e->delete_key);
+    std::string_view sk = ExtractSortKey(EntryKey(*e));
     if (options_.bloom_bits_per_key > 0 && sk != prev_sort_key) bloom_.AddKey(sk);
     prev_sort_key = sk;
     meta.delete_key_min = std::min(meta.delete_key_min, e->delete_key);

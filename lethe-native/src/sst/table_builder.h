@@ -46,11 +46,17 @@ class TableBuilder {
   const Status& status() const { return status_; }
 
  private:
+  // A buffered entry: its key and value live in tile_data_.
   struct Entry {
-    std::string ikey;
-    std::string value;
+    size_t offset;
+    uint32_t key_size;
+    uint32_t value_size;
     uint64_t delete_key;
   };
+  std::string_view EntryKey(const Entry& e) const { return {tile_data_.data() + e.offset, e.key_size}; }
+  std::string_view EntryValue(const Entry& e) const {
+    return {tile_data_.data() + e.offset + e.key_size, e.value_size};
+  }
   void FlushTile();
   void WritePage(const std::vector<const Entry*>& entries, TileMeta* tile);
   void WriteBlock(std::string_view contents, BlockHandle* handle);
@@ -62,6 +68,7 @@ class TableBuilder {
   bool closed_ = false;
 
   std::vector<Entry> tile_;  // the buffered tile, in internal-key order
+  std::string tile_data_;
   size_t tile_bytes_ = 0;
   std::string last_sort_key_;
 
