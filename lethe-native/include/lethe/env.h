@@ -85,9 +85,9 @@ class Env {
 
 // An in-memory file system for tests. It remembers what was synced:
 // SimulateCrash() forgets every byte appended after a file's last Sync(),
-// and every file that was neither synced nor made durable by a SyncDir of its
-// directory, as a power loss would. Renames and removals are durable at once
-// (the fault model of a journaling file system with ordered data).
+// and every file created since the last SyncDir of its directory, as a power
+// loss would. Renames and removals are durable at once (the fault model of a
+// journaling file system with ordered data).
 class MemEnv : public Env {
  public:
   virtual void SimulateCrash() = 0;

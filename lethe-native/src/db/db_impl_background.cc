@@ -76,6 +76,9 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     }
   }
 
+  // New table files must be reachable by name after a crash before the
+  // manifest points at them.
+  if (s.ok() && !outputs.empty()) s = env_->SyncDir(dbname_);
   l.lock();
   if (s.ok()) {
     // Families dropped while flushing: their outputs are simply not added.
@@ -218,6 +221,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     s = WriteTables(wo, &stream, &result);
   }
   stat_compaction_read_bytes_.fetch_add(input_bytes, std::memory_order_relaxed);
+  if (s.ok() && !result.files.empty()) s = env_->SyncDir(dbname_);
 
   l.lock();
   if (s.ok() && cfds_.count(cf) == 0) s = Status::Aborted("column family dropped during compaction");

@@ -78,6 +78,8 @@ Status DBImpl::NewLogFile() {
   uint64_t number = versions_->NewFileNumber();
   std::unique_ptr<WritableFile> file;
   Status s = env_->NewWritableFile(LogFileName(dbname_, number), &file);
+  // A synced write must survive a crash, so the log's name must too.
+  if (s.ok()) s = env_->SyncDir(dbname_);
   if (!s.ok()) return s;
   if (log_) log_->Close();
   log_ = std::make_unique<log::Writer>(std::move(file), options_.wal_checksums);

@@ -221,13 +221,12 @@ class MemEnvImpl final : public MemEnv {
     for (auto it = files_.begin(); it != files_.end();) {
       MemFile& f = *it->second;
       std::lock_guard<std::mutex> fl(f.mu);
-      if (!f.entry_durable && f.synced_size == 0) {
+      // POSIX does not promise that fsync of a new file persists its name:
+      // only a sync of the directory (or a rename) does.
+      if (!f.entry_durable) {
         it = files_.erase(it);
         continue;
       }
-      // A synced file keeps its entry: fsync of a new file's data followed by
-      // its use is what engines rely on, and ext4/xfs persist the entry with
-      // the inode on fsync.
       f.data.resize(f.synced_size);
       ++it;
     }
