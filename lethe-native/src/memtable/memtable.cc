@@ -41,7 +41,7 @@ class LookupKey {
     char* dst = need <= sizeof(space_) ? space_ : (heap_ = std::make_unique<char[]>(need)).get();
     start_ = dst;
     dst = EncodeVarint32(dst, static_cast<uint32_t>(ikey_len));
-    std::memcpy(dst, key.data(), key.size());
+    if (!key.empty()) std::memcpy(dst, key.data(), key.size());
     EncodeFixed64(dst + key.size(), PackTag(seq, kSeekKind));
   }
   const char* encoded() const { return start_; }
@@ -64,12 +64,12 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
   size_t len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size() + 8;
   char* buf = arena_.Allocate(len);
   char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
-  std::memcpy(p, key.data(), key.size());
+  if (!key.empty()) std::memcpy(p, key.data(), key.size());
   p += key.size();
   EncodeFixed64(p, PackTag(seq, kind));
   p += 8;
   p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
-  std::memcpy(p, value.data(), value.size());
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
   p += value.size();
   EncodeFixed64(p, delete_key);
   table_.Insert(buf);

@@ -21,7 +21,7 @@ inline uint64_t Hash64(const char* data, size_t n, uint64_t seed = 0x9e3779b97f4
     n -= 8;
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, data, n);  // n < 8
+  if (n > 0) std::memcpy(&tail, data, n);  // n < 8
   h ^= tail * 0xc4ceb9fe1a85ec53ull;
   // Final avalanche (murmur3 fmix64).
   h ^= h >> 33;

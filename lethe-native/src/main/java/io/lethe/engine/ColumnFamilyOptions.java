@@ -1,0 +1,149 @@
+package io.lethe.engine;
+
+/**
+ * The shape of one column family's LSM tree and files. Immutable; build with {@link #builder()}.
+ * Mirrors {@code lethe::ColumnFamilyOptions}.
+ */
+public final class ColumnFamilyOptions {
+    /** Number of longs in the encoded form (see {@link #encodeTo}). */
+    static final int ENCODED_LONGS = 8;
+
+    public static final ColumnFamilyOptions DEFAULT = builder().build();
+
+    private final int sizeRatio;
+    private final int pageSizeBytes;
+    private final int pagesPerTile;
+    private final int bloomBitsPerKey;
+    private final long targetFileSizeBytes;
+    private final long level1Bytes;
+    private final int level0CompactionTrigger;
+    private final int level0StopWritesTrigger;
+
+    private ColumnFamilyOptions(Builder b) {
+        this.sizeRatio = b.sizeRatio;
+        this.pageSizeBytes = b.pageSizeBytes;
+        this.pagesPerTile = b.pagesPerTile;
+        this.bloomBitsPerKey = b.bloomBitsPerKey;
+        this.targetFileSizeBytes = b.targetFileSizeBytes;
+        this.level1Bytes = b.level1Bytes;
+        this.level0CompactionTrigger = b.level0CompactionTrigger;
+        this.level0StopWritesTrigger = b.level0StopWritesTrigger;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public int sizeRatio() {
+        return sizeRatio;
+    }
+
+    public int pageSizeBytes() {
+        return pageSizeBytes;
+    }
+
+    public int pagesPerTile() {
+        return pagesPerTile;
+    }
+
+    public int bloomBitsPerKey() {
+        return bloomBitsPerKey;
+    }
+
+    public long targetFileSizeBytes() {
+        return targetFileSizeBytes;
+    }
+
+    public long level1Bytes() {
+        return level1Bytes;
+    }
+
+    void encodeTo(long[] dst, int offset) {
+        dst[offset] = sizeRatio;
+        dst[offset + 1] = pageSizeBytes;
+        dst[offset + 2] = pagesPerTile;
+        dst[offset + 3] = bloomBitsPerKey;
+        dst[offset + 4] = targetFileSizeBytes;
+        dst[offset + 5] = level1Bytes;
+        dst[offset + 6] = level0CompactionTrigger;
+        dst[offset + 7] = level0StopWritesTrigger;
+    }
+
+    long[] encode() {
+        long[] r = new long[ENCODED_LONGS];
+        encodeTo(r, 0);
+        return r;
+    }
+
+    /** Builder with the engine's defaults; every setter validates its argument. */
+    public static final class Builder {
+        private int sizeRatio = 10;
+        private int pageSizeBytes = 4096;
+        private int pagesPerTile = 1;
+        private int bloomBitsPerKey = 10;
+        private long targetFileSizeBytes = 8L << 20;
+        private long level1Bytes = 32L << 20;
+        private int level0CompactionTrigger = 4;
+        private int level0StopWritesTrigger = 20;
+
+        private Builder() {}
+
+        public Builder sizeRatio(int v) {
+            this.sizeRatio = check(v, 2, 1000, "sizeRatio");
+            return this;
+        }
+
+        public Builder pageSizeBytes(int v) {
+            this.pageSizeBytes = check(v, 64, 1 << 24, "pageSizeBytes");
+            return this;
+        }
+
+        public Builder pagesPerTile(int v) {
+            this.pagesPerTile = check(v, 1, 4096, "pagesPerTile");
+            return this;
+        }
+
+        public Builder bloomBitsPerKey(int v) {
+            this.bloomBitsPerKey = check(v, 0, 64, "bloomBitsPerKey");
+            return this;
+        }
+
+        public Builder targetFileSizeBytes(long v) {
+            this.targetFileSizeBytes = checkLong(v, 4096, 1L << 40, "targetFileSizeBytes");
+            return this;
+        }
+
+        public Builder level1Bytes(long v) {
+            this.level1Bytes = checkLong(v, 4096, 1L << 50, "level1Bytes");
+            return this;
+        }
+
+        public Builder level0CompactionTrigger(int v) {
+            this.level0CompactionTrigger = check(v, 1, 1000, "level0CompactionTrigger");
+            return this;
+        }
+
+        public Builder level0StopWritesTrigger(int v) {
+            this.level0StopWritesTrigger = check(v, 1, 10000, "level0StopWritesTrigger");
+            return this;
+        }
+
+        public ColumnFamilyOptions build() {
+            return new ColumnFamilyOptions(this);
+        }
+    }
+
+    static int check(int v, int min, int max, String name) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], got " + v);
+        }
+        return v;
+    }
+
+    static long checkLong(long v, long min, long max, String name) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], got " + v);
+        }
+        return v;
+    }
+}

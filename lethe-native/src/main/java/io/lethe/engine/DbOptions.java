@@ -1,0 +1,145 @@
+package io.lethe.engine;
+
+import java.util.Objects;
+
+/**
+ * Options of a database, fixed at open. Immutable; build with {@link #builder()}. Mirrors {@code
+ * lethe::Options}; encoded once into a {@code long[]} for the native open call.
+ */
+public final class DbOptions {
+    /** Layout version of the encoded form; the native side rejects other versions. */
+    static final long ENCODING_VERSION = 1;
+
+    static final int ENCODED_DB_LONGS = 10;
+
+    private final boolean createIfMissing;
+    private final boolean errorIfExists;
+    private final long writeBufferSizeBytes;
+    private final long pageCacheBytes;
+    private final int maxOpenFiles;
+    private final boolean useWal;
+    private final boolean walChecksums;
+    private final boolean verifyChecksums;
+    private final boolean backgroundCompactions;
+    private final ColumnFamilyOptions defaultColumnFamilyOptions;
+
+    private DbOptions(Builder b) {
+        this.createIfMissing = b.createIfMissing;
+        this.errorIfExists = b.errorIfExists;
+        this.writeBufferSizeBytes = b.writeBufferSizeBytes;
+        this.pageCacheBytes = b.pageCacheBytes;
+        this.maxOpenFiles = b.maxOpenFiles;
+        this.useWal = b.useWal;
+        this.walChecksums = b.walChecksums;
+        this.verifyChecksums = b.verifyChecksums;
+        this.backgroundCompactions = b.backgroundCompactions;
+        this.defaultColumnFamilyOptions = b.defaultColumnFamilyOptions;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public boolean useWal() {
+        return useWal;
+    }
+
+    public long writeBufferSizeBytes() {
+        return writeBufferSizeBytes;
+    }
+
+    public long pageCacheBytes() {
+        return pageCacheBytes;
+    }
+
+    public ColumnFamilyOptions defaultColumnFamilyOptions() {
+        return defaultColumnFamilyOptions;
+    }
+
+    long[] encode() {
+        long[] r = new long[ENCODED_DB_LONGS + ColumnFamilyOptions.ENCODED_LONGS];
+        r[0] = ENCODING_VERSION;
+        r[1] = createIfMissing ? 1 : 0;
+        r[2] = errorIfExists ? 1 : 0;
+        r[3] = writeBufferSizeBytes;
+        r[4] = pageCacheBytes;
+        r[5] = maxOpenFiles;
+        r[6] = useWal ? 1 : 0;
+        r[7] = walChecksums ? 1 : 0;
+        r[8] = verifyChecksums ? 1 : 0;
+        r[9] = backgroundCompactions ? 1 : 0;
+        defaultColumnFamilyOptions.encodeTo(r, ENCODED_DB_LONGS);
+        return r;
+    }
+
+    /** Builder with the engine's defaults. */
+    public static final class Builder {
+        private boolean createIfMissing = true;
+        private boolean errorIfExists = false;
+        private long writeBufferSizeBytes = 64L << 20;
+        private long pageCacheBytes = 32L << 20;
+        private int maxOpenFiles = 1000;
+        private boolean useWal = true;
+        private boolean walChecksums = true;
+        private boolean verifyChecksums = true;
+        private boolean backgroundCompactions = true;
+        private ColumnFamilyOptions defaultColumnFamilyOptions = ColumnFamilyOptions.DEFAULT;
+
+        private Builder() {}
+
+        public Builder createIfMissing(boolean v) {
+            this.createIfMissing = v;
+            return this;
+        }
+
+        public Builder errorIfExists(boolean v) {
+            this.errorIfExists = v;
+            return this;
+        }
+
+        public Builder writeBufferSizeBytes(long v) {
+            this.writeBufferSizeBytes = ColumnFamilyOptions.checkLong(v, 4096, 1L << 40, "writeBufferSizeBytes");
+            return this;
+        }
+
+        public Builder pageCacheBytes(long v) {
+            this.pageCacheBytes = ColumnFamilyOptions.checkLong(v, 0, 1L << 44, "pageCacheBytes");
+            return this;
+        }
+
+        public Builder maxOpenFiles(int v) {
+            this.maxOpenFiles = ColumnFamilyOptions.check(v, 16, 1 << 20, "maxOpenFiles");
+            return this;
+        }
+
+        /** Flink keeps durability through checkpoints and runs without a WAL. */
+        public Builder useWal(boolean v) {
+            this.useWal = v;
+            return this;
+        }
+
+        public Builder walChecksums(boolean v) {
+            this.walChecksums = v;
+            return this;
+        }
+
+        public Builder verifyChecksums(boolean v) {
+            this.verifyChecksums = v;
+            return this;
+        }
+
+        public Builder backgroundCompactions(boolean v) {
+            this.backgroundCompactions = v;
+            return this;
+        }
+
+        public Builder defaultColumnFamilyOptions(ColumnFamilyOptions v) {
+            this.defaultColumnFamilyOptions = Objects.requireNonNull(v, "defaultColumnFamilyOptions");
+            return this;
+        }
+
+        public DbOptions build() {
+            return new DbOptions(this);
+        }
+    }
+}

@@ -1,0 +1,432 @@
+package io.lethe.engine;
+
+import io.lethe.engine.internal.Native;
+import io.lethe.engine.internal.NativeLibrary;
+import io.lethe.engine.internal.ResourceGuard;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An open Lethe database: a persistent key-value store with one LSM tree per column family and
+ * files in the KiWi layout. Every entry carries a 64-bit delete key ({@link #MAX_DELETE_KEY}:
+ * never expires).
+ *
+ * <p>Thread-safe. {@link #close()} is idempotent, waits for calls in flight, then closes the
+ * iterators and snapshots made by this database. Any use after close throws {@link
+ * IllegalStateException} without reaching native code. Keys and values are never retained: the
+ * arrays may be reused after a call returns.
+ */
+public final class LetheDb implements AutoCloseable {
+    /** The delete key of entries that never expire by delete key (unsigned 2^64 - 1). */
+    public static final long MAX_DELETE_KEY = -1L;
+    /** Largest key accepted, as in the engine. */
+    public static final int MAX_KEY_BYTES = 64 << 20;
+
+    private final String path;
+    private final ResourceGuard guard;
+    private final long handle;
+    private final Map<Integer, ColumnFamilyHandle> columnFamilies = new ConcurrentHashMap<>();
+    private final Set<LetheIterator> iterators = ConcurrentHashMap.newKeySet();
+    private final Set<Snapshot> snapshots = ConcurrentHashMap.newKeySet();
+    private final ColumnFamilyHandle defaultColumnFamily;
+
+    private LetheDb(String path, long handle) {
+        this.path = path;
+        this.handle = handle;
+        this.guard = new ResourceGuard("database " + path);
+        for (long cf : Native.listColumnFamilies(handle)) {
+            ColumnFamilyHandle h = wrap(cf);
+            columnFamilies.put(h.id(), h);
+        }
+        this.defaultColumnFamily = columnFamilies.get(0);
+    }
+
+    /** Opens (or creates, per the options) the database in directory {@code path}. */
+    public static LetheDb open(String path, DbOptions options) throws LetheException {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        NativeLibrary.ensureLoaded();
+        return new LetheDb(path, Native.open(path, options.encode()));
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public ColumnFamilyHandle defaultColumnFamily() {
+        ensureOpen();
+        return defaultColumnFamily;
+    }
+
+    public ColumnFamilyHandle createColumnFamily(String name, ColumnFamilyOptions options) throws LetheException {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(options, "options");
+        guard.acquire();
+        try {
+            ColumnFamilyHandle h = wrap(Native.createColumnFamily(handle, name, options.encode()));
+            columnFamilies.put(h.id(), h);
+            return h;
+        } finally {
+            guard.release();
+        }
+    }
+
+    public void dropColumnFamily(ColumnFamilyHandle cf) throws LetheException {
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            Native.dropColumnFamily(handle, cfHandle);
+            cf.markDropped();
+            columnFamilies.remove(cf.id());
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** The live column families, the default one first. */
+    public List<ColumnFamilyHandle> columnFamilies() {
+        ensureOpen();
+        List<ColumnFamilyHandle> r = new ArrayList<>(columnFamilies.values());
+        r.sort((a, b) -> Integer.compare(a.id(), b.id()));
+        return r;
+    }
+
+    /** The live column family with this name, or null. */
+    public ColumnFamilyHandle columnFamily(String name) {
+        ensureOpen();
+        for (ColumnFamilyHandle h : columnFamilies.values()) {
+            if (h.name().equals(name)) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    // ---- Reads.
+
+    /** The value of key, or null if it has none. */
+    public byte[] get(ColumnFamilyHandle cf, byte[] key) throws LetheException {
+        return get(ReadOptions.DEFAULT, cf, key);
+    }
+
+    public byte[] get(ReadOptions options, ColumnFamilyHandle cf, byte[] key) throws LetheException {
+        return get(options, cf, key, null);
+    }
+
+    /**
+     * The value of key, or null; if deleteKeyOut is given and the key has a value, its first element
+     * receives the value's delete key.
+     */
+    public byte[] get(ReadOptions options, ColumnFamilyHandle cf, byte[] key, long[] deleteKeyOut)
+            throws LetheException {
+        Objects.requireNonNull(options, "options");
+        checkKey(key);
+        if (deleteKeyOut != null && deleteKeyOut.length < 1) {
+            throw new IllegalArgumentException("deleteKeyOut must have room for one element");
+        }
+        long cfHandle = checkColumnFamily(cf);
+        long seq = snapshotSequence(options.snapshot());
+        guard.acquire();
+        try {
+            return Native.get(handle, cfHandle, key, seq, options.fillCache(), deleteKeyOut);
+        } finally {
+            guard.release();
+        }
+    }
+
+    public LetheIterator newIterator(ColumnFamilyHandle cf) throws LetheException {
+        return newIterator(ReadOptions.DEFAULT, cf);
+    }
+
+    public LetheIterator newIterator(ReadOptions options, ColumnFamilyHandle cf) throws LetheException {
+        Objects.requireNonNull(options, "options");
+        long cfHandle = checkColumnFamily(cf);
+        long seq = snapshotSequence(options.snapshot());
+        guard.acquire();
+        try {
+            long it = Native.newIterator(handle, cfHandle, seq, options.lowerBoundUnsafe(),
+                    options.upperBoundUnsafe(), options.fillCache());
+            LetheIterator iterator = new LetheIterator(this, it);
+            iterators.add(iterator);
+            return iterator;
+        } finally {
+            guard.release();
+        }
+    }
+
+    public Snapshot getSnapshot() {
+        guard.acquire();
+        try {
+            long s = Native.getSnapshot(handle);
+            Snapshot snapshot = new Snapshot(this, s, Native.snapshotSequence(s));
+            snapshots.add(snapshot);
+            return snapshot;
+        } finally {
+            guard.release();
+        }
+    }
+
+    // ---- Writes.
+
+    public void put(ColumnFamilyHandle cf, byte[] key, byte[] value) throws LetheException {
+        put(WriteOptions.DEFAULT, cf, key, value, MAX_DELETE_KEY);
+    }
+
+    public void put(ColumnFamilyHandle cf, byte[] key, byte[] value, long deleteKey) throws LetheException {
+        put(WriteOptions.DEFAULT, cf, key, value, deleteKey);
+    }
+
+    public void put(WriteOptions options, ColumnFamilyHandle cf, byte[] key, byte[] value, long deleteKey)
+            throws LetheException {
+        checkKey(key);
+        checkValue(value);
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            Native.put(handle, cfHandle, key, value, deleteKey, options.flags());
+        } finally {
+            guard.release();
+        }
+    }
+
+    public void delete(ColumnFamilyHandle cf, byte[] key) throws LetheException {
+        delete(WriteOptions.DEFAULT, cf, key);
+    }
+
+    public void delete(WriteOptions options, ColumnFamilyHandle cf, byte[] key) throws LetheException {
+        checkKey(key);
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            Native.delete(handle, cfHandle, key, options.flags());
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** Deletes every key k with begin <= k < end (unsigned byte order). */
+    public void deleteRange(ColumnFamilyHandle cf, byte[] begin, byte[] end) throws LetheException {
+        write(WriteOptions.DEFAULT, new WriteBatch(32 + begin.length + end.length).deleteRange(cf, begin, end));
+    }
+
+    /** List append: the value becomes the old value, one ',' byte, then the operand. */
+    public void merge(ColumnFamilyHandle cf, byte[] key, byte[] operand, long deleteKey) throws LetheException {
+        checkKey(key);
+        checkValue(operand);
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            Native.merge(handle, cfHandle, key, operand, deleteKey, WriteOptions.DEFAULT.flags());
+        } finally {
+            guard.release();
+        }
+    }
+
+    public void write(WriteOptions options, WriteBatch batch) throws LetheException {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(batch, "batch");
+        if (batch.count() == 0) {
+            ensureOpen();
+            return;
+        }
+        if (batch.owner() != this) {
+            throw new IllegalArgumentException("the write batch references column families of another database");
+        }
+        guard.acquire();
+        try {
+            Native.write(handle, batch.data(), batch.sizeInBytes(), options.flags());
+        } finally {
+            guard.release();
+        }
+    }
+
+    // ---- Maintenance.
+
+    /** Writes every memtable to level 0 and waits for it. */
+    public void flush() throws LetheException {
+        guard.acquire();
+        try {
+            Native.flush(handle);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** Flushes, then compacts every column family into its deepest level. */
+    public void compactAll() throws LetheException {
+        guard.acquire();
+        try {
+            Native.compactAll(handle);
+        } finally {
+            guard.release();
+        }
+    }
+
+    public void waitForBackgroundWork() throws LetheException {
+        guard.acquire();
+        try {
+            Native.waitForBackgroundWork(handle);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** Makes an openable copy in {@code dir} (which must not exist), hard-linking table files. */
+    public void checkpoint(String dir) throws LetheException {
+        Objects.requireNonNull(dir, "dir");
+        guard.acquire();
+        try {
+            Native.checkpoint(handle, dir);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** The files of the current state: tables (immutable, shareable), the manifest and CURRENT. */
+    public List<LiveFile> liveFiles(boolean flush) throws LetheException {
+        String[] flat;
+        guard.acquire();
+        try {
+            flat = Native.liveFiles(handle, flush);
+        } finally {
+            guard.release();
+        }
+        List<LiveFile> r = new ArrayList<>(flat.length / 3);
+        for (int i = 0; i + 2 < flat.length; i += 3) {
+            r.add(new LiveFile(flat[i], Long.parseLong(flat[i + 1]), flat[i + 2].equals("1")));
+        }
+        return r;
+    }
+
+    public Statistics statistics() {
+        long[] raw;
+        guard.acquire();
+        try {
+            raw = Native.statistics(handle);
+        } finally {
+            guard.release();
+        }
+        return Statistics.decode(raw, id -> {
+            ColumnFamilyHandle h = columnFamilies.get(id);
+            return h == null ? "#" + id : h.name();
+        });
+    }
+
+    /** A named engine property ("lethe.stats", "lethe.num-files-at-level0", ...), or null. */
+    public String property(ColumnFamilyHandle cf, String name) {
+        Objects.requireNonNull(name, "name");
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            return Native.property(handle, cfHandle, name);
+        } finally {
+            guard.release();
+        }
+    }
+
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    @Override
+    public void close() {
+        if (!guard.closeAndWait()) {
+            return;
+        }
+        for (LetheIterator it : iterators) {
+            Native.closeIterator(it.takeHandle());
+        }
+        iterators.clear();
+        for (Snapshot s : snapshots) {
+            Native.releaseSnapshot(handle, s.takeHandle());
+        }
+        snapshots.clear();
+        for (ColumnFamilyHandle cf : columnFamilies.values()) {
+            cf.markDropped();
+        }
+        Native.closeDb(handle);
+    }
+
+    // ---- Internals shared with iterators, snapshots and batches.
+
+    void releaseSnapshot(Snapshot snapshot) {
+        if (!guard.tryAcquire()) {
+            return;  // closing the database released it
+        }
+        try {
+            if (snapshots.remove(snapshot)) {
+                Native.releaseSnapshot(handle, snapshot.takeHandle());
+            }
+        } finally {
+            guard.release();
+        }
+    }
+
+    void closeIterator(LetheIterator iterator) {
+        if (!guard.tryAcquire()) {
+            return;  // closing the database closed it
+        }
+        try {
+            if (iterators.remove(iterator)) {
+                Native.closeIterator(iterator.takeHandle());
+            }
+        } finally {
+            guard.release();
+        }
+    }
+
+    ResourceGuard guard() {
+        return guard;
+    }
+
+    private ColumnFamilyHandle wrap(long cf) {
+        return new ColumnFamilyHandle(this, cf, Native.columnFamilyId(cf), Native.columnFamilyName(cf));
+    }
+
+    private void ensureOpen() {
+        if (guard.isClosed()) {
+            throw new IllegalStateException("database " + path + " is closed");
+        }
+    }
+
+    private long checkColumnFamily(ColumnFamilyHandle cf) {
+        Objects.requireNonNull(cf, "column family");
+        if (cf.owner() != this) {
+            throw new IllegalArgumentException(cf + " belongs to another database");
+        }
+        ensureOpen();
+        if (cf.isDropped()) {
+            throw new IllegalStateException(cf + " was dropped");
+        }
+        return cf.nativeHandle();
+    }
+
+    private long snapshotSequence(Snapshot s) {
+        if (s == null) {
+            return -1;
+        }
+        if (s.owner() != this) {
+            throw new IllegalArgumentException("the snapshot belongs to another database");
+        }
+        if (s.isReleased()) {
+            throw new IllegalStateException("snapshot was released");
+        }
+        return s.sequence();
+    }
+
+    static void checkKey(byte[] key) {
+        Objects.requireNonNull(key, "key");
+        if (key.length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes exceeds " + MAX_KEY_BYTES);
+        }
+    }
+
+    static void checkValue(byte[] value) {
+        Objects.requireNonNull(value, "value");
+    }
+}

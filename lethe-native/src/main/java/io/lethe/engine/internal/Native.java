@@ -1,0 +1,98 @@
+package io.lethe.engine.internal;
+
+import io.lethe.engine.LetheException;
+
+/**
+ * Every native method of the engine binding (lethe-native/jni/lethe_jni.cc). Handles are native
+ * pointers; callers guarantee they are live (see {@link ResourceGuard}). Failures throw {@link
+ * LetheException}; nothing here returns an error code.
+ */
+public final class Native {
+    private Native() {}
+
+    // Database.
+    public static native long open(String path, long[] options) throws LetheException;
+
+    public static native void closeDb(long db);
+
+    public static native long defaultColumnFamily(long db);
+
+    public static native long createColumnFamily(long db, String name, long[] options) throws LetheException;
+
+    public static native void dropColumnFamily(long db, long cf) throws LetheException;
+
+    /** Handles of the live column families, default first. */
+    public static native long[] listColumnFamilies(long db);
+
+    public static native int columnFamilyId(long cf);
+
+    public static native String columnFamilyName(long cf);
+
+    // Point operations. Write flags: 1 = sync, 2 = disable WAL.
+    /**
+     * Reads a key; snapshotSequence is -1 for the latest state. Snapshots cross as sequence numbers,
+     * never as pointers, so a snapshot released concurrently cannot be dereferenced.
+     */
+    public static native byte[] get(long db, long cf, byte[] key, long snapshotSequence, boolean fillCache,
+            long[] deleteKeyOut) throws LetheException;
+
+    public static native void put(long db, long cf, byte[] key, byte[] value, long deleteKey, int flags)
+            throws LetheException;
+
+    public static native void delete(long db, long cf, byte[] key, int flags) throws LetheException;
+
+    public static native void deleteRange(long db, long cf, byte[] begin, byte[] end, int flags)
+            throws LetheException;
+
+    public static native void merge(long db, long cf, byte[] key, byte[] operand, long deleteKey, int flags)
+            throws LetheException;
+
+    public static native void write(long db, byte[] batch, int length, int flags) throws LetheException;
+
+    // Snapshots.
+    public static native long getSnapshot(long db);
+
+    public static native long snapshotSequence(long snapshot);
+
+    public static native void releaseSnapshot(long db, long snapshot);
+
+    // Iterators.
+    public static native long newIterator(long db, long cf, long snapshotSequence, byte[] lower, byte[] upper,
+            boolean fillCache) throws LetheException;
+
+    /**
+     * Positions the iterator (op 0: first, 1: seek to target, 2: continue) and copies up to
+     * maxEntries entries into buffer as [int keyLen][int valueLen][long deleteKey][key][value],
+     * little endian. Returns (entries copied << 1) | 1 if the iterator reached its end, or
+     * (entries copied << 1) if more may follow; if the next entry does not fit into the empty
+     * buffer, returns minus its encoded size and stays at that entry.
+     */
+    public static native int iteratorFill(long iterator, int op, byte[] target, byte[] buffer, int maxEntries)
+            throws LetheException;
+
+    public static native void closeIterator(long iterator);
+
+    // Maintenance.
+    public static native void flush(long db) throws LetheException;
+
+    public static native void compactAll(long db) throws LetheException;
+
+    public static native void waitForBackgroundWork(long db) throws LetheException;
+
+    public static native void checkpoint(long db, String dir) throws LetheException;
+
+    /** Per file: name, size and "1" if immutable, flattened. */
+    public static native String[] liveFiles(long db, boolean flush) throws LetheException;
+
+    /** Statistics as a flat array (layout in io.lethe.engine.Statistics#decode). */
+    public static native long[] statistics(long db);
+
+    public static native String property(long db, long cf, String name);
+
+    // Test support.
+    /** Throws the LetheException for the given status code through the native error path. */
+    public static native void raiseStatus(int code, String message) throws LetheException;
+
+    /** Native objects (databases, snapshots, iterators) currently allocated by this library. */
+    public static native long liveObjects();
+}

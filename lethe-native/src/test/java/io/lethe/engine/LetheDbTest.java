@@ -1,0 +1,210 @@
+package io.lethe.engine;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LetheDbTest {
+    @TempDir Path dir;
+    LetheDb db;
+    ColumnFamilyHandle cf;
+
+    static byte[] b(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    static String s(byte[] b) {
+        return b == null ? null : new String(b, UTF_8);
+    }
+
+    static DbOptions smallOptions() {
+        return DbOptions.builder()
+                .writeBufferSizeBytes(64 << 10)
+                .defaultColumnFamilyOptions(ColumnFamilyOptions.builder()
+                        .pageSizeBytes(512).pagesPerTile(4).level1Bytes(128 << 10).targetFileSizeBytes(32 << 10).build())
+                .build();
+    }
+
+    @BeforeEach
+    void open() throws Exception {
+        db = LetheDb.open(dir.resolve("db").toString(), smallOptions());
+        cf = db.defaultColumnFamily();
+    }
+
+    @AfterEach
+    void close() {
+        db.close();
+    }
+
+    @Test
+    void putGetDeleteAndMissingKeyIsNull() throws Exception {
+        db.put(cf, b("a"), b("1"));
+        db.put(cf, b("b"), b("2"), 77);
+        assertEquals("1", s(db.get(cf, b("a"))));
+        long[] dk = new long[1];
+        assertEquals("2", s(db.get(ReadOptions.DEFAULT, cf, b("b"), dk)));
+        assertEquals(77, dk[0]);
+        db.delete(cf, b("a"));
+        assertNull(db.get(cf, b("a")));
+        assertNull(db.get(cf, b("never")));
+        db.flush();
+        assertEquals("2", s(db.get(cf, b("b"))));
+        assertNull(db.get(cf, b("a")));
+    }
+
+    @Test
+    void emptyKeysAndValuesAreValid() throws Exception {
+        db.put(cf, new byte[0], new byte[0]);
+        assertArrayEquals(new byte[0], db.get(cf, new byte[0]));
+    }
+
+    @Test
+    void mergeAppendsAndDeleteRangeRemoves() throws Exception {
+        db.merge(cf, b("list"), b("x"), LetheDb.MAX_DELETE_KEY);
+        db.merge(cf, b("list"), b("y"), LetheDb.MAX_DELETE_KEY);
+        assertEquals("x,y", s(db.get(cf, b("list"))));
+        for (int i = 0; i < 10; i++) {
+            db.put(cf, b("k" + i), b("v" + i));
+        }
+        db.deleteRange(cf, b("k2"), b("k7"));
+        assertNull(db.get(cf, b("k2")));
+        assertNull(db.get(cf, b("k6")));
+        assertEquals("v7", s(db.get(cf, b("k7"))));
+        assertThrows(IllegalArgumentException.class, () -> db.deleteRange(cf, b("z"), b("a")));
+    }
+
+    @Test
+    void writeBatchIsAtomicAcrossColumnFamilies() throws Exception {
+        ColumnFamilyHandle other = db.createColumnFamily("other", ColumnFamilyOptions.DEFAULT);
+        WriteBatch batch = new WriteBatch().put(cf, b("k"), b("v")).put(other, b("k"), b("o")).delete(cf, b("gone"));
+        assertEquals(3, batch.count());
+        db.write(WriteOptions.DEFAULT, batch);
+        assertEquals("v", s(db.get(cf, b("k"))));
+        assertEquals("o", s(db.get(other, b("k"))));
+    }
+
+    @Test
+    void snapshotsSeeThePast() throws Exception {
+        db.put(cf, b("k"), b("old"));
+        try (Snapshot snap = db.getSnapshot()) {
+            db.put(cf, b("k"), b("new"));
+            db.compactAll();
+            assertEquals("old", s(db.get(ReadOptions.atSnapshot(snap), cf, b("k"))));
+            assertEquals("new", s(db.get(cf, b("k"))));
+            try (LetheIterator it = db.newIterator(ReadOptions.atSnapshot(snap), cf)) {
+                it.seekToFirst();
+                assertTrue(it.isValid());
+                assertEquals("old", s(it.value()));
+            }
+        }
+    }
+
+    @Test
+    void iteratorMatchesModelAcrossBatchesAndLargeValues() throws Exception {
+        TreeMap<String, String> model = new TreeMap<>();
+        for (int i = 0; i < 5000; i++) {
+            String k = String.format("key%05d", (i * 7919) % 5000);
+            String v = "v" + i + (i % 1000 == 0 ? "x".repeat(100_000) : "");
+            db.put(cf, b(k), b(v), i);
+            model.put(k, v);
+        }
+        db.flush();
+        List<String> seen = new ArrayList<>();
+        try (LetheIterator it = db.newIterator(cf)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                String k = s(it.key());
+                assertEquals(model.get(k), s(it.value()), k);
+                seen.add(k);
+            }
+            assertEquals(new ArrayList<>(model.keySet()), seen);
+            it.seek(b("key02500"));
+            assertTrue(it.isValid());
+            assertEquals("key02500", s(it.key()));
+            assertEquals(0, it.compareKeyTo(b("key02500")));
+            assertTrue(it.keyStartsWith(b("key025")));
+        }
+        ReadOptions bounded = ReadOptions.bounded(b("key00100"), b("key00103"));
+        try (LetheIterator it = db.newIterator(bounded, cf)) {
+            List<String> keys = new ArrayList<>();
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                keys.add(s(it.key()));
+            }
+            assertEquals(List.of("key00100", "key00101", "key00102"), keys);
+        }
+    }
+
+    @Test
+    void reopenAndCheckpoint() throws Exception {
+        db.put(cf, b("a"), b("1"));
+        Path ckpt = dir.resolve("ckpt");
+        db.checkpoint(ckpt.toString());
+        db.put(cf, b("a"), b("2"));
+        db.close();
+        try (LetheDb copy = LetheDb.open(ckpt.toString(), DbOptions.builder().build())) {
+            assertEquals("1", s(copy.get(copy.defaultColumnFamily(), b("a"))));
+        }
+        db = LetheDb.open(dir.resolve("db").toString(), smallOptions());
+        cf = db.defaultColumnFamily();
+        assertEquals("2", s(db.get(cf, b("a"))));
+    }
+
+    @Test
+    void liveFilesStatisticsAndProperties() throws Exception {
+        for (int i = 0; i < 3000; i++) {
+            db.put(cf, b("key" + i), new byte[100]);
+        }
+        List<LiveFile> files = db.liveFiles(true);
+        assertTrue(files.stream().anyMatch(LiveFile::immutable));
+        assertTrue(files.stream().anyMatch(f -> f.name().startsWith("MANIFEST-")));
+        for (LiveFile f : files) {
+            assertTrue(Files.exists(dir.resolve("db").resolve(f.name())), f.name());
+        }
+        Statistics st = db.statistics();
+        assertTrue(st.bytesWrittenFlush() > 0);
+        assertTrue(st.userBytesWritten() > 300_000);
+        assertEquals("default", st.columnFamilies().get(0).name());
+        assertTrue(st.columnFamilies().get(0).totalBytes() > 0);
+        String stats = db.property(cf, "lethe.stats");
+        assertNotNull(stats);
+        assertTrue(stats.contains("level"));
+        assertNull(db.property(cf, "no.such.property"));
+    }
+
+    @Test
+    void columnFamiliesLifecycle() throws Exception {
+        ColumnFamilyHandle a = db.createColumnFamily("a", ColumnFamilyOptions.builder().pagesPerTile(16).build());
+        db.put(a, b("k"), b("v"));
+        assertEquals(2, db.columnFamilies().size());
+        assertEquals(a, db.columnFamily("a"));
+        LetheException dup = assertThrows(LetheException.class,
+                () -> db.createColumnFamily("a", ColumnFamilyOptions.DEFAULT));
+        assertEquals(StatusCode.INVALID_ARGUMENT, dup.code());
+        db.dropColumnFamily(a);
+        assertTrue(a.isDropped());
+        assertThrows(IllegalStateException.class, () -> db.get(a, b("k")));
+        assertNull(db.columnFamily("a"));
+        assertFalse(db.columnFamilies().contains(a));
+    }
+
+    @Test
+    void openingALockedDatabaseIsBusy() {
+        LetheException e = assertThrows(LetheException.class,
+                () -> LetheDb.open(dir.resolve("db").toString(), DbOptions.builder().build()));
+        assertEquals(StatusCode.BUSY, e.code());
+    }
+}
