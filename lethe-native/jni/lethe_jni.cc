@@ -1,5 +1,560 @@
-// The JNI bridge (io.lethe.engine). This file only anchors the library for
-// now: the Java API and its native methods arrive with the JNI issue.
+// The JNI bridge: io.lethe.engine.internal.Native. Thin by design: it
+// copies arguments, calls the public C++ API (include/lethe) and turns a
+// non-OK Status into io.lethe.engine.LetheException.
+//
+// Rules kept by every entry point:
+//  * No C++ exception unwinds into the JVM: each body runs inside Guarded().
+//  * Handles are pointers created here; the Java side guarantees they are
+//    live (io.lethe.engine.internal.ResourceGuard) and frees each once.
+//  * Snapshots cross as sequence numbers, never as pointers.
 #include <jni.h>
 
-extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM*, void*) { return JNI_VERSION_1_8; }
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lethe/db.h"
+
+#if __has_include("io_lethe_engine_internal_Native.h")
+#include "io_lethe_engine_internal_Native.h"  // javac -h: checks the signatures below
+#endif
+
+namespace {
+
+using lethe::Status;
+
+jclass g_exception_class = nullptr;
+jmethodID g_exception_ctor = nullptr;
+std::atomic<int64_t> g_live_objects{0};
+
+// Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
+constexpr jlong kOptionsVersion = 1;
+constexpr jsize kDbOptionLongs = 10;
+constexpr jsize kCfOptionLongs = 8;
+
+void ThrowStatus(JNIEnv* env, const Status& s) {
+  if (env->ExceptionCheck()) return;  // keep the first exception
+  jstring msg = env->NewStringUTF(s.message().c_str());
+  if (msg == nullptr) return;  // OutOfMemoryError pending
+  auto ex = static_cast<jthrowable>(
+      env->NewObject(g_exception_class, g_exception_ctor, static_cast<jint>(s.code()), msg));
+  if (ex != nullptr) env->Throw(ex);
+}
+
+void ThrowJava(JNIEnv* env, const char* cls, const char* msg) {
+  if (env->ExceptionCheck()) return;
+  jclass c = env->FindClass(cls);
+  if (c != nullptr) env->ThrowNew(c, msg);
+}
+
+// Runs body; converts an escaping C++ exception into a Java exception.
+template <typename R, typename F>
+R Guarded(JNIEnv* env, R on_error, F&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    ThrowJava(env, "java/lang/OutOfMemoryError", "native allocation failed in the Lethe engine");
+  } catch (const std::exception& e) {
+    ThrowStatus(env, Status::IOError("internal error in the Lethe engine", e.what()));
+  } catch (...) {
+    ThrowStatus(env, Status::IOError("internal error in the Lethe engine"));
+  }
+  return on_error;
+}
+
+// A byte[] copied into native memory (on the stack when small).
+class JBytes {
+ public:
+  JBytes(JNIEnv* env, jbyteArray array) {
+    if (array == nullptr) return;
+    size_ = static_cast<size_t>(env->GetArrayLength(array));
+    char* dst = size_ <= sizeof(stack_) ? stack_ : (heap_ = std::make_unique<char[]>(size_)).get();
+    env->GetByteArrayRegion(array, 0, static_cast<jsize>(size_), reinterpret_cast<jbyte*>(dst));
+    data_ = dst;
+    valid_ = true;
+  }
+  std::string_view view() const { return {data_, size_}; }
+  bool valid() const { return valid_; }
+
+ private:
+  char stack_[256];
+  std::unique_ptr<char[]> heap_;
+  const char* data_ = stack_;
+  size_t size_ = 0;
+  bool valid_ = false;
+};
+
+std::string JString(JNIEnv* env, jstring s) {
+  if (s == nullptr) return {};
+  const char* chars = env->GetStringUTFChars(s, nullptr);
+  if (chars == nullptr) return {};
+  std::string r(chars);
+  env->ReleaseStringUTFChars(s, chars);
+  return r;
+}
+
+jbyteArray ToJava(JNIEnv* env, std::string_view bytes) {
+  jbyteArray r = env->NewByteArray(static_cast<jsize>(bytes.size()));
+  if (r == nullptr) return nullptr;
+  env->SetByteArrayRegion(r, 0, static_cast<jsize>(bytes.size()), reinterpret_cast<const jbyte*>(bytes.data()));
+  return r;
+}
+
+lethe::DB* Db(jlong h) { return reinterpret_cast<lethe::DB*>(h); }
+lethe::ColumnFamilyHandle* Cf(jlong h) { return reinterpret_cast<lethe::ColumnFamilyHandle*>(h); }
+
+lethe::WriteOptions WriteFlags(jint flags) {
+  lethe::WriteOptions o;
+  o.sync = (flags & 1) != 0;
+  o.disable_wal = (flags & 2) != 0;
+  return o;
+}
+
+// A snapshot given by its sequence number (the engine reads only sequence()).
+class SequenceSnapshot final : public lethe::Snapshot {
+ public:
+  explicit SequenceSnapshot(uint64_t seq) : seq_(seq) {}
+  ~SequenceSnapshot() override = default;
+  uint64_t sequence() const override { return seq_; }
+
+ private:
+  uint64_t seq_;
+};
+
+void DecodeCfOptions(const jlong* v, lethe::ColumnFamilyOptions* o) {
+  o->size_ratio = static_cast<int>(v[0]);
+  o->page_size = static_cast<size_t>(v[1]);
+  o->pages_per_tile = static_cast<int>(v[2]);
+  o->bloom_bits_per_key = static_cast<int>(v[3]);
+  o->target_file_size = static_cast<size_t>(v[4]);
+  o->level1_bytes = static_cast<uint64_t>(v[5]);
+  o->level0_compaction_trigger = static_cast<int>(v[6]);
+  o->level0_stop_writes_trigger = static_cast<int>(v[7]);
+}
+
+struct IteratorHolder {
+  std::unique_ptr<lethe::Iterator> it;
+  std::string scratch;
+};
+
+}  // namespace
+
+extern "C" {
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
+  JNIEnv* env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+  jclass local = env->FindClass("io/lethe/engine/LetheException");
+  if (local == nullptr) return JNI_ERR;
+  g_exception_class = static_cast<jclass>(env->NewGlobalRef(local));
+  env->DeleteLocalRef(local);
+  g_exception_ctor = env->GetMethodID(g_exception_class, "<init>", "(ILjava/lang/String;)V");
+  if (g_exception_ctor == nullptr) return JNI_ERR;
+  return JNI_VERSION_1_8;
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_open(JNIEnv* env, jclass, jstring path,
+                                                                  jlongArray options) {
+  return Guarded<jlong>(env, 0, [&]() -> jlong {
+    if (path == nullptr || options == nullptr ||
+        env->GetArrayLength(options) != kDbOptionLongs + kCfOptionLongs) {
+      ThrowStatus(env, Status::InvalidArgument("malformed open arguments"));
+      return 0;
+    }
+    jlong v[kDbOptionLongs + kCfOptionLongs];
+    env->GetLongArrayRegion(options, 0, kDbOptionLongs + kCfOptionLongs, v);
+    if (v[0] != kOptionsVersion) {
+      ThrowStatus(env, Status::InvalidArgument("options encoded by an incompatible Java API version"));
+      return 0;
+    }
+    lethe::Options o;
+    o.create_if_missing = v[1] != 0;
+    o.error_if_exists = v[2] != 0;
+    o.write_buffer_size = static_cast<size_t>(v[3]);
+    o.page_cache_bytes = static_cast<size_t>(v[4]);
+    o.max_open_files = static_cast<int>(v[5]);
+    o.use_wal = v[6] != 0;
+    o.wal_checksums = v[7] != 0;
+    o.verify_checksums = v[8] != 0;
+    o.background_compactions = v[9] != 0;
+    DecodeCfOptions(v + kDbOptionLongs, &o.cf_defaults);
+    std::unique_ptr<lethe::DB> db;
+    Status s = lethe::DB::Open(o, JString(env, path), &db);
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return 0;
+    }
+    g_live_objects++;
+    return reinterpret_cast<jlong>(db.release());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_closeDb(JNIEnv* env, jclass, jlong db) {
+  Guarded<int>(env, 0, [&] {
+    if (db != 0) {
+      delete Db(db);
+      g_live_objects--;
+    }
+    return 0;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_defaultColumnFamily(JNIEnv* env, jclass, jlong db) {
+  return Guarded<jlong>(env, 0, [&] { return reinterpret_cast<jlong>(Db(db)->DefaultColumnFamily()); });
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_createColumnFamily(JNIEnv* env, jclass, jlong db,
+                                                                                jstring name, jlongArray options) {
+  return Guarded<jlong>(env, 0, [&]() -> jlong {
+    if (options == nullptr || env->GetArrayLength(options) != kCfOptionLongs) {
+      ThrowStatus(env, Status::InvalidArgument("malformed column family options"));
+      return 0;
+    }
+    jlong v[kCfOptionLongs];
+    env->GetLongArrayRegion(options, 0, kCfOptionLongs, v);
+    lethe::ColumnFamilyOptions o;
+    DecodeCfOptions(v, &o);
+    lethe::ColumnFamilyHandle* h = nullptr;
+    Status s = Db(db)->CreateColumnFamily(JString(env, name), o, &h);
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return 0;
+    }
+    return reinterpret_cast<jlong>(h);
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_dropColumnFamily(JNIEnv* env, jclass, jlong db, jlong cf) {
+  Guarded<int>(env, 0, [&] {
+    Status s = Db(db)->DropColumnFamily(Cf(cf));
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_listColumnFamilies(JNIEnv* env, jclass, jlong db) {
+  return Guarded<jlongArray>(env, nullptr, [&]() -> jlongArray {
+    std::vector<lethe::ColumnFamilyHandle*> cfs = Db(db)->ListColumnFamilies();
+    std::vector<jlong> v;
+    for (auto* h : cfs) v.push_back(reinterpret_cast<jlong>(h));
+    jlongArray r = env->NewLongArray(static_cast<jsize>(v.size()));
+    if (r != nullptr) env->SetLongArrayRegion(r, 0, static_cast<jsize>(v.size()), v.data());
+    return r;
+  });
+}
+
+JNIEXPORT jint JNICALL Java_io_lethe_engine_internal_Native_columnFamilyId(JNIEnv* env, jclass, jlong cf) {
+  return Guarded<jint>(env, 0, [&] { return static_cast<jint>(Cf(cf)->id()); });
+}
+
+JNIEXPORT jstring JNICALL Java_io_lethe_engine_internal_Native_columnFamilyName(JNIEnv* env, jclass, jlong cf) {
+  return Guarded<jstring>(env, nullptr, [&] { return env->NewStringUTF(Cf(cf)->name().c_str()); });
+}
+
+JNIEXPORT jbyteArray JNICALL Java_io_lethe_engine_internal_Native_get(JNIEnv* env, jclass, jlong db, jlong cf,
+                                                                      jbyteArray key, jlong snapshot_seq,
+                                                                      jboolean fill_cache, jlongArray delete_key_out) {
+  return Guarded<jbyteArray>(env, nullptr, [&]() -> jbyteArray {
+    JBytes k(env, key);
+    lethe::ReadOptions ro;
+    ro.fill_cache = fill_cache != JNI_FALSE;
+    SequenceSnapshot snap(static_cast<uint64_t>(snapshot_seq));
+    if (snapshot_seq >= 0) ro.snapshot = &snap;
+    std::string value;
+    uint64_t dk = 0;
+    Status s = Db(db)->Get(ro, Cf(cf), k.view(), &value, &dk);
+    if (s.IsNotFound()) return nullptr;
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return nullptr;
+    }
+    if (delete_key_out != nullptr) {
+      jlong out = static_cast<jlong>(dk);
+      env->SetLongArrayRegion(delete_key_out, 0, 1, &out);
+    }
+    return ToJava(env, value);
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_put(JNIEnv* env, jclass, jlong db, jlong cf, jbyteArray key,
+                                                                jbyteArray value, jlong delete_key, jint flags) {
+  Guarded<int>(env, 0, [&] {
+    JBytes k(env, key), v(env, value);
+    Status s = Db(db)->Put(WriteFlags(flags), Cf(cf), k.view(), v.view(), static_cast<uint64_t>(delete_key));
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_delete(JNIEnv* env, jclass, jlong db, jlong cf,
+                                                                   jbyteArray key, jint flags) {
+  Guarded<int>(env, 0, [&] {
+    JBytes k(env, key);
+    Status s = Db(db)->Delete(WriteFlags(flags), Cf(cf), k.view());
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_deleteRange(JNIEnv* env, jclass, jlong db, jlong cf,
+                                                                        jbyteArray begin, jbyteArray end, jint flags) {
+  Guarded<int>(env, 0, [&] {
+    JBytes b(env, begin), e(env, end);
+    Status s = Db(db)->DeleteRange(WriteFlags(flags), Cf(cf), b.view(), e.view());
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_merge(JNIEnv* env, jclass, jlong db, jlong cf,
+                                                                  jbyteArray key, jbyteArray operand, jlong delete_key,
+                                                                  jint flags) {
+  Guarded<int>(env, 0, [&] {
+    JBytes k(env, key), v(env, operand);
+    Status s = Db(db)->Merge(WriteFlags(flags), Cf(cf), k.view(), v.view(), static_cast<uint64_t>(delete_key));
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_write(JNIEnv* env, jclass, jlong db, jbyteArray batch,
+                                                                  jint length, jint flags) {
+  Guarded<int>(env, 0, [&] {
+    if (batch == nullptr || length < 0 || length > env->GetArrayLength(batch)) {
+      ThrowStatus(env, Status::InvalidArgument("malformed write batch arguments"));
+      return 0;
+    }
+    lethe::WriteBatch b;
+    std::string data(static_cast<size_t>(length), '\0');
+    env->GetByteArrayRegion(batch, 0, length, reinterpret_cast<jbyte*>(data.data()));
+    Status s = b.SetData(data);
+    if (s.ok()) s = Db(db)->Write(WriteFlags(flags), b);
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_getSnapshot(JNIEnv* env, jclass, jlong db) {
+  return Guarded<jlong>(env, 0, [&] {
+    g_live_objects++;
+    return reinterpret_cast<jlong>(Db(db)->GetSnapshot());
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_snapshotSequence(JNIEnv* env, jclass, jlong snapshot) {
+  return Guarded<jlong>(env, 0, [&] {
+    return static_cast<jlong>(reinterpret_cast<const lethe::Snapshot*>(snapshot)->sequence());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_releaseSnapshot(JNIEnv* env, jclass, jlong db,
+                                                                            jlong snapshot) {
+  Guarded<int>(env, 0, [&] {
+    if (snapshot != 0) {
+      Db(db)->ReleaseSnapshot(reinterpret_cast<const lethe::Snapshot*>(snapshot));
+      g_live_objects--;
+    }
+    return 0;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_newIterator(JNIEnv* env, jclass, jlong db, jlong cf,
+                                                                         jlong snapshot_seq, jbyteArray lower,
+                                                                         jbyteArray upper, jboolean fill_cache) {
+  return Guarded<jlong>(env, 0, [&]() -> jlong {
+    lethe::ReadOptions ro;
+    ro.fill_cache = fill_cache != JNI_FALSE;
+    SequenceSnapshot snap(static_cast<uint64_t>(snapshot_seq));
+    if (snapshot_seq >= 0) ro.snapshot = &snap;  // the iterator copies the sequence
+    JBytes lo(env, lower), hi(env, upper);
+    if (lo.valid()) {
+      ro.lower_bound.assign(lo.view());
+      ro.has_lower_bound = true;
+    }
+    if (hi.valid()) {
+      ro.upper_bound.assign(hi.view());
+      ro.has_upper_bound = true;
+    }
+    auto holder = std::make_unique<IteratorHolder>();
+    holder->it = Db(db)->NewIterator(ro, Cf(cf));
+    if (!holder->it->status().ok()) {
+      ThrowStatus(env, holder->it->status());
+      return 0;
+    }
+    g_live_objects++;
+    return reinterpret_cast<jlong>(holder.release());
+  });
+}
+
+JNIEXPORT jint JNICALL Java_io_lethe_engine_internal_Native_iteratorFill(JNIEnv* env, jclass, jlong handle, jint op,
+                                                                         jbyteArray target, jbyteArray buffer,
+                                                                         jint max_entries) {
+  return Guarded<jint>(env, 0, [&]() -> jint {
+    auto* h = reinterpret_cast<IteratorHolder*>(handle);
+    lethe::Iterator* it = h->it.get();
+    if (op == 0) {
+      it->SeekToFirst();
+    } else if (op == 1) {
+      JBytes t(env, target);
+      it->Seek(t.view());
+    }
+    const size_t capacity = static_cast<size_t>(env->GetArrayLength(buffer));
+    std::string& out = h->scratch;
+    out.clear();
+    jint n = 0;
+    while (it->Valid() && n < max_entries) {
+      std::string_view k = it->key(), v = it->value();
+      size_t need = 16 + k.size() + v.size();
+      if (out.size() + need > capacity) {
+        if (n == 0) return -static_cast<jint>(std::min<size_t>(need, INT32_MAX));
+        break;
+      }
+      char header[16];
+      uint32_t kl = static_cast<uint32_t>(k.size()), vl = static_cast<uint32_t>(v.size());
+      uint64_t dk = it->delete_key();
+      std::memcpy(header, &kl, 4);
+      std::memcpy(header + 4, &vl, 4);
+      std::memcpy(header + 8, &dk, 8);
+      out.append(header, 16);
+      out.append(k.data(), k.size());
+      out.append(v.data(), v.size());
+      n++;
+      it->Next();
+    }
+    if (!it->status().ok()) {
+      ThrowStatus(env, it->status());
+      return 0;
+    }
+    env->SetByteArrayRegion(buffer, 0, static_cast<jsize>(out.size()), reinterpret_cast<const jbyte*>(out.data()));
+    return (n << 1) | (it->Valid() ? 0 : 1);
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_closeIterator(JNIEnv* env, jclass, jlong handle) {
+  Guarded<int>(env, 0, [&] {
+    if (handle != 0) {
+      delete reinterpret_cast<IteratorHolder*>(handle);
+      g_live_objects--;
+    }
+    return 0;
+  });
+}
+
+#define LETHE_DB_CALL(name, call)                                                      \
+  JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_##name(JNIEnv* env, jclass, jlong db) { \
+    Guarded<int>(env, 0, [&] {                                                         \
+      Status s = Db(db)->call();                                                       \
+      if (!s.ok()) ThrowStatus(env, s);                                                \
+      return 0;                                                                        \
+    });                                                                                \
+  }
+LETHE_DB_CALL(flush, Flush)
+LETHE_DB_CALL(compactAll, CompactAll)
+LETHE_DB_CALL(waitForBackgroundWork, WaitForBackgroundWork)
+#undef LETHE_DB_CALL
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_checkpoint(JNIEnv* env, jclass, jlong db, jstring dir) {
+  Guarded<int>(env, 0, [&] {
+    Status s = Db(db)->Checkpoint(JString(env, dir));
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT jobjectArray JNICALL Java_io_lethe_engine_internal_Native_liveFiles(JNIEnv* env, jclass, jlong db,
+                                                                              jboolean flush) {
+  return Guarded<jobjectArray>(env, nullptr, [&]() -> jobjectArray {
+    std::vector<lethe::LiveFile> files;
+    Status s = Db(db)->GetLiveFiles(flush != JNI_FALSE, &files);
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return nullptr;
+    }
+    jclass string_class = env->FindClass("java/lang/String");
+    if (string_class == nullptr) return nullptr;
+    jobjectArray r = env->NewObjectArray(static_cast<jsize>(files.size() * 3), string_class, nullptr);
+    if (r == nullptr) return nullptr;
+    for (size_t i = 0; i < files.size(); i++) {
+      std::string fields[3] = {files[i].name, std::to_string(files[i].size_bytes), files[i].immutable ? "1" : "0"};
+      for (int f = 0; f < 3; f++) {
+        jstring js = env->NewStringUTF(fields[f].c_str());
+        if (js == nullptr) return nullptr;
+        env->SetObjectArrayElement(r, static_cast<jsize>(i * 3 + f), js);
+        env->DeleteLocalRef(js);
+      }
+    }
+    return r;
+  });
+}
+
+// Layout decoded by io.lethe.engine.Statistics#decode.
+JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNIEnv* env, jclass, jlong db) {
+  return Guarded<jlongArray>(env, nullptr, [&]() -> jlongArray {
+    lethe::DbStatistics st = Db(db)->GetStatistics();
+    std::vector<jlong> v = {
+        static_cast<jlong>(st.bytes_written_wal), static_cast<jlong>(st.bytes_written_flush),
+        static_cast<jlong>(st.bytes_written_compaction), static_cast<jlong>(st.bytes_read_compaction),
+        static_cast<jlong>(st.bytes_read_table), static_cast<jlong>(st.flushes),
+        static_cast<jlong>(st.compactions[0]), static_cast<jlong>(st.compactions[1]),
+        static_cast<jlong>(st.compactions[2]), static_cast<jlong>(st.compactions[3]),
+        static_cast<jlong>(st.page_cache_hits), static_cast<jlong>(st.page_cache_misses),
+        static_cast<jlong>(st.bloom_useful), static_cast<jlong>(st.write_stalls),
+        static_cast<jlong>(st.user_bytes_written), static_cast<jlong>(st.live_bytes),
+        static_cast<jlong>(st.column_families.size())};
+    for (const auto& cf : st.column_families) {
+      v.push_back(cf.id);
+      v.push_back(static_cast<jlong>(cf.memtable_bytes));
+      v.push_back(static_cast<jlong>(cf.memtable_entries));
+      v.push_back(static_cast<jlong>(cf.levels.size()));
+      for (const auto& l : cf.levels) {
+        v.push_back(static_cast<jlong>(l.files));
+        v.push_back(static_cast<jlong>(l.bytes));
+        v.push_back(static_cast<jlong>(l.entries));
+        v.push_back(static_cast<jlong>(l.point_tombstones));
+        v.push_back(static_cast<jlong>(l.range_tombstones));
+      }
+    }
+    jlongArray r = env->NewLongArray(static_cast<jsize>(v.size()));
+    if (r != nullptr) env->SetLongArrayRegion(r, 0, static_cast<jsize>(v.size()), v.data());
+    return r;
+  });
+}
+
+JNIEXPORT jstring JNICALL Java_io_lethe_engine_internal_Native_property(JNIEnv* env, jclass, jlong db, jlong cf,
+                                                                        jstring name) {
+  return Guarded<jstring>(env, nullptr, [&]() -> jstring {
+    std::string value;
+    if (!Db(db)->GetProperty(Cf(cf), JString(env, name), &value)) return nullptr;
+    return env->NewStringUTF(value.c_str());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_raiseStatus(JNIEnv* env, jclass, jint code,
+                                                                        jstring message) {
+  Guarded<int>(env, 0, [&] {
+    std::string msg = JString(env, message);
+    switch (static_cast<Status::Code>(code)) {
+      case Status::Code::kOk: break;
+      case Status::Code::kNotFound: ThrowStatus(env, Status::NotFound(msg)); break;
+      case Status::Code::kCorruption: ThrowStatus(env, Status::Corruption(msg)); break;
+      case Status::Code::kNotSupported: ThrowStatus(env, Status::NotSupported(msg)); break;
+      case Status::Code::kInvalidArgument: ThrowStatus(env, Status::InvalidArgument(msg)); break;
+      case Status::Code::kIOError: ThrowStatus(env, Status::IOError(msg)); break;
+      case Status::Code::kBusy: ThrowStatus(env, Status::Busy(msg)); break;
+      case Status::Code::kAborted: ThrowStatus(env, Status::Aborted(msg)); break;
+      case Status::Code::kNoSpace: ThrowStatus(env, Status::NoSpace(msg)); break;
+      default: throw std::runtime_error("unknown status code " + std::to_string(code));
+    }
+    return 0;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_liveObjects(JNIEnv*, jclass) {
+  return static_cast<jlong>(g_live_objects.load());
+}
+
+}  // extern "C"

@@ -24,7 +24,7 @@ class NativeBindingTest {
     @TempDir Path dir;
 
     @Test
-    void everyStatusCodeCrossesJniWithItsCodeAndMessage() {
+    void everyStatusCodeCrossesJniWithItsCodeAndMessage() throws Exception {
         NativeLibrary.ensureLoaded();
         for (StatusCode code : StatusCode.values()) {
             if (code == StatusCode.OK) {

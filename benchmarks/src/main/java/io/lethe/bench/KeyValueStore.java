@@ -1,0 +1,18 @@
+package io.lethe.bench;
+
+/**
+ * The operations the engine benchmark measures, implemented once for Lethe and once for RocksDB
+ * so that both run the same code path in the same JVM.
+ */
+interface KeyValueStore extends AutoCloseable {
+    void put(byte[] key, byte[] value) throws Exception;
+
+    byte[] get(byte[] key) throws Exception;
+
+    void delete(byte[] key) throws Exception;
+
+    /** Seeks to key and reads up to n entries; returns the bytes read (keys and values). */
+    long seekAndNext(byte[] key, int n) throws Exception;
+
+    void flush() throws Exception;
+}

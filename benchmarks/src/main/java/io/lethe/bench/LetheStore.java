@@ -1,0 +1,62 @@
+package io.lethe.bench;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.DbOptions;
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.LetheIterator;
+import io.lethe.engine.WriteOptions;
+
+/** Lethe with the benchmark's memory budget, no WAL (as in Flink). */
+final class LetheStore implements KeyValueStore {
+    private final LetheDb db;
+    private final ColumnFamilyHandle cf;
+
+    LetheStore(String path, long writeBufferBytes, long cacheBytes) throws Exception {
+        db = LetheDb.open(path, DbOptions.builder()
+                .useWal(false)
+                .writeBufferSizeBytes(writeBufferBytes)
+                .pageCacheBytes(cacheBytes)
+                .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().pageSizeBytes(4096).bloomBitsPerKey(10).build())
+                .build());
+        cf = db.defaultColumnFamily();
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) throws Exception {
+        db.put(WriteOptions.NO_WAL, cf, key, value, LetheDb.MAX_DELETE_KEY);
+    }
+
+    @Override
+    public byte[] get(byte[] key) throws Exception {
+        return db.get(cf, key);
+    }
+
+    @Override
+    public void delete(byte[] key) throws Exception {
+        db.delete(WriteOptions.NO_WAL, cf, key);
+    }
+
+    @Override
+    public long seekAndNext(byte[] key, int n) throws Exception {
+        long bytes = 0;
+        try (LetheIterator it = db.newIterator(cf)) {
+            it.seek(key);
+            for (int i = 0; i < n && it.isValid(); i++, it.next()) {
+                bytes += it.key().length + it.value().length;
+            }
+        }
+        return bytes;
+    }
+
+    @Override
+    public void flush() throws Exception {
+        db.flush();
+        db.waitForBackgroundWork();
+    }
+
+    @Override
+    public void close() {
+        db.close();
+    }
+}

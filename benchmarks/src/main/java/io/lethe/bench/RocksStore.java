@@ -1,0 +1,82 @@
+package io.lethe.bench;
+
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteOptions;
+
+/** RocksDB (rocksdbjni) with the same memory budget as Lethe, no WAL. */
+final class RocksStore implements KeyValueStore {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final LRUCache cache;
+    private final BloomFilter bloom;
+    private final Options options;
+    private final WriteOptions writeOptions;
+    private final RocksDB db;
+
+    RocksStore(String path, long writeBufferBytes, long cacheBytes) throws Exception {
+        cache = new LRUCache(cacheBytes);
+        bloom = new BloomFilter(10);
+        options = new Options()
+                .setCreateIfMissing(true)
+                .setWriteBufferSize(writeBufferBytes)
+                .setMaxWriteBufferNumber(2)
+                .setTableFormatConfig(new BlockBasedTableConfig()
+                        .setBlockCache(cache)
+                        .setBlockSize(4096)
+                        .setFilterPolicy(bloom));
+        writeOptions = new WriteOptions().setDisableWAL(true);
+        db = RocksDB.open(options, path);
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) throws Exception {
+        db.put(writeOptions, key, value);
+    }
+
+    @Override
+    public byte[] get(byte[] key) throws Exception {
+        return db.get(key);
+    }
+
+    @Override
+    public void delete(byte[] key) throws Exception {
+        db.delete(writeOptions, key);
+    }
+
+    @Override
+    public long seekAndNext(byte[] key, int n) {
+        long bytes = 0;
+        try (RocksIterator it = db.newIterator()) {
+            it.seek(key);
+            for (int i = 0; i < n && it.isValid(); i++, it.next()) {
+                bytes += it.key().length + it.value().length;
+            }
+        }
+        return bytes;
+    }
+
+    @Override
+    public void flush() throws Exception {
+        try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(fo);
+        }
+        db.compactRange();
+    }
+
+    @Override
+    public void close() {
+        db.close();
+        writeOptions.close();
+        options.close();
+        bloom.close();
+        cache.close();
+    }
+}
