@@ -47,7 +47,7 @@ struct DbStatistics {
   uint64_t page_cache_misses = 0;
   uint64_t bloom_useful = 0;  // page reads avoided by a Bloom filter
   uint64_t write_stalls = 0;
-  uint64_t user_bytes_written = 0;  // keys plus values handed to writes
+  uint64_t user_bytes_written = 0;  // bytes of keys and values handed to writes
   uint64_t live_bytes = 0;          // bytes of all live table files
 };
 

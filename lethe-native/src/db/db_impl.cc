@@ -133,7 +133,7 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
   Status s = batch.Iterate(&inserter);
   if (!s.ok()) return s;  // cannot happen: validated above
   mem_bytes_.fetch_add(inserter.bytes(), std::memory_order_relaxed);
-  stat_user_bytes_.fetch_add(batch.ByteSize() - WriteBatch::kHeaderSize, std::memory_order_relaxed);
+  stat_user_bytes_.fetch_add(inserter.user_bytes(), std::memory_order_relaxed);
   last_sequence_.store(seq + count - 1, std::memory_order_release);
   return Status::OK();
 }

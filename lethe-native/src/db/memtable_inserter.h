@@ -15,7 +15,10 @@ class MemTableInserter final : public WriteBatch::Handler {
   using ColumnFamilies = std::map<uint32_t, std::unique_ptr<ColumnFamilyData>>;
   MemTableInserter(ColumnFamilies* cfds, Clock* clock, SequenceNumber seq)
       : cfds_(cfds), clock_(clock), seq_(seq) {}
+  // Approximate memtable footprint of the records inserted.
   uint64_t bytes() const { return bytes_; }
+  // Bytes of keys and values handed in (the base of write amplification).
+  uint64_t user_bytes() const { return user_bytes_; }
 
   Status Put(uint32_t cf, std::string_view key, std::string_view value, uint64_t dk) override {
     return Add(cf, EntryKind::kValue, key, value, dk);
@@ -31,6 +34,7 @@ class MemTableInserter final : public WriteBatch::Handler {
       cfd->mem->AddRangeTombstone(seq_, begin, end);
       NoteTombstone(cfd);
       bytes_ += begin.size() + end.size() + 64;
+      user_bytes_ += begin.size() + end.size();
     }
     seq_++;
     return Status::OK();
@@ -51,6 +55,7 @@ class MemTableInserter final : public WriteBatch::Handler {
       if (kind == EntryKind::kTombstone) NoteTombstone(cfd);
       // Approximate memtable footprint: entry bytes plus node and encoding overhead.
       bytes_ += key.size() + value.size() + 48;
+      user_bytes_ += key.size() + value.size();
     }
     seq_++;
     return Status::OK();
@@ -60,6 +65,7 @@ class MemTableInserter final : public WriteBatch::Handler {
   Clock* clock_;
   SequenceNumber seq_;
   uint64_t bytes_ = 0;
+  uint64_t user_bytes_ = 0;
 };
 
 }  // namespace lethe

@@ -1,0 +1,364 @@
+// lethe_bench: the engine's native benchmark tool, in the manner of RocksDB's
+// db_bench. Runs a list of benchmarks against one database and prints
+// throughput, latency percentiles, write amplification, space amplification
+// and the per-level layout.
+//
+//   lethe_bench --benchmarks=fillrandom,readrandom --num=1000000
+//
+// Benchmarks: fillseq, fillrandom, overwrite, readrandom, readmissing,
+// deleterandom, seekrandom (seek + --seek_nexts), readseq.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "lethe/db.h"
+#include "lethe/env.h"
+
+namespace {
+
+struct Flags {
+  std::string benchmarks = "fillrandom,readrandom,readmissing,overwrite,deleterandom,seekrandom";
+  int64_t num = 1000000;
+  int64_t reads = -1;  // -1: num
+  int key_size = 16;
+  int value_size = 100;
+  int seek_nexts = 10;
+  std::string db;
+  bool use_existing_db = false;
+  int64_t write_buffer_size = 64 << 20;
+  int64_t page_cache_bytes = 32 << 20;
+  int64_t page_size = 4096;
+  int pages_per_tile = 1;
+  int bloom_bits = 10;
+  int size_ratio = 10;
+  bool use_wal = false;
+  bool sync = false;
+  uint64_t seed = 42;
+  bool histogram = false;
+  bool stats = false;
+};
+
+[[noreturn]] void Usage(const char* error) {
+  std::fprintf(stderr,
+               "lethe_bench: %s\n"
+               "usage: lethe_bench [--benchmarks=a,b,...] [--num=N] [--reads=N] [--key_size=16]\n"
+               "  [--value_size=100] [--seek_nexts=10] [--db=DIR] [--use_existing_db=0|1]\n"
+               "  [--write_buffer_size=BYTES] [--page_cache_bytes=BYTES] [--page_size=BYTES]\n"
+               "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
+               "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
+               "benchmarks: fillseq fillrandom overwrite readrandom readmissing deleterandom\n"
+               "  seekrandom readseq\n",
+               error);
+  std::exit(2);
+}
+
+int64_t ParseInt(const std::string& name, const std::string& v) {
+  char* end = nullptr;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0') Usage(("bad value for --" + name + ": " + v).c_str());
+  return x;
+}
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    size_t eq = a.find('=');
+    if (a.rfind("--", 0) != 0 || eq == std::string::npos) Usage(("bad argument: " + a).c_str());
+    std::string name = a.substr(2, eq - 2), v = a.substr(eq + 1);
+    if (name == "benchmarks") f.benchmarks = v;
+    else if (name == "num") f.num = ParseInt(name, v);
+    else if (name == "reads") f.reads = ParseInt(name, v);
+    else if (name == "key_size") f.key_size = static_cast<int>(ParseInt(name, v));
+    else if (name == "value_size") f.value_size = static_cast<int>(ParseInt(name, v));
+    else if (name == "seek_nexts") f.seek_nexts = static_cast<int>(ParseInt(name, v));
+    else if (name == "db") f.db = v;
+    else if (name == "use_existing_db") f.use_existing_db = ParseInt(name, v) != 0;
+    else if (name == "write_buffer_size") f.write_buffer_size = ParseInt(name, v);
+    else if (name == "page_cache_bytes") f.page_cache_bytes = ParseInt(name, v);
+    else if (name == "page_size") f.page_size = ParseInt(name, v);
+    else if (name == "pages_per_tile") f.pages_per_tile = static_cast<int>(ParseInt(name, v));
+    else if (name == "bloom_bits") f.bloom_bits = static_cast<int>(ParseInt(name, v));
+    else if (name == "size_ratio") f.size_ratio = static_cast<int>(ParseInt(name, v));
+    else if (name == "use_wal") f.use_wal = ParseInt(name, v) != 0;
+    else if (name == "sync") f.sync = ParseInt(name, v) != 0;
+    else if (name == "seed") f.seed = static_cast<uint64_t>(ParseInt(name, v));
+    else if (name == "histogram") f.histogram = ParseInt(name, v) != 0;
+    else if (name == "stats") f.stats = ParseInt(name, v) != 0;
+    else Usage(("unknown flag --" + name).c_str());
+  }
+  if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.seek_nexts < 0) Usage("out-of-range flag value");
+  if (f.reads < 0) f.reads = f.num;
+  if (f.db.empty()) f.db = "/tmp/lethe_bench-" + std::to_string(getpid());
+  return f;
+}
+
+// splitmix64: fast and deterministic.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t Uniform(uint64_t n) { return Next() % n; }
+
+ private:
+  uint64_t s_;
+};
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+class Benchmark {
+ public:
+  explicit Benchmark(Flags flags) : f_(std::move(flags)), rng_(f_.seed), live_(static_cast<size_t>(f_.num), false) {
+    Rng vr(f_.seed ^ 0xabcdef);
+    // Values are half random bytes, half repeated: about 50 % compressible.
+    value_.resize(static_cast<size_t>(f_.value_size));
+    for (size_t i = 0; i < value_.size(); i++) {
+      value_[i] = i < value_.size() / 2 ? static_cast<char>(vr.Next()) : 'x';
+    }
+  }
+
+  int Run() {
+    lethe::Options o;
+    o.write_buffer_size = static_cast<size_t>(f_.write_buffer_size);
+    o.page_cache_bytes = static_cast<size_t>(f_.page_cache_bytes);
+    o.use_wal = f_.use_wal;
+    o.cf_defaults.page_size = static_cast<size_t>(f_.page_size);
+    o.cf_defaults.pages_per_tile = f_.pages_per_tile;
+    o.cf_defaults.bloom_bits_per_key = f_.bloom_bits;
+    o.cf_defaults.size_ratio = f_.size_ratio;
+    if (!f_.use_existing_db) lethe::DestroyDB(f_.db, o);
+    PrintHeader();
+    lethe::Status s = lethe::DB::Open(o, f_.db, &db_);
+    if (!s.ok()) return Fail("open", s);
+    cf_ = db_->DefaultColumnFamily();
+    wo_.sync = f_.sync;
+    wo_.disable_wal = !f_.use_wal;
+
+    size_t start = 0;
+    while (start <= f_.benchmarks.size()) {
+      size_t comma = f_.benchmarks.find(',', start);
+      std::string name = f_.benchmarks.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      start = comma == std::string::npos ? f_.benchmarks.size() + 1 : comma + 1;
+      if (name.empty()) continue;
+      int rc = RunOne(name);
+      if (rc != 0) return rc;
+    }
+    PrintLevels();
+    if (f_.stats) {
+      std::string st;
+      db_->GetProperty(cf_, "lethe.stats", &st);
+      std::printf("%s", st.c_str());
+    }
+    db_.reset();
+    if (!f_.use_existing_db) lethe::DestroyDB(f_.db, o);
+    return 0;
+  }
+
+ private:
+  using Op = lethe::Status (Benchmark::*)(int64_t i, bool* found);
+
+  int RunOne(const std::string& name) {
+    struct Spec {
+      Op op;
+      bool write;
+      bool use_reads;
+    };
+    static const std::map<std::string, Spec> specs = {
+        {"fillseq", {&Benchmark::FillSeq, true, false}},
+        {"fillrandom", {&Benchmark::FillRandom, true, false}},
+        {"overwrite", {&Benchmark::FillRandom, true, false}},
+        {"readrandom", {&Benchmark::ReadRandom, false, true}},
+        {"readmissing", {&Benchmark::ReadMissing, false, true}},
+        {"deleterandom", {&Benchmark::DeleteRandom, true, true}},
+        {"seekrandom", {&Benchmark::SeekRandom, false, true}},
+        {"readseq", {&Benchmark::ReadSeq, false, false}},
+    };
+    auto it = specs.find(name);
+    if (it == specs.end()) Usage(("unknown benchmark " + name).c_str());
+    const Spec& spec = it->second;
+    int64_t ops = name == "readseq" ? 1 : (spec.use_reads ? f_.reads : f_.num);
+    std::vector<float> latencies_us;
+    if (f_.histogram) latencies_us.reserve(static_cast<size_t>(std::min<int64_t>(ops, 10'000'000)));
+    int64_t found = 0;
+    bytes_ = 0;
+    double t0 = NowSeconds(), last_progress = t0;
+    for (int64_t i = 0; i < ops; i++) {
+      double a = f_.histogram ? NowSeconds() : 0;
+      bool hit = false;
+      lethe::Status s = (this->*spec.op)(i, &hit);
+      if (!s.ok()) return Fail(name, s);
+      if (hit) found++;
+      if (f_.histogram && latencies_us.size() < latencies_us.capacity()) {
+        latencies_us.push_back(static_cast<float>((NowSeconds() - a) * 1e6));
+      }
+      if ((i & 0xfff) == 0 && NowSeconds() - last_progress > 1.0) {
+        last_progress = NowSeconds();
+        std::fprintf(stderr, "... %-12s %3d%%\r", name.c_str(), static_cast<int>(100 * i / ops));
+      }
+    }
+    double elapsed = NowSeconds() - t0;
+    double settle = 0;
+    if (spec.write) {
+      double s0 = NowSeconds();
+      lethe::Status s = db_->WaitForBackgroundWork();
+      if (!s.ok()) return Fail(name, s);
+      settle = NowSeconds() - s0;
+    }
+    if (name == "readseq") ops = found;
+    std::fprintf(stderr, "%40s\r", "");
+    std::printf("%-12s : %9.3f micros/op %10.0f ops/sec; %7.1f MB/s", name.c_str(),
+                elapsed * 1e6 / std::max<int64_t>(ops, 1), ops / elapsed, bytes_ / elapsed / 1048576.0);
+    if (spec.write) std::printf(" (settle %.2f s)", settle);
+    if (name == "readrandom" || name == "readmissing" || name == "deleterandom" || name == "seekrandom") {
+      std::printf(" (found %" PRId64 " of %" PRId64 ")", found, ops);
+    }
+    std::printf("\n");
+    if (f_.histogram && !latencies_us.empty()) {
+      std::sort(latencies_us.begin(), latencies_us.end());
+      auto pct = [&](double p) { return latencies_us[static_cast<size_t>(p * (latencies_us.size() - 1))]; };
+      std::printf("%-12s   latency us: p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n", "", pct(0.5), pct(0.99),
+                  pct(0.999), latencies_us.back());
+    }
+    if (spec.write) PrintAmplification();
+    return 0;
+  }
+
+  std::string Key(int64_t n, char prefix = 'k') const {
+    std::string k(static_cast<size_t>(f_.key_size), '0');
+    k[0] = prefix;
+    for (int p = f_.key_size - 1; p >= 1 && n > 0; p--) {
+      k[static_cast<size_t>(p)] = static_cast<char>('0' + n % 10);
+      n /= 10;
+    }
+    return k;
+  }
+
+  lethe::Status Write(int64_t n) {
+    std::string k = Key(n);
+    bytes_ += k.size() + value_.size();
+    live_[static_cast<size_t>(n)] = true;
+    return db_->Put(wo_, cf_, k, value_);
+  }
+  lethe::Status FillSeq(int64_t i, bool*) { return Write(i); }
+  lethe::Status FillRandom(int64_t, bool*) { return Write(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)))); }
+  lethe::Status ReadRandom(int64_t, bool* found) {
+    std::string v;
+    lethe::Status s = db_->Get(lethe::ReadOptions(), cf_, Key(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)))), &v);
+    if (s.IsNotFound()) return lethe::Status::OK();
+    *found = s.ok();
+    bytes_ += v.size();
+    return s;
+  }
+  lethe::Status ReadMissing(int64_t, bool* found) {
+    std::string v;
+    // Same length and range as real keys, but a prefix byte no key has.
+    lethe::Status s = db_->Get(lethe::ReadOptions(), cf_, Key(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num))), 'j'), &v);
+    if (s.IsNotFound()) return lethe::Status::OK();
+    *found = s.ok();
+    return s;
+  }
+  lethe::Status DeleteRandom(int64_t, bool* found) {
+    int64_t n = static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)));
+    *found = live_[static_cast<size_t>(n)];
+    live_[static_cast<size_t>(n)] = false;
+    return db_->Delete(wo_, cf_, Key(n));
+  }
+  lethe::Status SeekRandom(int64_t, bool* found) {
+    auto it = db_->NewIterator(lethe::ReadOptions(), cf_);
+    it->Seek(Key(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)))));
+    *found = it->Valid();
+    for (int j = 0; j < f_.seek_nexts && it->Valid(); j++) {
+      bytes_ += it->key().size() + it->value().size();
+      it->Next();
+    }
+    return it->status();
+  }
+  lethe::Status ReadSeq(int64_t, bool* found) {
+    auto it = db_->NewIterator(lethe::ReadOptions(), cf_);
+    int64_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      bytes_ += it->key().size() + it->value().size();
+      n++;
+    }
+    readseq_count_ = n;
+    *found = true;
+    return it->status();
+  }
+
+  void PrintHeader() const {
+    std::time_t now = std::time(nullptr);
+    char date[64];
+    std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+    std::printf("Lethe bench     %s, %u CPUs\n", date, std::thread::hardware_concurrency());
+    std::printf("Keys:       %d bytes each\nValues:     %d bytes each\nEntries:    %" PRId64 " (reads %" PRId64 ")\n",
+                f_.key_size, f_.value_size, f_.num, f_.reads);
+    std::printf("Options:    write_buffer %" PRId64 " B, page_cache %" PRId64 " B, page %" PRId64
+                " B, pages_per_tile %d, bloom %d bits/key, size_ratio %d, wal %s%s\n",
+                f_.write_buffer_size, f_.page_cache_bytes, f_.page_size, f_.pages_per_tile, f_.bloom_bits,
+                f_.size_ratio, f_.use_wal ? "on" : "off", f_.sync ? " (sync)" : "");
+    std::printf("Database:   %s\n------------------------------------------------\n", f_.db.c_str());
+  }
+
+  void PrintAmplification() {
+    lethe::DbStatistics st = db_->GetStatistics();
+    uint64_t live = static_cast<uint64_t>(std::count(live_.begin(), live_.end(), true));
+    double logical = static_cast<double>(live) * (f_.key_size + f_.value_size);
+    double wa = st.user_bytes_written == 0 ? 0 : double(st.bytes_written_flush + st.bytes_written_compaction) / st.user_bytes_written;
+    std::printf("%-12s   written: wal %.1f MB, flush %.1f MB, compaction %.1f MB; write amp %.2f; "
+                "live %.1f MB for %" PRIu64 " keys, space amp %.2f\n",
+                "", st.bytes_written_wal / 1048576.0, st.bytes_written_flush / 1048576.0,
+                st.bytes_written_compaction / 1048576.0, wa, st.live_bytes / 1048576.0, live,
+                logical == 0 ? 0 : st.live_bytes / logical);
+  }
+
+  void PrintLevels() {
+    lethe::DbStatistics st = db_->GetStatistics();
+    std::printf("------------------------------------------------\nlevel  files      bytes     entries  tombstones\n");
+    for (const auto& cf : st.column_families) {
+      if (cf.id != cf_->id()) continue;
+      for (const auto& l : cf.levels) {
+        std::printf("%5d %6" PRIu64 " %10" PRIu64 " %11" PRIu64 " %11" PRIu64 "\n", l.level, l.files, l.bytes, l.entries,
+                    l.point_tombstones);
+      }
+    }
+    uint64_t lookups = st.page_cache_hits + st.page_cache_misses;
+    std::printf("page cache hit rate %.1f%% (%" PRIu64 " lookups), page reads avoided by Bloom filters %" PRIu64
+                ", write stalls %" PRIu64 "\n",
+                lookups == 0 ? 0.0 : 100.0 * st.page_cache_hits / lookups, lookups, st.bloom_useful, st.write_stalls);
+  }
+
+  int Fail(const std::string& what, const lethe::Status& s) {
+    std::fprintf(stderr, "lethe_bench: %s failed: %s\n", what.c_str(), s.ToString().c_str());
+    return 1;
+  }
+
+  Flags f_;
+  Rng rng_;
+  std::vector<bool> live_;  // which keys hold a value, for space amplification
+  std::string value_;
+  std::unique_ptr<lethe::DB> db_;
+  lethe::ColumnFamilyHandle* cf_ = nullptr;
+  lethe::WriteOptions wo_;
+  double bytes_ = 0;
+  int64_t readseq_count_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) { return Benchmark(ParseFlags(argc, argv)).Run(); }
