@@ -43,14 +43,11 @@ class OutputFile {
     for (const RangeTombstone& t : tombstones) {
       std::string start = t.start, end = t.end;
       if (lo != nullptr && start < *lo) start = *lo;
-      bool clipped_end = hi != nullptr && *hi < end;
-      if (clipped_end) end = *hi;
+      if (hi != nullptr && *hi < end) end = *hi;
       if (!(start < end)) continue;
       builder_->AddRangeTombstone(RangeTombstone{start, end, t.seq});
       if (!have_bounds || start < smallest) smallest = start;
-      // An end clipped at the cut (last key + '\0') adds nothing beyond the
-      // last key; an original end bounds the file inclusively (conservative).
-      std::string inclusive_end = clipped_end ? last_key_ : end;
+      std::string inclusive_end = InclusiveBoundOf(end);
       if (!have_bounds || largest < inclusive_end) largest = inclusive_end;
       have_bounds = true;
     }

@@ -75,6 +75,17 @@ inline std::string SortKeySuccessor(std::string_view key) {
   return r;
 }
 
+// The largest sort key a file must claim to cover keys < end. For an end
+// of the form a + '\0' (the cut points of compaction output) that is exactly
+// a; for any other end, end itself (one key too many, which only makes
+// overlap checks conservative).
+inline std::string InclusiveBoundOf(std::string_view exclusive_end) {
+  if (!exclusive_end.empty() && exclusive_end.back() == '\0') {
+    return std::string(exclusive_end.substr(0, exclusive_end.size() - 1));
+  }
+  return std::string(exclusive_end);
+}
+
 // List-append merge (Flink's list state layout: elements joined by ',').
 constexpr char kMergeDelimiter = ',';
 inline void AppendMergeOperand(std::string* acc, bool acc_empty, std::string_view operand) {

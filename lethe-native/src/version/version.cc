@@ -49,7 +49,10 @@ Status ColumnFamilyFiles::CheckInvariants() const {
       const FileMetaData& f = *levels[l][i];
       if (f.largest < f.smallest) return Status::Corruption("invariant: file bounds inverted");
       if (i > 0 && !(levels[l][i - 1]->largest < f.smallest)) {
-        return Status::Corruption("invariant: overlapping files in level " + std::to_string(l));
+        const FileMetaData& p = *levels[l][i - 1];
+        return Status::Corruption("invariant: overlapping files in level " + std::to_string(l) + ": #" +
+                                  std::to_string(p.number) + " [" + p.smallest + ", " + p.largest + "] and #" +
+                                  std::to_string(f.number) + " [" + f.smallest + ", " + f.largest + "]");
       }
     }
   }

@@ -1,0 +1,479 @@
+// The randomized model-based test: the engine against a plain in-memory model
+// (std::map per column family), under random puts, deletes, sort-key range
+// deletes, merges, batches, snapshots, iterators with bounds, flushes,
+// compactions, reopens, checkpoints, column family changes and crashes.
+//
+// Every run prints its seed and option set on failure together with the last
+// operations. Replay one case with LETHE_MODEL_SEED=<seed>; scale the number
+// of operations with LETHE_MODEL_OPS=<per case> and of seeds with
+// LETHE_MODEL_SEEDS=<count>.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lethe/db.h"
+#include "lethe/env.h"
+#include "util/random.h"
+
+namespace lethe {
+namespace {
+
+using Entry = std::pair<std::string, uint64_t>;  // value, delete key
+using Family = std::map<std::string, Entry>;
+
+// The model: what every column family must contain.
+struct Model {
+  std::map<std::string, Family> families;
+
+  void Put(const std::string& cf, const std::string& k, const std::string& v, uint64_t dk) {
+    families[cf][k] = {v, dk};
+  }
+  void Delete(const std::string& cf, const std::string& k) { families[cf].erase(k); }
+  void DeleteRange(const std::string& cf, const std::string& b, const std::string& e) {
+    Family& f = families[cf];
+    f.erase(f.lower_bound(b), f.lower_bound(e));
+  }
+  void Merge(const std::string& cf, const std::string& k, const std::string& op, uint64_t dk) {
+    Family& f = families[cf];
+    auto it = f.find(k);
+    if (it == f.end()) {
+      f[k] = {op, dk};
+    } else {
+      it->second.first += "," + op;
+      it->second.second = dk;
+    }
+  }
+};
+
+struct OptionSet {
+  const char* name;
+  size_t write_buffer;
+  size_t page_size;
+  int pages_per_tile;
+  bool use_wal;
+  bool background;
+  bool crashes;  // all writes sync; crash + recover steps
+  uint64_t level1_bytes;
+  size_t target_file_size;
+  int size_ratio;
+};
+
+const OptionSet kOptionSets[] = {
+    {"tiny-memtable-h1", 16 << 10, 256, 1, true, true, false, 64 << 10, 16 << 10, 4},
+    {"tiny-memtable-h16", 16 << 10, 256, 16, true, true, false, 64 << 10, 16 << 10, 4},
+    {"no-wal-h4-manual", 32 << 10, 512, 4, false, false, false, 128 << 10, 32 << 10, 10},
+    {"crash-sync-h8", 24 << 10, 256, 8, true, true, true, 64 << 10, 16 << 10, 4},
+    {"deep-levels-h2", 8 << 10, 128, 2, true, true, false, 16 << 10, 4 << 10, 3},
+};
+
+int64_t EnvInt(const char* name, int64_t dflt) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? dflt : std::strtoll(v, nullptr, 10);
+}
+
+class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
+ protected:
+  void SetUp() override {
+    set_ = kOptionSets[std::get<0>(GetParam())];
+    seed_ = std::get<1>(GetParam());
+    rnd_ = std::make_unique<Random>(seed_);
+    env_ = NewMemEnv();
+    options_.env = env_.get();
+    options_.clock = &clock_;
+    options_.write_buffer_size = set_.write_buffer;
+    options_.use_wal = set_.use_wal;
+    options_.background_compactions = set_.background;
+    options_.page_cache_bytes = 256 << 10;
+    cf_options_.page_size = set_.page_size;
+    cf_options_.pages_per_tile = set_.pages_per_tile;
+    cf_options_.level1_bytes = set_.level1_bytes;
+    cf_options_.target_file_size = set_.target_file_size;
+    cf_options_.size_ratio = set_.size_ratio;
+    cf_options_.level0_compaction_trigger = 3;
+    options_.cf_defaults = cf_options_;
+    write_options_.sync = set_.crashes;
+    ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());
+    model_.families["default"];
+  }
+
+  void TearDown() override {
+    ReleaseSnapshots();
+    db_.reset();
+  }
+
+  // ---- Generators.
+
+  std::string RandomKey() {
+    // A skewed key space: a hot set, a wider set, and awkward bytes.
+    uint64_t r = rnd_->Uniform(100);
+    std::string k;
+    if (r < 60) {
+      k = "key" + std::to_string(rnd_->Uniform(200));
+    } else if (r < 90) {
+      k = "k" + std::to_string(rnd_->Uniform(3000));
+    } else if (r < 95) {
+      k = std::string(1, static_cast<char>(rnd_->Uniform(3) == 0 ? '\0' : '\xff')) + std::to_string(rnd_->Uniform(20));
+    } else {
+      k = std::string(static_cast<size_t>(1 + rnd_->Uniform(24)), static_cast<char>('a' + rnd_->Uniform(3)));
+    }
+    return k;
+  }
+  std::string RandomValue() {
+    size_t n = rnd_->OneIn(50) ? 2000 + rnd_->Uniform(2000) : rnd_->Uniform(200);
+    std::string v(n, static_cast<char>('a' + rnd_->Uniform(26)));
+    if (n > 0) v[0] = static_cast<char>('A' + step_ % 26);
+    return v;
+  }
+  // Delete keys are monotone per key: a step counter, or "never" for a fixed
+  // subset of keys.
+  uint64_t DeleteKeyFor(const std::string& k) {
+    return std::hash<std::string>()(k) % 5 == 0 ? kMaxDeleteKey : static_cast<uint64_t>(step_);
+  }
+  std::string RandomFamily() {
+    auto it = model_.families.begin();
+    std::advance(it, static_cast<long>(rnd_->Uniform(model_.families.size())));
+    return it->first;
+  }
+  ColumnFamilyHandle* Handle(const std::string& name) {
+    ColumnFamilyHandle* h = db_->GetColumnFamily(name);
+    EXPECT_NE(h, nullptr) << name;
+    return h;
+  }
+
+  // ---- Checks.
+
+  ::testing::AssertionResult CheckGet(const Family& expect, const std::string& cf, const std::string& k,
+                                      const Snapshot* snap) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::string v;
+    uint64_t dk = 0;
+    Status s = db_->Get(ro, Handle(cf), k, &v, &dk);
+    auto it = expect.find(k);
+    if (it == expect.end()) {
+      if (!s.IsNotFound()) return ::testing::AssertionFailure() << "Get(" << cf << "," << k << ") expected NotFound, got " << s.ToString() << " value size " << v.size();
+      return ::testing::AssertionSuccess();
+    }
+    if (!s.ok()) return ::testing::AssertionFailure() << "Get(" << cf << "," << k << ") failed: " << s.ToString();
+    if (v != it->second.first) return ::testing::AssertionFailure() << "Get(" << cf << "," << k << ") value mismatch: got '" << v.substr(0, 40) << "' (" << v.size() << " bytes), want '" << it->second.first.substr(0, 40) << "' (" << it->second.first.size() << ")";
+    if (dk != it->second.second) return ::testing::AssertionFailure() << "Get(" << cf << "," << k << ") delete key " << dk << " want " << it->second.second;
+    return ::testing::AssertionSuccess();
+  }
+
+  ::testing::AssertionResult CheckIterator(DB* db, const Family& expect, ColumnFamilyHandle* cf, const Snapshot* snap,
+                                           size_t limit) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::string lo, hi;
+    if (rnd_->OneIn(2)) {
+      lo = RandomKey();
+      ro.lower_bound = lo;
+      ro.has_lower_bound = true;
+    }
+    if (rnd_->OneIn(2)) {
+      hi = RandomKey();
+      ro.upper_bound = hi;
+      ro.has_upper_bound = true;
+    }
+    auto it = db->NewIterator(ro, cf);
+    auto m = ro.has_lower_bound ? expect.lower_bound(lo) : expect.begin();
+    auto in_bounds = [&](std::map<std::string, Entry>::const_iterator x) {
+      return x != expect.end() && (!ro.has_upper_bound || x->first < hi);
+    };
+    size_t n = 0;
+    for (it->SeekToFirst(); n < limit; it->Next(), ++m, ++n) {
+      bool want = in_bounds(m);
+      if (it->Valid() != want) {
+        return ::testing::AssertionFailure() << "scan: valid=" << it->Valid() << " want " << want << " at entry " << n
+                                             << (want ? " key " + m->first : std::string()) << (it->Valid() ? " got " + std::string(it->key()) : std::string()) << " status " << it->status().ToString();
+      }
+      if (!want) break;
+      if (it->key() != m->first || it->value() != m->second.first || it->delete_key() != m->second.second) {
+        return ::testing::AssertionFailure() << "scan entry " << n << ": got " << it->key() << " want " << m->first;
+      }
+    }
+    if (!it->status().ok()) return ::testing::AssertionFailure() << "scan status " << it->status().ToString();
+    for (int s = 0; s < 3; s++) {
+      std::string target = RandomKey();
+      it->Seek(target);
+      std::string effective = ro.has_lower_bound && target < lo ? lo : target;
+      auto want = expect.lower_bound(effective);
+      bool valid = in_bounds(want);
+      if (it->Valid() != valid || (valid && (it->key() != want->first || it->value() != want->second.first))) {
+        return ::testing::AssertionFailure() << "Seek(" << target << "): valid=" << it->Valid()
+                                             << (it->Valid() ? " got " + std::string(it->key()) : std::string())
+                                             << " want " << (valid ? want->first : std::string("end"));
+      }
+    }
+    return ::testing::AssertionSuccess();
+  }
+
+  ::testing::AssertionResult CheckEverything(DB* db, const Model& model) {
+    for (const auto& [name, family] : model.families) {
+      ColumnFamilyHandle* cf = db->GetColumnFamily(name);
+      if (cf == nullptr) return ::testing::AssertionFailure() << "missing column family " << name;
+      auto it = db->NewIterator(ReadOptions(), cf);
+      auto m = family.begin();
+      for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
+        if (m == family.end()) return ::testing::AssertionFailure() << name << ": extra key " << it->key();
+        if (it->key() != m->first || it->value() != m->second.first || it->delete_key() != m->second.second) {
+          return ::testing::AssertionFailure() << name << ": got " << it->key() << " want " << m->first;
+        }
+      }
+      if (!it->status().ok()) return ::testing::AssertionFailure() << it->status().ToString();
+      if (m != family.end()) return ::testing::AssertionFailure() << name << ": missing key " << m->first;
+    }
+    if (db->ListColumnFamilies().size() != model.families.size()) {
+      return ::testing::AssertionFailure() << "column family count " << db->ListColumnFamilies().size() << " want "
+                                           << model.families.size();
+    }
+    return ::testing::AssertionSuccess();
+  }
+
+  // ---- Steps.
+
+  void Record(std::string op) {
+    history_.push_back("#" + std::to_string(step_) + " " + std::move(op));
+    if (history_.size() > 60) history_.pop_front();
+  }
+  std::string History() const {
+    std::string h = "seed " + std::to_string(seed_) + ", option set " + set_.name + ", last operations:\n";
+    for (const auto& s : history_) h += "  " + s + "\n";
+    return h;
+  }
+
+  void ReleaseSnapshots() {
+    for (auto& [snap, model] : snapshots_) db_->ReleaseSnapshot(snap);
+    snapshots_.clear();
+  }
+
+  void Reopen(bool crash) {
+    ReleaseSnapshots();
+    if (!set_.use_wal) ASSERT_TRUE(db_->Flush().ok());
+    db_.reset();
+    if (crash) env_->SimulateCrash();
+    Status s = DB::Open(options_, "/db", &db_);
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    ASSERT_TRUE(CheckEverything(db_.get(), model_)) << History();
+  }
+
+  void DoBatch() {
+    WriteBatch batch;
+    int n = 2 + static_cast<int>(rnd_->Uniform(19));
+    Model next = model_;
+    std::string desc = "batch:";
+    for (int i = 0; i < n; i++) {
+      std::string cf = RandomFamily();
+      std::string k = RandomKey();
+      uint64_t r = rnd_->Uniform(10);
+      if (r < 5) {
+        std::string v = RandomValue();
+        uint64_t dk = DeleteKeyFor(k);
+        batch.Put(Handle(cf), k, v, dk);
+        next.Put(cf, k, v, dk);
+        desc += " put(" + cf + "," + k + ")";
+      } else if (r < 7) {
+        batch.Delete(Handle(cf), k);
+        next.Delete(cf, k);
+        desc += " del(" + cf + "," + k + ")";
+      } else if (r < 9) {
+        std::string op = "m" + std::to_string(step_);
+        uint64_t dk = DeleteKeyFor(k);
+        batch.Merge(Handle(cf), k, op, dk);
+        next.Merge(cf, k, op, dk);
+        desc += " merge(" + cf + "," + k + ")";
+      } else {
+        std::string e = RandomKey();
+        if (k == e) continue;
+        if (e < k) std::swap(k, e);
+        batch.DeleteRange(Handle(cf), k, e);
+        next.DeleteRange(cf, k, e);
+        desc += " delrange(" + cf + "," + k + "," + e + ")";
+      }
+    }
+    Record(desc);
+    Status s = db_->Write(write_options_, batch);
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    model_ = std::move(next);
+  }
+
+  void Step() {
+    step_++;
+    clock_.Advance(1000);
+    uint64_t r = rnd_->Uniform(1000);
+    std::string cf = RandomFamily();
+    std::string k = RandomKey();
+    Status s;
+    if (r < 350) {
+      std::string v = RandomValue();
+      uint64_t dk = DeleteKeyFor(k);
+      Record("put(" + cf + "," + k + ", " + std::to_string(v.size()) + " bytes)");
+      s = db_->Put(write_options_, Handle(cf), k, v, dk);
+      model_.Put(cf, k, v, dk);
+    } else if (r < 450) {
+      Record("delete(" + cf + "," + k + ")");
+      s = db_->Delete(write_options_, Handle(cf), k);
+      model_.Delete(cf, k);
+    } else if (r < 550) {
+      std::string op = "op" + std::to_string(step_);
+      uint64_t dk = DeleteKeyFor(k);
+      Record("merge(" + cf + "," + k + "," + op + ")");
+      s = db_->Merge(write_options_, Handle(cf), k, op, dk);
+      model_.Merge(cf, k, op, dk);
+    } else if (r < 580) {
+      std::string e = rnd_->OneIn(5) ? k + std::string(1, '\xff') : RandomKey();
+      if (e == k) return;
+      if (e < k) std::swap(k, e);
+      Record("delete_range(" + cf + "," + k + "," + e + ")");
+      s = db_->DeleteRange(write_options_, Handle(cf), k, e);
+      model_.DeleteRange(cf, k, e);
+    } else if (r < 660) {
+      DoBatch();
+      return;
+    } else if (r < 810) {
+      if (!snapshots_.empty() && rnd_->OneIn(2)) {
+        auto& [snap, model] = snapshots_[rnd_->Uniform(snapshots_.size())];
+        auto f = model.families.find(cf);
+        if (f != model.families.end()) {
+          Record("get-at-snapshot(" + cf + "," + k + ")");
+          ASSERT_TRUE(CheckGet(f->second, cf, k, snap)) << History();
+        }
+      } else {
+        Record("get(" + cf + "," + k + ")");
+        ASSERT_TRUE(CheckGet(model_.families[cf], cf, k, nullptr)) << History();
+      }
+      return;
+    } else if (r < 840) {
+      if (!snapshots_.empty() && rnd_->OneIn(3)) {
+        auto& [snap, model] = snapshots_[rnd_->Uniform(snapshots_.size())];
+        auto f = model.families.find(cf);
+        if (f == model.families.end()) return;
+        Record("scan-at-snapshot(" + cf + ")");
+        ASSERT_TRUE(CheckIterator(db_.get(), f->second, Handle(cf), snap, 200)) << History();
+      } else {
+        Record("scan(" + cf + ")");
+        ASSERT_TRUE(CheckIterator(db_.get(), model_.families[cf], Handle(cf), nullptr, 200)) << History();
+      }
+      return;
+    } else if (r < 870) {
+      if (snapshots_.size() < 4 && rnd_->OneIn(2)) {
+        Record("snapshot");
+        snapshots_.emplace_back(db_->GetSnapshot(), model_);
+      } else if (!snapshots_.empty()) {
+        Record("release-snapshot");
+        size_t i = rnd_->Uniform(snapshots_.size());
+        db_->ReleaseSnapshot(snapshots_[i].first);
+        snapshots_.erase(snapshots_.begin() + static_cast<long>(i));
+      }
+      return;
+    } else if (r < 890) {
+      Record("flush");
+      s = db_->Flush();
+    } else if (r < 895) {
+      Record("compact-all");
+      s = db_->CompactAll();
+    } else if (r < 900) {
+      Record("reopen");
+      Reopen(false);
+      return;
+    } else if (r < 903) {
+      Record("checkpoint");
+      DoCheckpoint();
+      return;
+    } else if (r < 906) {
+      if (model_.families.size() < 4 && rnd_->OneIn(2)) {
+        std::string name = "cf" + std::to_string(step_);
+        Record("create-cf(" + name + ")");
+        ColumnFamilyHandle* h;
+        s = db_->CreateColumnFamily(name, cf_options_, &h);
+        model_.families[name];
+      } else if (cf != "default") {
+        Record("drop-cf(" + cf + ")");
+        s = db_->DropColumnFamily(Handle(cf));
+        model_.families.erase(cf);
+        for (auto& [snap, model] : snapshots_) model.families.erase(cf);
+      }
+    } else if (r < 910 && set_.crashes) {
+      Record("crash");
+      Reopen(true);
+      return;
+    } else {
+      return;
+    }
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+  }
+
+  void DoCheckpoint() {
+    std::string dir = "/ckpt" + std::to_string(step_);
+    Status s = db_->Checkpoint(dir);
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    // Check the copy now, and again later after the source has moved on.
+    pending_checkpoints_.emplace_back(dir, model_);
+    VerifyCheckpoint(pending_checkpoints_.back());
+    if (pending_checkpoints_.size() > 2) {
+      VerifyCheckpoint(pending_checkpoints_.front());
+      ASSERT_TRUE(DestroyDB(pending_checkpoints_.front().first, options_).ok());
+      pending_checkpoints_.pop_front();
+    }
+  }
+
+  void VerifyCheckpoint(const std::pair<std::string, Model>& ckpt) {
+    std::unique_ptr<DB> copy;
+    Status s = DB::Open(options_, ckpt.first, &copy);
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    ASSERT_TRUE(CheckEverything(copy.get(), ckpt.second)) << "checkpoint " << ckpt.first << "\n" << History();
+  }
+
+  OptionSet set_;
+  uint64_t seed_ = 0;
+  std::unique_ptr<Random> rnd_;
+  std::unique_ptr<MemEnv> env_;
+  ManualClock clock_{1'000'000};
+  Options options_;
+  ColumnFamilyOptions cf_options_;
+  WriteOptions write_options_;
+  std::unique_ptr<DB> db_;
+  Model model_;
+  std::vector<std::pair<const Snapshot*, Model>> snapshots_;
+  std::deque<std::pair<std::string, Model>> pending_checkpoints_;
+  std::deque<std::string> history_;
+  int64_t step_ = 0;
+};
+
+TEST_P(ModelTest, RandomOperationsMatchTheModel) {
+  int64_t ops = EnvInt("LETHE_MODEL_OPS", 10000);
+  for (int64_t i = 0; i < ops && !HasFatalFailure(); i++) Step();
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(db_->CompactAll().ok());
+  ASSERT_TRUE(CheckEverything(db_.get(), model_)) << History();
+  Reopen(false);
+}
+
+std::vector<uint64_t> Seeds() {
+  int64_t one = EnvInt("LETHE_MODEL_SEED", -1);
+  if (one >= 0) return {static_cast<uint64_t>(one)};
+  std::vector<uint64_t> seeds;
+  for (int64_t s = 1; s <= EnvInt("LETHE_MODEL_SEEDS", 4); s++) seeds.push_back(static_cast<uint64_t>(s));
+  return seeds;
+}
+
+// 5 option sets x 4 seeds x 10,000 operations = 200,000 operations per run.
+INSTANTIATE_TEST_SUITE_P(OptionSetsAndSeeds, ModelTest,
+                         ::testing::Combine(::testing::Range(0, static_cast<int>(std::size(kOptionSets))),
+                                            ::testing::ValuesIn(Seeds())),
+                         [](const ::testing::TestParamInfo<ModelTest::ParamType>& info) {
+                           std::string name = kOptionSets[std::get<0>(info.param)].name;
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name + "_seed" + std::to_string(std::get<1>(info.param));
+                         });
+
+}  // namespace
+}  // namespace lethe
