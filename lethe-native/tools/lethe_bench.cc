@@ -6,7 +6,8 @@
 //   lethe_bench --benchmarks=fillrandom,readrandom --num=1000000
 //
 // Benchmarks: fillseq, fillrandom, overwrite, readrandom, readmissing,
-// deleterandom, seekrandom (seek + --seek_nexts), readseq.
+// deleterandom, seekrandom (seek + --seek_nexts), readseq; and the steps
+// flush (memtables to level 0) and compact (everything to the last level).
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -56,7 +57,7 @@ struct Flags {
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "benchmarks: fillseq fillrandom overwrite readrandom readmissing deleterandom\n"
-               "  seekrandom readseq\n",
+               "  seekrandom readseq; steps: flush compact\n",
                error);
   std::exit(2);
 }
@@ -189,6 +190,14 @@ class Benchmark {
         {"seekrandom", {&Benchmark::SeekRandom, false, true}},
         {"readseq", {&Benchmark::ReadSeq, false, false}},
     };
+    if (name == "flush" || name == "compact") {
+      double t0 = NowSeconds();
+      lethe::Status s = name == "flush" ? db_->Flush() : db_->CompactAll();
+      if (s.ok()) s = db_->WaitForBackgroundWork();
+      if (!s.ok()) return Fail(name, s);
+      std::printf("%-12s : %9.3f seconds\n", name.c_str(), NowSeconds() - t0);
+      return 0;
+    }
     auto it = specs.find(name);
     if (it == specs.end()) Usage(("unknown benchmark " + name).c_str());
     const Spec& spec = it->second;

@@ -38,7 +38,7 @@ int VarintLength(uint64_t v) {
   return len;
 }
 
-const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v) {
+const char* GetVarint64PtrSlow(const char* p, const char* limit, uint64_t* v) {
   uint64_t result = 0;
   for (uint32_t shift = 0; shift <= 63 && p < limit; shift += 7) {
     uint64_t byte = static_cast<unsigned char>(*p++);
@@ -53,13 +53,9 @@ const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v) {
   return nullptr;
 }
 
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
-  if (p < limit && (static_cast<unsigned char>(*p) & 0x80) == 0) {  // fast path
-    *v = static_cast<unsigned char>(*p);
-    return p + 1;
-  }
+const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v) {
   uint64_t wide;
-  const char* q = GetVarint64Ptr(p, limit, &wide);
+  const char* q = GetVarint64PtrSlow(p, limit, &wide);
   if (q == nullptr || wide > UINT32_MAX) return nullptr;
   *v = static_cast<uint32_t>(wide);
   return q;

@@ -43,8 +43,23 @@ int VarintLength(uint64_t v);
 
 // Decoders return nullptr (or false) on malformed or truncated input; they
 // never read past limit.
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v);
-const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v);
+const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v);
+const char* GetVarint64PtrSlow(const char* p, const char* limit, uint64_t* v);
+// Inline one-byte fast paths: most lengths in pages and memtables are < 128.
+inline const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
+  if (p < limit && (static_cast<unsigned char>(*p) & 0x80) == 0) {
+    *v = static_cast<unsigned char>(*p);
+    return p + 1;
+  }
+  return GetVarint32PtrSlow(p, limit, v);
+}
+inline const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v) {
+  if (p < limit && (static_cast<unsigned char>(*p) & 0x80) == 0) {
+    *v = static_cast<unsigned char>(*p);
+    return p + 1;
+  }
+  return GetVarint64PtrSlow(p, limit, v);
+}
 // These consume from the front of *input.
 bool GetVarint32(std::string_view* input, uint32_t* v);
 bool GetVarint64(std::string_view* input, uint64_t* v);
