@@ -42,7 +42,7 @@ std::string_view PageBuilder::Finish() {
 }
 
 PageIterator::PageIterator(PageRef page) : page_(std::move(page)) {
-  const std::string& d = page_->data;
+  std::string_view d = page_->data();
   data_ = d.data();
   if (d.size() < 4) {
     Fail();

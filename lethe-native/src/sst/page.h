@@ -41,9 +41,12 @@ class PageBuilder {
   uint32_t count_ = 0;
 };
 
-// A decoded page owns its bytes; shared by the page cache and iterators.
+// A page's bytes (without the checksum trailer), shared by the page cache
+// and iterators. A plain buffer: a std::string would zero-fill before read.
 struct Page {
-  std::string data;
+  std::unique_ptr<char[]> buf;
+  size_t size = 0;
+  std::string_view data() const { return {buf.get(), size}; }
 };
 using PageRef = std::shared_ptr<const Page>;
 

@@ -1,6 +1,7 @@
 #include "sst/table_reader.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "iterator/merging_iterator.h"
 #include "sst/bloom.h"
@@ -67,20 +68,26 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   return Status::OK();
 }
 
-Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) const {
-  contents->resize(handle.size + kBlockTrailerSize);
+Status TableReader::ReadVerified(const BlockHandle& handle, char* dst) const {
+  size_t n = handle.size + kBlockTrailerSize;
   std::string_view got;
-  Status s = file_->Read(handle.offset, contents->size(), &got, contents->data());
+  Status s = file_->Read(handle.offset, n, &got, dst);
   if (!s.ok()) return s;
-  if (got.size() != contents->size()) return Status::Corruption(fname_, "truncated block");
-  if (options_.counters) options_.counters->bytes_read.fetch_add(got.size(), std::memory_order_relaxed);
-  uint32_t stored = crc32c::Unmask(DecodeFixed32(got.data() + handle.size));
-  if (options_.verify_checksums && stored != crc32c::Value(got.data(), handle.size)) {
+  if (got.size() != n) return Status::Corruption(fname_, "truncated block");
+  if (got.data() != dst) std::memcpy(dst, got.data(), n);
+  if (options_.counters) options_.counters->bytes_read.fetch_add(n, std::memory_order_relaxed);
+  uint32_t stored = crc32c::Unmask(DecodeFixed32(dst + handle.size));
+  if (options_.verify_checksums && stored != crc32c::Value(dst, handle.size)) {
     return Status::Corruption(fname_, "block checksum mismatch at offset " + std::to_string(handle.offset));
   }
-  if (got.data() != contents->data()) contents->assign(got.data(), got.size());
-  contents->resize(handle.size);
   return Status::OK();
+}
+
+Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) const {
+  contents->resize(handle.size + kBlockTrailerSize);
+  Status s = ReadVerified(handle, contents->data());
+  contents->resize(handle.size);
+  return s;
 }
 
 Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const {
@@ -89,10 +96,12 @@ Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* pag
     if ((*page = options_.page_cache->Lookup(key)) != nullptr) return Status::OK();
   }
   auto p = std::make_shared<Page>();
-  Status s = ReadBlock(BlockHandle{meta.offset, meta.size}, &p->data);
+  p->buf.reset(new char[meta.size + kBlockTrailerSize]);
+  Status s = ReadVerified(BlockHandle{meta.offset, meta.size}, p->buf.get());
   if (!s.ok()) return s;
+  p->size = meta.size;
   if (options_.page_cache != nullptr && fill_cache) {
-    options_.page_cache->Insert(key, p, p->data.capacity() + sizeof(Page) + 64);
+    options_.page_cache->Insert(key, p, meta.size + kBlockTrailerSize + sizeof(Page) + 64);
   }
   *page = std::move(p);
   return Status::OK();
@@ -152,11 +161,13 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache) const {
 }
 
 // Iterates a table tile by tile; inside a tile, merges the tile's pages.
+// The current entry is cached after every move, so key() and value() do not
+// descend into the tile iterator again.
 class TableIterator final : public InternalIterator {
  public:
   TableIterator(const TableReader* table, bool fill_cache) : table_(table), fill_cache_(fill_cache) {}
 
-  bool Valid() const override { return tile_iter_ != nullptr && tile_iter_->Valid(); }
+  bool Valid() const override { return valid_; }
   void SeekToFirst() override {
     LoadTile(0);
     if (tile_iter_) tile_iter_->SeekToFirst();
@@ -168,12 +179,23 @@ class TableIterator final : public InternalIterator {
     SkipEmptyTiles();
   }
   void Next() override {
-    tile_iter_->Next();
+    if (page_ != nullptr) {
+      // One page per tile (h = 1): a direct, non-virtual call.
+      page_->Next();
+      if (page_->Valid()) {
+        key_ = page_->key();
+        value_ = page_->value();
+        delete_key_ = page_->delete_key();
+        return;
+      }
+    } else {
+      tile_iter_->Next();
+    }
     SkipEmptyTiles();
   }
-  std::string_view key() const override { return tile_iter_->key(); }
-  std::string_view value() const override { return tile_iter_->value(); }
-  uint64_t delete_key() const override { return tile_iter_->delete_key(); }
+  std::string_view key() const override { return key_; }
+  std::string_view value() const override { return value_; }
+  uint64_t delete_key() const override { return delete_key_; }
   Status status() const override {
     if (!status_.ok()) return status_;
     return tile_iter_ ? tile_iter_->status() : Status::OK();
@@ -182,10 +204,13 @@ class TableIterator final : public InternalIterator {
  private:
   void LoadTile(size_t index) {
     tile_iter_.reset();
+    page_ = nullptr;
     tile_ = index;
     if (index >= table_->tiles_.size() || !status_.ok()) return;
+    const auto& metas = table_->tiles_[index].pages;
     std::vector<std::unique_ptr<InternalIterator>> pages;
-    for (const PageMeta& meta : table_->tiles_[index].pages) {
+    pages.reserve(metas.size());
+    for (const PageMeta& meta : metas) {
       PageRef page;
       Status s = table_->ReadPage(meta, fill_cache_, &page);
       if (!s.ok()) {
@@ -194,17 +219,28 @@ class TableIterator final : public InternalIterator {
       }
       pages.push_back(std::make_unique<PageIterator>(std::move(page)));
     }
-    tile_iter_ = pages.size() == 1 ? std::move(pages[0]) : NewMergingIterator(std::move(pages));
+    if (pages.size() == 1) {
+      page_ = static_cast<PageIterator*>(pages[0].get());
+      tile_iter_ = std::move(pages[0]);
+    } else {
+      tile_iter_ = NewMergingIterator(std::move(pages));
+    }
   }
   void SkipEmptyTiles() {
     while (tile_iter_ != nullptr && !tile_iter_->Valid()) {
       if (!tile_iter_->status().ok()) {
         status_ = Status::Corruption(table_->fname_, tile_iter_->status().message());
         tile_iter_.reset();
-        return;
+        break;
       }
       LoadTile(tile_ + 1);
       if (tile_iter_) tile_iter_->SeekToFirst();
+    }
+    valid_ = tile_iter_ != nullptr;
+    if (valid_) {
+      key_ = tile_iter_->key();
+      value_ = tile_iter_->value();
+      delete_key_ = tile_iter_->delete_key();
     }
   }
 
@@ -212,6 +248,10 @@ class TableIterator final : public InternalIterator {
   bool fill_cache_;
   size_t tile_ = 0;
   std::unique_ptr<InternalIterator> tile_iter_;
+  PageIterator* page_ = nullptr;  // tile_iter_ when the tile has one page
+  bool valid_ = false;
+  std::string_view key_, value_;
+  uint64_t delete_key_ = 0;
   Status status_;
 };
 

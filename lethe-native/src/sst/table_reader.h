@@ -61,6 +61,8 @@ class TableReader {
  private:
   TableReader() = default;
   Status ReadBlock(const BlockHandle& handle, std::string* contents) const;
+  // Reads handle.size bytes plus the trailer into dst and verifies the CRC.
+  Status ReadVerified(const BlockHandle& handle, char* dst) const;
   // Index of the first tile whose largest sort key >= key (tiles_.size() if none).
   size_t FindTile(std::string_view sort_key) const;
   friend class TableIterator;

@@ -147,7 +147,7 @@ class LevelIterator final : public InternalIterator {
   LevelIterator(std::vector<FileRef> files, TableCache* tables, bool fill_cache)
       : files_(std::move(files)), tables_(tables), fill_cache_(fill_cache) {}
 
-  bool Valid() const override { return iter_ != nullptr && iter_->Valid(); }
+  bool Valid() const override { return valid_; }
   void SeekToFirst() override {
     Open(0);
     if (iter_) iter_->SeekToFirst();
@@ -165,9 +165,9 @@ class LevelIterator final : public InternalIterator {
     iter_->Next();
     SkipEmpty();
   }
-  std::string_view key() const override { return iter_->key(); }
-  std::string_view value() const override { return iter_->value(); }
-  uint64_t delete_key() const override { return iter_->delete_key(); }
+  std::string_view key() const override { return key_; }
+  std::string_view value() const override { return value_; }
+  uint64_t delete_key() const override { return delete_key_; }
   Status status() const override {
     if (!status_.ok()) return status_;
     return iter_ ? iter_->status() : Status::OK();
@@ -191,13 +191,23 @@ class LevelIterator final : public InternalIterator {
       if (!iter_->status().ok()) {
         status_ = iter_->status();
         iter_.reset();
-        return;
+        break;
       }
       Open(index_ + 1);
       if (iter_) iter_->SeekToFirst();
     }
+    // Cache the entry: callers read it several times per move.
+    valid_ = iter_ != nullptr;
+    if (valid_) {
+      key_ = iter_->key();
+      value_ = iter_->value();
+      delete_key_ = iter_->delete_key();
+    }
   }
 
+  bool valid_ = false;
+  std::string_view key_, value_;
+  uint64_t delete_key_ = 0;
   std::vector<FileRef> files_;
   TableCache* tables_;
   bool fill_cache_;
