@@ -255,7 +255,9 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
 
   void Reopen(bool crash) {
     ReleaseSnapshots();
-    if (!set_.use_wal) ASSERT_TRUE(db_->Flush().ok());
+    if (!set_.use_wal) {
+      ASSERT_TRUE(db_->Flush().ok());
+    }
     db_.reset();
     if (crash) env_->SimulateCrash();
     Status s = DB::Open(options_, "/db", &db_);
