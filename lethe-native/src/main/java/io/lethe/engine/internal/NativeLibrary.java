@@ -31,6 +31,11 @@ public final class NativeLibrary {
         return osName + "-" + archName;
     }
 
+    /** Whether this classloader has loaded the library (backends must not on the JobManager). */
+    public static boolean isLoaded() {
+        return loaded;
+    }
+
     /** Loads the library if this classloader has not; throws with what to fix if impossible. */
     public static void ensureLoaded() {
         if (loaded) {

@@ -1,0 +1,174 @@
+package io.lethe.flink;
+
+import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.DbOptions;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+
+import java.util.List;
+
+/**
+ * The configuration options of the Lethe state backend, all under {@code state.backend.lethe.*}.
+ * Select the backend with {@code state.backend.type: io.lethe.flink.LetheStateBackendFactory}.
+ */
+public final class LetheOptions {
+    private LetheOptions() {}
+
+    public static final ConfigOption<List<String>> LOCAL_DIRECTORIES =
+            ConfigOptions.key("state.backend.lethe.localdir")
+                    .stringType()
+                    .asList()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Local directories for the engine's files. If unset, the TaskManager's temporary"
+                                    + " directories are used. Several directories spread operators round robin.");
+
+    public static final ConfigOption<Boolean> USE_MANAGED_MEMORY =
+            ConfigOptions.key("state.backend.lethe.memory.managed")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Size the write buffers and the page cache from the slot's managed memory"
+                                    + " (write-buffer-ratio of it for write buffers, the rest for the page cache)."
+                                    + " When false, write-buffer-size and page-cache-size apply per operator.");
+
+    public static final ConfigOption<Double> WRITE_BUFFER_RATIO =
+            ConfigOptions.key("state.backend.lethe.memory.write-buffer-ratio")
+                    .doubleType()
+                    .defaultValue(0.5)
+                    .withDescription("Fraction of the managed memory used for write buffers (memtables), in (0, 1).");
+
+    public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
+            ConfigOptions.key("state.backend.lethe.write-buffer-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64mb"))
+                    .withDescription(
+                            "Memory for all memtables of one operator's engine before they are flushed, when"
+                                    + " managed memory is not used.");
+
+    public static final ConfigOption<MemorySize> PAGE_CACHE_SIZE =
+            ConfigOptions.key("state.backend.lethe.page-cache-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("32mb"))
+                    .withDescription("Capacity of one engine's page cache, when managed memory is not used.");
+
+    public static final ConfigOption<Integer> SIZE_RATIO =
+            ConfigOptions.key("state.backend.lethe.size-ratio")
+                    .intType()
+                    .defaultValue(10)
+                    .withDescription("Size ratio T between adjacent LSM levels (at least 2).");
+
+    public static final ConfigOption<MemorySize> PAGE_SIZE =
+            ConfigOptions.key("state.backend.lethe.page-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("4kb"))
+                    .withDescription("Target size of a data page in the engine's files.");
+
+    public static final ConfigOption<Integer> PAGES_PER_TILE =
+            ConfigOptions.key("state.backend.lethe.pages-per-tile")
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription(
+                            "Pages per delete tile (h in the Lethe paper). 1 is the classic layout; larger"
+                                    + " values make deletes by delete key (expiry) cheaper and point lookups"
+                                    + " probe more Bloom filters.");
+
+    public static final ConfigOption<Integer> BLOOM_BITS_PER_KEY =
+            ConfigOptions.key("state.backend.lethe.bloom-bits-per-key")
+                    .intType()
+                    .defaultValue(10)
+                    .withDescription("Bloom filter bits per key in every page (0 disables the filters).");
+
+    public static final ConfigOption<MemorySize> TARGET_FILE_SIZE =
+            ConfigOptions.key("state.backend.lethe.target-file-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("8mb"))
+                    .withDescription("Target size of a file written by compaction.");
+
+    public static final ConfigOption<MemorySize> LEVEL1_SIZE =
+            ConfigOptions.key("state.backend.lethe.level1-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("32mb"))
+                    .withDescription("Capacity of level 1; level i holds size-ratio^(i-1) times as much.");
+
+    public static final ConfigOption<Boolean> VERIFY_CHECKSUMS =
+            ConfigOptions.key("state.backend.lethe.verify-checksums")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription("Verify every page's CRC32C when it is read from a file.");
+
+    /**
+     * The engine options one operator's engine opens with. Managed memory, when used, replaces the
+     * write buffer and cache sizes given here.
+     */
+    static DbOptions dbOptions(ReadableConfig config, long writeBufferBytes, long pageCacheBytes) {
+        try {
+            ColumnFamilyOptions cf = columnFamilyOptions(config);
+            return DbOptions.builder()
+                    .useWal(false) // durability comes from Flink's checkpoints
+                    .writeBufferSizeBytes(writeBufferBytes)
+                    .pageCacheBytes(pageCacheBytes)
+                    .verifyChecksums(config.get(VERIFY_CHECKSUMS))
+                    .defaultColumnFamilyOptions(cf)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
+        }
+    }
+
+    static ColumnFamilyOptions columnFamilyOptions(ReadableConfig config) {
+        try {
+            return ColumnFamilyOptions.builder()
+                    .sizeRatio(config.get(SIZE_RATIO))
+                    .pageSizeBytes(Math.toIntExact(config.get(PAGE_SIZE).getBytes()))
+                    .pagesPerTile(config.get(PAGES_PER_TILE))
+                    .bloomBitsPerKey(config.get(BLOOM_BITS_PER_KEY))
+                    .targetFileSizeBytes(config.get(TARGET_FILE_SIZE).getBytes())
+                    .level1Bytes(config.get(LEVEL1_SIZE).getBytes())
+                    .build();
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
+        }
+    }
+
+    /** Validates every option now, so a bad value fails at configuration time, naming the key. */
+    static void validate(ReadableConfig config) {
+        checkRange(config, SIZE_RATIO, 2, 1000);
+        checkRange(config, PAGES_PER_TILE, 1, 4096);
+        checkRange(config, BLOOM_BITS_PER_KEY, 0, 64);
+        checkBytes(config, PAGE_SIZE, 64, 16L << 20);
+        checkBytes(config, TARGET_FILE_SIZE, 4096, 1L << 40);
+        checkBytes(config, LEVEL1_SIZE, 4096, 1L << 50);
+        checkBytes(config, WRITE_BUFFER_SIZE, 4096, 1L << 40);
+        checkBytes(config, PAGE_CACHE_SIZE, 0, 1L << 44);
+        double ratio = config.get(WRITE_BUFFER_RATIO);
+        if (!(ratio > 0 && ratio < 1)) {
+            throw invalid(WRITE_BUFFER_RATIO, ratio, "a number in (0, 1)");
+        }
+    }
+
+    private static void checkRange(ReadableConfig config, ConfigOption<Integer> option, int min, int max) {
+        int v = config.get(option);
+        if (v < min || v > max) {
+            throw invalid(option, v, "an integer in [" + min + ", " + max + "]");
+        }
+    }
+
+    private static void checkBytes(ReadableConfig config, ConfigOption<MemorySize> option, long min, long max) {
+        MemorySize v = config.get(option);
+        if (v.getBytes() < min || v.getBytes() > max) {
+            throw invalid(option, v.toHumanReadableString(),
+                    "a size in [" + new MemorySize(min).toHumanReadableString() + ", "
+                            + new MemorySize(max).toHumanReadableString() + "]");
+        }
+    }
+
+    private static IllegalConfigurationException invalid(ConfigOption<?> option, Object value, String expected) {
+        return new IllegalConfigurationException(
+                "Invalid value " + value + " for " + option.key() + ": expected " + expected + ".");
+    }
+}

@@ -1,0 +1,116 @@
+package io.lethe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.StateBackendLoader;
+import org.junit.jupiter.api.Test;
+
+/** Selecting and configuring the backend through Flink's own loader. */
+class LetheStateBackendFactoryTest {
+
+    private static Configuration letheConfig() {
+        Configuration c = new Configuration();
+        c.set(StateBackendOptions.STATE_BACKEND, LetheStateBackendFactory.class.getName());
+        return c;
+    }
+
+    @Test
+    void flinkLoadsTheBackendFromStateBackendType() throws Exception {
+        Configuration c = letheConfig();
+        c.set(LetheOptions.PAGES_PER_TILE, 8);
+        c.set(LetheOptions.PAGE_SIZE, MemorySize.parse("16kb"));
+        StateBackend backend = StateBackendLoader.loadStateBackendFromConfig(c, getClass().getClassLoader(), null);
+        LetheStateBackend lethe = assertInstanceOf(LetheStateBackend.class, backend);
+        assertEquals(8, lethe.get(LetheOptions.PAGES_PER_TILE));
+        assertEquals(16 * 1024, lethe.get(LetheOptions.PAGE_SIZE).getBytes());
+        assertEquals(10, lethe.get(LetheOptions.SIZE_RATIO));  // default
+        assertTrue(lethe.useManagedMemory());
+    }
+
+    @Test
+    void explicitSettingsWinOverTheClusterConfiguration() {
+        LetheStateBackend explicit = new LetheStateBackend().with(LetheOptions.SIZE_RATIO, 4);
+        Configuration c = letheConfig();
+        c.set(LetheOptions.SIZE_RATIO, 12);
+        c.set(LetheOptions.BLOOM_BITS_PER_KEY, 5);
+        LetheStateBackend configured = explicit.configure(c, getClass().getClassLoader());
+        assertEquals(4, configured.get(LetheOptions.SIZE_RATIO));
+        assertEquals(5, configured.get(LetheOptions.BLOOM_BITS_PER_KEY));
+    }
+
+    @Test
+    void badValuesFailWithTheOptionName() {
+        Configuration c = letheConfig();
+        c.set(LetheOptions.PAGES_PER_TILE, 0);
+        IllegalConfigurationException e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(c, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("state.backend.lethe.pages-per-tile"), e.getMessage());
+
+        Configuration ratio = letheConfig();
+        ratio.set(LetheOptions.WRITE_BUFFER_RATIO, 1.5);
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(ratio, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("write-buffer-ratio"), e.getMessage());
+
+        Configuration text = letheConfig();
+        text.setString("state.backend.lethe.size-ratio", "ten");
+        assertThrows(IllegalArgumentException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(text, getClass().getClassLoader()));
+    }
+
+    @Test
+    void backendSurvivesJavaSerialization() throws Exception {
+        LetheStateBackend backend = new LetheStateBackend().with(LetheOptions.PAGES_PER_TILE, 16);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(backend);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            LetheStateBackend copy = (LetheStateBackend) in.readObject();
+            assertEquals(16, copy.get(LetheOptions.PAGES_PER_TILE));
+        }
+    }
+
+    /**
+     * The factory runs on the JobManager: creating and configuring the backend must not load the
+     * native library. Checked in an isolated classloader, so other tests cannot interfere.
+     */
+    @Test
+    void factoryDoesNotLoadNativeCode() throws Exception {
+        List<URL> urls = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            urls.add(new File(entry).toURI().toURL());
+        }
+        try (URLClassLoader isolated = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
+            Class<?> configClass = isolated.loadClass(Configuration.class.getName());
+            Object config = configClass.getConstructor().newInstance();
+            Class<?> factoryClass = isolated.loadClass(LetheStateBackendFactory.class.getName());
+            Object factory = factoryClass.getConstructor().newInstance();
+            Object backend = factoryClass
+                    .getMethod("createFromConfig", isolated.loadClass("org.apache.flink.configuration.ReadableConfig"),
+                            ClassLoader.class)
+                    .invoke(factory, config, isolated);
+            assertEquals(LetheStateBackend.class.getName(), backend.getClass().getName());
+            Class<?> nativeLibrary = isolated.loadClass("io.lethe.engine.internal.NativeLibrary");
+            assertFalse((Boolean) nativeLibrary.getMethod("isLoaded").invoke(null));
+        }
+    }
+}
