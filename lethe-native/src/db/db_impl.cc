@@ -227,7 +227,10 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
                                              : last_sequence_.load(std::memory_order_acquire);
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;
-  iters.push_back(sv->mem->NewIterator());
+  // An empty memtable contributes nothing: the iterator reads at `seq`, so
+  // later writes are invisible to it anyway. Skipping it lets the merging
+  // layer collapse when a single source remains.
+  if (!sv->mem->empty()) iters.push_back(sv->mem->NewIterator());
   if (sv->mem->HasRangeTombstones()) tombstones = sv->mem->RangeTombstones();
   if (sv->imm) {
     iters.push_back(sv->imm->NewIterator());
