@@ -9,8 +9,29 @@ import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
 import org.apache.flink.runtime.state.OperatorStateBackend;
 
+import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.restore.LetheFullRestore;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.state.BackendBuildingException;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StateSerializerProvider;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.InternalKeyContextImpl;
+import org.apache.flink.util.FileUtils;
+
+import java.io.File;
 import java.io.IOException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 /**
  * The Lethe state backend: keyed state in Lethe's native LSM engine, one engine per keyed
@@ -98,11 +119,74 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
     @Override
     public <K> AbstractKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
             throws IOException {
-        // The keyed backend (states, timers, snapshots, restore) is being built in issue 4; until
-        // it lands, a job configured with Lethe fails here with a message that says so.
-        throw new UnsupportedOperationException(
-                "The Lethe keyed state backend is not available in this build yet: configure"
-                        + " state.backend.type: hashmap or rocksdb until it is released.");
+        Environment env = parameters.getEnv();
+        File instanceBasePath = instanceDirectory(env, parameters.getJobID(), parameters.getOperatorIdentifier());
+        long writeBufferBytes = settings.get(LetheOptions.WRITE_BUFFER_SIZE).getBytes();
+        long pageCacheBytes = settings.get(LetheOptions.PAGE_CACHE_SIZE).getBytes();
+        double fraction = parameters.getManagedMemoryFraction();
+        if (useManagedMemory() && fraction > 0 && env.getMemoryManager() != null) {
+            long total = env.getMemoryManager().computeMemorySize(fraction);
+            // The engine needs at least a small buffer and cache to make progress.
+            writeBufferBytes = Math.max(MIN_WRITE_BUFFER_BYTES, (long) (total * settings.get(LetheOptions.WRITE_BUFFER_RATIO)));
+            pageCacheBytes = Math.max(MIN_WRITE_BUFFER_BYTES, total - writeBufferBytes);
+        }
+        ColumnFamilyOptions cfOptions = LetheOptions.columnFamilyOptions(settings);
+        LetheDb db = LetheDb.open(new File(instanceBasePath, "db").getAbsolutePath(),
+                LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes));
+        try {
+            KeyGroupRange range = parameters.getKeyGroupRange();
+            int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
+            LinkedHashMap<String, LetheKeyedStateBackend.StateInfo> kvStates = new LinkedHashMap<>();
+            Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues = new HashMap<>();
+            HeapPriorityQueueSetFactory queueFactory = new HeapPriorityQueueSetFactory(range, numberOfKeyGroups, 128);
+            StateSerializerProvider<K> keySerializerProvider =
+                    StateSerializerProvider.fromNewRegisteredSerializer(parameters.getKeySerializer());
+            ClassLoader userClassLoader = env.getUserCodeClassLoader().asClassLoader();
+            Collection<KeyedStateHandle> handles = parameters.getStateHandles();
+            if (!handles.isEmpty()) {
+                new LetheFullRestore<K>(db, cfOptions, range, numberOfKeyGroups, kvStates, queues, queueFactory)
+                        .restore(handles, userClassLoader, keySerializerProvider);
+            }
+            return new LetheKeyedStateBackend<>(parameters.getKvStateRegistry(),
+                    keySerializerProvider.currentSchemaSerializer(), userClassLoader, env.getExecutionConfig(),
+                    parameters.getTtlTimeProvider(),
+                    latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build(),
+                    sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build(),
+                    parameters.getCancelStreamRegistry(), getCompressionDecorator(env.getExecutionConfig()),
+                    new InternalKeyContextImpl<>(range, numberOfKeyGroups), db, instanceBasePath, cfOptions, kvStates,
+                    queues, queueFactory);
+        } catch (Exception e) {
+            db.close();
+            FileUtils.deleteDirectoryQuietly(instanceBasePath);
+            if (e instanceof IOException) {
+                throw (IOException) e;
+            }
+            throw new BackendBuildingException("Failed to build the Lethe keyed state backend", e);
+        }
+    }
+
+    /** Smallest write buffer and cache the engine gets from managed memory. */
+    private static final long MIN_WRITE_BUFFER_BYTES = 1 << 20;
+
+    /** A fresh directory for one engine: job, operator and a random id, under a local directory. */
+    private File instanceDirectory(Environment env, JobID jobId, String operatorIdentifier) throws IOException {
+        List<String> configured = settings.getOptional(LetheOptions.LOCAL_DIRECTORIES).orElse(null);
+        File[] roots;
+        if (configured != null && !configured.isEmpty()) {
+            roots = configured.stream().map(File::new).toArray(File[]::new);
+        } else {
+            roots = env.getIOManager().getSpillingDirectories();
+        }
+        File root = roots[Math.floorMod(operatorIdentifier.hashCode(), roots.length)];
+        String name = "job_" + jobId + "_op_" + operatorIdentifier.replaceAll("[^a-zA-Z0-9\\-]", "_") + "_uuid_"
+                + UUID.randomUUID();
+        File dir = new File(root, name);
+        if (!dir.mkdirs() && !dir.isDirectory()) {
+            throw new IOException("Cannot create the Lethe working directory " + dir
+                    + ": check that " + LetheOptions.LOCAL_DIRECTORIES.key() + " (or the TaskManager's temporary"
+                    + " directories) names a writable local directory.");
+        }
+        return dir;
     }
 
     @Override

@@ -1,0 +1,97 @@
+package io.lethe.flink.snapshot;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.ReadOptions;
+import io.lethe.engine.Snapshot;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.FullSnapshotResources;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyValueStateIterator;
+import org.apache.flink.runtime.state.StreamCompressionDecorator;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueStateSnapshot;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a full snapshot (a checkpoint in Flink's canonical format, or a canonical savepoint)
+ * reads: the state meta infos and, at one engine snapshot taken in the synchronous phase, every
+ * key-value column family, followed by the heap timer queues' snapshots.
+ */
+public final class LetheFullSnapshotResources<K> implements FullSnapshotResources<K> {
+    private final LetheDb db;
+    private final Snapshot snapshot;
+    private final List<ColumnFamilyHandle> columnFamilies;
+    private final List<HeapPriorityQueueStateSnapshot<?>> queues;
+    private final List<StateMetaInfoSnapshot> metaInfos;
+    private final KeyGroupRange keyGroupRange;
+    private final TypeSerializer<K> keySerializer;
+    private final StreamCompressionDecorator compression;
+    private final int keyGroupPrefixBytes;
+
+    /**
+     * @param metaInfos the key-value states' meta infos in column family order, then the queues'
+     */
+    public LetheFullSnapshotResources(LetheDb db, List<ColumnFamilyHandle> columnFamilies,
+            List<HeapPriorityQueueStateSnapshot<?>> queues, List<StateMetaInfoSnapshot> metaInfos,
+            KeyGroupRange keyGroupRange, TypeSerializer<K> keySerializer, StreamCompressionDecorator compression,
+            int keyGroupPrefixBytes) {
+        this.db = db;
+        this.snapshot = db.getSnapshot();
+        this.columnFamilies = columnFamilies;
+        this.queues = queues;
+        this.metaInfos = metaInfos;
+        this.keyGroupRange = keyGroupRange;
+        this.keySerializer = keySerializer;
+        this.compression = compression;
+        this.keyGroupPrefixBytes = keyGroupPrefixBytes;
+    }
+
+    @Override
+    public List<StateMetaInfoSnapshot> getMetaInfoSnapshots() {
+        return metaInfos;
+    }
+
+    @Override
+    public KeyValueStateIterator createKVStateIterator() throws IOException {
+        List<LetheKeyValueStateIterator.Source> sources = new ArrayList<>();
+        try {
+            for (ColumnFamilyHandle cf : columnFamilies) {
+                sources.add(new LetheKeyValueStateIterator.EngineSource(
+                        db.newIterator(ReadOptions.atSnapshot(snapshot), cf), keyGroupPrefixBytes));
+            }
+            for (HeapPriorityQueueStateSnapshot<?> q : queues) {
+                sources.add(new LetheKeyValueStateIterator.QueueSource(q, keyGroupPrefixBytes));
+            }
+            return new LetheKeyValueStateIterator(sources, keyGroupRange);
+        } catch (IOException | RuntimeException e) {
+            sources.forEach(LetheKeyValueStateIterator.Source::close);
+            throw e;
+        }
+    }
+
+    @Override
+    public KeyGroupRange getKeyGroupRange() {
+        return keyGroupRange;
+    }
+
+    @Override
+    public TypeSerializer<K> getKeySerializer() {
+        return keySerializer;
+    }
+
+    @Override
+    public StreamCompressionDecorator getStreamCompressionDecorator() {
+        return compression;
+    }
+
+    @Override
+    public void release() {
+        snapshot.close();
+        queues.forEach(HeapPriorityQueueStateSnapshot::release);
+    }
+}

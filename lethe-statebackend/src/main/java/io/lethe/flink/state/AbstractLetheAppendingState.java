@@ -1,0 +1,74 @@
+package io.lethe.flink.state;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.LetheKeyedStateBackend;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.internal.InternalMergingState;
+
+import java.io.IOException;
+import java.util.Collection;
+
+/**
+ * Shared read-modify-write logic of reducing and aggregating state: the stored value (SV) is
+ * folded with each input and, for namespace merging, with the other namespaces' values.
+ */
+abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLetheState<K, N, SV>
+        implements InternalMergingState<K, N, IN, SV, OUT> {
+
+    AbstractLetheAppendingState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
+            TypeSerializer<SV> valueSerializer, SV defaultValue, LetheKeyedStateBackend<K> backend) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+    }
+
+    /** Combines two stored values (both non-null). */
+    abstract SV mergeValues(SV a, SV b) throws Exception;
+
+    @Override
+    public SV getInternal() throws IOException {
+        return getInternal(currentKeyBytes());
+    }
+
+    SV getInternal(byte[] key) throws IOException {
+        byte[] bytes = db().get(columnFamily, key);
+        return bytes == null ? null : deserializeValue(bytes);
+    }
+
+    @Override
+    public void updateInternal(SV value) throws IOException {
+        updateInternal(currentKeyBytes(), value);
+    }
+
+    void updateInternal(byte[] key, SV value) throws IOException {
+        if (value == null) {
+            db().delete(columnFamily, key);
+        } else {
+            db().put(columnFamily, key, serializeValue(value), LetheDb.MAX_DELETE_KEY);
+        }
+    }
+
+    @Override
+    public void mergeNamespaces(N target, Collection<N> sources) throws Exception {
+        if (sources == null || sources.isEmpty()) {
+            return;
+        }
+        SV merged = null;
+        for (N source : sources) {
+            if (source == null) {
+                continue;
+            }
+            byte[] key = keyBytesFor(source);
+            SV value = getInternal(key);
+            if (value != null) {
+                db().delete(columnFamily, key);
+                merged = merged == null ? value : mergeValues(merged, value);
+            }
+        }
+        if (merged != null) {
+            byte[] targetKey = keyBytesFor(target);
+            SV existing = getInternal(targetKey);
+            updateInternal(targetKey, existing == null ? merged : mergeValues(existing, merged));
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.lethe.flink.state;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.LetheKeyedStateBackend;
+
+import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.queryablestate.client.state.serialization.KvStateSerializer;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
+import org.apache.flink.runtime.state.internal.InternalKvState;
+import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.StateMigrationException;
+
+import java.io.IOException;
+
+/**
+ * Base of every Lethe keyed state: one column family, keys in Flink's composite layout
+ * ([key group][key][namespace], {@link SerializedCompositeKeyBuilder}), values in Flink's
+ * canonical serialized form, so canonical savepoints need no conversion.
+ *
+ * <p>Not thread-safe: a keyed state is used by its operator's thread only.
+ */
+public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, N, V>, State {
+    protected final LetheKeyedStateBackend<K> backend;
+    protected ColumnFamilyHandle columnFamily;
+    protected TypeSerializer<N> namespaceSerializer;
+    protected TypeSerializer<V> valueSerializer;
+    protected V defaultValue;
+    protected final DataOutputSerializer dataOutputView = new DataOutputSerializer(128);
+    protected final DataInputDeserializer dataInputView = new DataInputDeserializer();
+    private final SerializedCompositeKeyBuilder<K> keyBuilder;
+    private N currentNamespace;
+
+    protected AbstractLetheState(
+            ColumnFamilyHandle columnFamily,
+            TypeSerializer<N> namespaceSerializer,
+            TypeSerializer<V> valueSerializer,
+            V defaultValue,
+            LetheKeyedStateBackend<K> backend) {
+        this.columnFamily = columnFamily;
+        this.namespaceSerializer = namespaceSerializer;
+        this.valueSerializer = valueSerializer;
+        this.defaultValue = defaultValue;
+        this.backend = backend;
+        this.keyBuilder = backend.sharedKeyBuilder();
+    }
+
+    /** Called when a restored state is registered again with new serializers. */
+    public void update(ColumnFamilyHandle columnFamily, TypeSerializer<N> namespaceSerializer,
+            TypeSerializer<V> valueSerializer, V defaultValue) {
+        this.columnFamily = columnFamily;
+        this.namespaceSerializer = namespaceSerializer;
+        this.valueSerializer = valueSerializer;
+        this.defaultValue = defaultValue;
+    }
+
+    protected LetheDb db() {
+        return backend.db();
+    }
+
+    @Override
+    public void clear() {
+        try {
+            db().delete(columnFamily, currentKeyBytes());
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Error while removing entry from Lethe", e);
+        }
+    }
+
+    @Override
+    public void setCurrentNamespace(N namespace) {
+        this.currentNamespace = namespace;
+    }
+
+    protected N currentNamespace() {
+        return currentNamespace;
+    }
+
+    @Override
+    public TypeSerializer<K> getKeySerializer() {
+        return backend.getKeySerializer();
+    }
+
+    @Override
+    public TypeSerializer<N> getNamespaceSerializer() {
+        return namespaceSerializer;
+    }
+
+    @Override
+    public TypeSerializer<V> getValueSerializer() {
+        return valueSerializer;
+    }
+
+    @Override
+    public StateIncrementalVisitor<K, N, V> getStateIncrementalVisitor(int recommendedMaxNumberOfReturnedRecords) {
+        // As in the RocksDB backend: incremental cleanup visits heap state only.
+        throw new UnsupportedOperationException("Lethe state does not support incremental visiting");
+    }
+
+    @Override
+    public byte[] getSerializedValue(byte[] serializedKeyAndNamespace, TypeSerializer<K> safeKeySerializer,
+            TypeSerializer<N> safeNamespaceSerializer, TypeSerializer<V> safeValueSerializer) throws Exception {
+        return db().get(columnFamily, compositeKeyOf(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer));
+    }
+
+    /** The composite key for a (key, namespace) pair serialized by a queryable-state client. */
+    protected byte[] compositeKeyOf(byte[] serializedKeyAndNamespace, TypeSerializer<K> safeKeySerializer,
+            TypeSerializer<N> safeNamespaceSerializer) throws IOException {
+        Tuple2<K, N> keyAndNamespace = KvStateSerializer.deserializeKeyAndNamespace(
+                serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
+        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, backend.getNumberOfKeyGroups());
+        SerializedCompositeKeyBuilder<K> builder =
+                new SerializedCompositeKeyBuilder<>(safeKeySerializer, backend.keyGroupPrefixBytes(), 32);
+        builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
+        return builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer);
+    }
+
+    protected byte[] currentKeyBytes() {
+        return keyBuilder.buildCompositeKeyNamespace(currentNamespace, namespaceSerializer);
+    }
+
+    protected byte[] keyBytesFor(N namespace) {
+        return keyBuilder.buildCompositeKeyNamespace(namespace, namespaceSerializer);
+    }
+
+    protected <UK> byte[] currentKeyBytesWithUserKey(UK userKey, TypeSerializer<UK> userKeySerializer)
+            throws IOException {
+        return keyBuilder.buildCompositeKeyNamesSpaceUserKey(currentNamespace, namespaceSerializer, userKey,
+                userKeySerializer);
+    }
+
+    protected <T> byte[] serialize(T value, TypeSerializer<T> serializer) throws IOException {
+        dataOutputView.clear();
+        serializer.serialize(value, dataOutputView);
+        return dataOutputView.getCopyOfBuffer();
+    }
+
+    protected byte[] serializeValue(V value) throws IOException {
+        return serialize(value, valueSerializer);
+    }
+
+    protected V deserializeValue(byte[] bytes) throws IOException {
+        dataInputView.setBuffer(bytes);
+        return valueSerializer.deserialize(dataInputView);
+    }
+
+    protected V getDefaultValue() {
+        return defaultValue == null ? null : valueSerializer.copy(defaultValue);
+    }
+
+    /** Rewrites one serialized value for a new serializer (state migration, TTL on/off). */
+    public void migrateSerializedValue(DataInputDeserializer in, DataOutputSerializer out,
+            TypeSerializer<V> priorSerializer, TypeSerializer<V> newSerializer, TtlTimeProvider ttlTimeProvider)
+            throws StateMigrationException {
+        @SuppressWarnings("unchecked")
+        TtlAwareSerializer<V, ?> prior = (TtlAwareSerializer<V, ?>) priorSerializer;
+        @SuppressWarnings("unchecked")
+        TtlAwareSerializer<V, ?> next = (TtlAwareSerializer<V, ?>) newSerializer;
+        try {
+            next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(in), out, ttlTimeProvider);
+        } catch (Exception e) {
+            throw new StateMigrationException("Error while trying to migrate Lethe state.", e);
+        }
+    }
+}

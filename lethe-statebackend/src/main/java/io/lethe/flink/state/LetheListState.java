@@ -1,0 +1,123 @@
+package io.lethe.flink.state;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.WriteBatch;
+import io.lethe.engine.WriteOptions;
+import io.lethe.flink.LetheKeyedStateBackend;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.runtime.state.ListDelimitedSerializer;
+import org.apache.flink.runtime.state.internal.InternalListState;
+import org.apache.flink.util.Preconditions;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * {@code ListState} on Lethe. The value is the list's elements serialized one after another and
+ * separated by a ',' byte (Flink's {@link ListDelimitedSerializer} layout); {@code add} is one
+ * engine merge (list append with the same separator), never a read.
+ */
+public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
+        implements InternalListState<K, N, V> {
+    private final ListDelimitedSerializer listDelimited = new ListDelimitedSerializer();
+    private TypeSerializer<V> elementSerializer;
+
+    public LetheListState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
+            TypeSerializer<List<V>> valueSerializer, List<V> defaultValue, LetheKeyedStateBackend<K> backend) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+        this.elementSerializer = ((ListSerializer<V>) valueSerializer).getElementSerializer();
+    }
+
+    @Override
+    public void update(ColumnFamilyHandle cf, TypeSerializer<N> ns, TypeSerializer<List<V>> vs, List<V> dv) {
+        super.update(cf, ns, vs, dv);
+        this.elementSerializer = ((ListSerializer<V>) vs).getElementSerializer();
+    }
+
+    @Override
+    public Iterable<V> get() throws IOException {
+        return getInternal();
+    }
+
+    @Override
+    public List<V> getInternal() throws IOException {
+        byte[] bytes = db().get(columnFamily, currentKeyBytes());
+        return bytes == null ? null : listDelimited.deserializeList(bytes, elementSerializer);
+    }
+
+    @Override
+    public void add(V value) throws IOException {
+        Preconditions.checkNotNull(value, "You cannot add null to a ListState.");
+        db().merge(columnFamily, currentKeyBytes(), serialize(value, elementSerializer), LetheDb.MAX_DELETE_KEY);
+    }
+
+    @Override
+    public void addAll(List<V> values) throws IOException {
+        Preconditions.checkNotNull(values, "List of values to add cannot be null.");
+        if (values.isEmpty()) {
+            return;
+        }
+        db().merge(columnFamily, currentKeyBytes(), serializeList(values), LetheDb.MAX_DELETE_KEY);
+    }
+
+    @Override
+    public void update(List<V> values) throws IOException {
+        updateInternal(values);
+    }
+
+    @Override
+    public void updateInternal(List<V> values) throws IOException {
+        Preconditions.checkNotNull(values, "List of values to add cannot be null.");
+        if (values.isEmpty()) {
+            clear();
+            return;
+        }
+        db().put(columnFamily, currentKeyBytes(), serializeList(values), LetheDb.MAX_DELETE_KEY);
+    }
+
+    private byte[] serializeList(List<V> values) throws IOException {
+        for (V v : values) {
+            Preconditions.checkNotNull(v, "You cannot add null to a ListState.");
+        }
+        return listDelimited.serializeList(values, elementSerializer);
+    }
+
+    @Override
+    public void mergeNamespaces(N target, Collection<N> sources) throws Exception {
+        if (sources == null || sources.isEmpty()) {
+            return;
+        }
+        // Read every source, delete it, and append all of them to the target in one batch.
+        WriteBatch batch = new WriteBatch();
+        byte[] merged = null;
+        for (N source : sources) {
+            if (source == null) {
+                continue;
+            }
+            byte[] key = keyBytesFor(source);
+            byte[] bytes = db().get(columnFamily, key);
+            if (bytes != null) {
+                batch.delete(columnFamily, key);
+                merged = merged == null ? bytes : concat(merged, bytes);
+            }
+        }
+        if (merged != null) {
+            batch.merge(columnFamily, keyBytesFor(target), merged, LetheDb.MAX_DELETE_KEY);
+        }
+        if (batch.count() > 0) {
+            db().write(WriteOptions.NO_WAL, batch);
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] r = new byte[a.length + 1 + b.length];
+        System.arraycopy(a, 0, r, 0, a.length);
+        r[a.length] = ',';
+        System.arraycopy(b, 0, r, a.length + 1, b.length);
+        return r;
+    }
+}

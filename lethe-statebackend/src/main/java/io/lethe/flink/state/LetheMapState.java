@@ -1,0 +1,345 @@
+package io.lethe.flink.state;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.LetheIterator;
+import io.lethe.engine.ReadOptions;
+import io.lethe.engine.WriteBatch;
+import io.lethe.engine.WriteOptions;
+import io.lethe.flink.LetheKeyedStateBackend;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.queryablestate.client.state.serialization.KvStateSerializer;
+import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.util.FlinkRuntimeException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.function.Function;
+
+/**
+ * {@code MapState} on Lethe: one entry per user key, keyed by the composite key plus the user key;
+ * the value is a null flag byte then the user value (Flink's canonical map entry layout).
+ * Iteration reads the (key, namespace) prefix in batches, each with a short-lived engine iterator.
+ */
+public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK, UV>>
+        implements InternalMapState<K, N, UK, UV> {
+    /** Entries fetched per engine iterator, as in the RocksDB backend. */
+    private static final int BATCH = 128;
+
+    private TypeSerializer<UK> userKeySerializer;
+    private TypeSerializer<UV> userValueSerializer;
+
+    public LetheMapState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
+            TypeSerializer<Map<UK, UV>> valueSerializer, Map<UK, UV> defaultValue, LetheKeyedStateBackend<K> backend) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+        setSerializers(valueSerializer);
+    }
+
+    @Override
+    public void update(ColumnFamilyHandle cf, TypeSerializer<N> ns, TypeSerializer<Map<UK, UV>> vs, Map<UK, UV> dv) {
+        super.update(cf, ns, vs, dv);
+        setSerializers(vs);
+    }
+
+    private void setSerializers(TypeSerializer<Map<UK, UV>> valueSerializer) {
+        MapSerializer<UK, UV> map = (MapSerializer<UK, UV>) valueSerializer;
+        this.userKeySerializer = map.getKeySerializer();
+        this.userValueSerializer = map.getValueSerializer();
+    }
+
+    @Override
+    public UV get(UK userKey) throws IOException {
+        byte[] bytes = db().get(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer));
+        return bytes == null ? null : deserializeUserValue(bytes, userValueSerializer);
+    }
+
+    @Override
+    public void put(UK userKey, UV userValue) throws IOException {
+        db().put(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer),
+                serializeUserValue(userValue), LetheDb.MAX_DELETE_KEY);
+    }
+
+    @Override
+    public void putAll(Map<UK, UV> map) throws IOException {
+        if (map == null || map.isEmpty()) {
+            return;
+        }
+        WriteBatch batch = new WriteBatch();
+        for (Map.Entry<UK, UV> e : map.entrySet()) {
+            batch.put(columnFamily, currentKeyBytesWithUserKey(e.getKey(), userKeySerializer),
+                    serializeUserValue(e.getValue()), LetheDb.MAX_DELETE_KEY);
+        }
+        db().write(WriteOptions.NO_WAL, batch);
+    }
+
+    @Override
+    public void remove(UK userKey) throws IOException {
+        db().delete(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer));
+    }
+
+    @Override
+    public boolean contains(UK userKey) throws IOException {
+        return db().get(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer)) != null;
+    }
+
+    @Override
+    public Iterable<Map.Entry<UK, UV>> entries() {
+        return () -> new EntryIterator<>(currentKeyBytes(), e -> e);
+    }
+
+    @Override
+    public Iterable<UK> keys() {
+        return () -> new EntryIterator<>(currentKeyBytes(), Map.Entry::getKey);
+    }
+
+    @Override
+    public Iterable<UV> values() {
+        return () -> new EntryIterator<>(currentKeyBytes(), Map.Entry::getValue);
+    }
+
+    @Override
+    public Iterator<Map.Entry<UK, UV>> iterator() {
+        return new EntryIterator<>(currentKeyBytes(), e -> e);
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return !iterator().hasNext();
+    }
+
+    @Override
+    public void clear() {
+        try {
+            byte[] prefix = currentKeyBytes();
+            WriteBatch batch = new WriteBatch();
+            for (RawEntry raw : scan(prefix, prefix, Integer.MAX_VALUE)) {
+                batch.delete(columnFamily, raw.key);
+            }
+            if (batch.count() > 0) {
+                db().write(WriteOptions.NO_WAL, batch);
+            }
+        } catch (IOException e) {
+            throw new FlinkRuntimeException("Error while clearing a Lethe map state", e);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public byte[] getSerializedValue(byte[] serializedKeyAndNamespace, TypeSerializer<K> safeKeySerializer,
+            TypeSerializer<N> safeNamespaceSerializer, TypeSerializer<Map<UK, UV>> safeValueSerializer)
+            throws Exception {
+        byte[] prefix = compositeKeyOf(serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
+        MapSerializer<UK, UV> safe = (MapSerializer<UK, UV>) safeValueSerializer;
+        DataInputDeserializer in = new DataInputDeserializer();
+        Map<UK, UV> map = new HashMap<>();
+        for (RawEntry raw : scan(prefix, prefix, Integer.MAX_VALUE)) {
+            in.setBuffer(raw.key, prefix.length, raw.key.length - prefix.length);
+            UK k = safe.getKeySerializer().deserialize(in);
+            map.put(k, deserializeUserValue(raw.value, safe.getValueSerializer()));
+        }
+        return map.isEmpty() ? null : KvStateSerializer.serializeMap(map.entrySet(), safe.getKeySerializer(),
+                safe.getValueSerializer());
+    }
+
+    private byte[] serializeUserValue(UV value) throws IOException {
+        dataOutputView.clear();
+        dataOutputView.writeBoolean(value == null);
+        if (value != null) {
+            userValueSerializer.serialize(value, dataOutputView);
+        }
+        return dataOutputView.getCopyOfBuffer();
+    }
+
+    private UV deserializeUserValue(byte[] bytes, TypeSerializer<UV> serializer) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(bytes);
+        boolean isNull = in.readBoolean();
+        return isNull ? null : serializer.deserialize(in);
+    }
+
+    private static final class RawEntry {
+        final byte[] key;
+        final byte[] value;
+
+        RawEntry(byte[] key, byte[] value) {
+            this.key = key;
+            this.value = value;
+        }
+    }
+
+    /** Up to max entries whose key starts with prefix, from `from` (inclusive) on. */
+    private List<RawEntry> scan(byte[] prefix, byte[] from, int max) throws IOException {
+        List<RawEntry> out = new ArrayList<>(Math.min(max, BATCH));
+        try (LetheIterator it = db().newIterator(ReadOptions.bounded(from, prefixEnd(prefix)), columnFamily)) {
+            for (it.seekToFirst(); it.isValid() && out.size() < max; it.next()) {
+                out.add(new RawEntry(it.key(), it.value()));
+            }
+        }
+        return out;
+    }
+
+    /** The smallest key greater than every key with this prefix, or null if there is none. */
+    static byte[] prefixEnd(byte[] prefix) {
+        byte[] end = prefix.clone();
+        for (int i = end.length - 1; i >= 0; i--) {
+            if (end[i] != (byte) 0xFF) {
+                end[i]++;
+                return java.util.Arrays.copyOf(end, i + 1);
+            }
+        }
+        return null;
+    }
+
+    /** Iterates the current (key, namespace) in batches; supports remove and setValue. */
+    private final class EntryIterator<T> implements Iterator<T> {
+        private final byte[] prefix;
+        private final Function<Map.Entry<UK, UV>, T> view;
+        private List<RawEntry> batch = new ArrayList<>();
+        private int pos;
+        private boolean exhausted;
+        private Entry last;
+
+        EntryIterator(byte[] prefix, Function<Map.Entry<UK, UV>, T> view) {
+            this.prefix = prefix;
+            this.view = view;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (pos < batch.size()) {
+                return true;
+            }
+            if (exhausted) {
+                return false;
+            }
+            try {
+                byte[] from = batch.isEmpty() ? prefix : successor(batch.get(batch.size() - 1).key);
+                batch = scan(prefix, from, BATCH);
+                pos = 0;
+                exhausted = batch.size() < BATCH;
+                return !batch.isEmpty();
+            } catch (IOException e) {
+                throw new FlinkRuntimeException("Error while iterating a Lethe map state", e);
+            }
+        }
+
+        @Override
+        public T next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            last = new Entry(batch.get(pos++), prefix.length);
+            return view.apply(last);
+        }
+
+        @Override
+        public void remove() {
+            if (last == null || last.removed) {
+                throw new IllegalStateException("next() has not been called, or the entry was removed");
+            }
+            last.remove();
+        }
+    }
+
+    private static byte[] successor(byte[] key) {
+        return java.util.Arrays.copyOf(key, key.length + 1);  // key followed by 0x00
+    }
+
+    /** A map entry over raw bytes, deserialized on first access. */
+    private final class Entry implements Map.Entry<UK, UV> {
+        private final RawEntry raw;
+        private final int prefixLength;
+        private UK key;
+        private UV value;
+        private boolean keyRead;
+        private boolean valueRead;
+        boolean removed;
+
+        Entry(RawEntry raw, int prefixLength) {
+            this.raw = raw;
+            this.prefixLength = prefixLength;
+        }
+
+        @Override
+        public UK getKey() {
+            if (!keyRead) {
+                try {
+                    DataInputDeserializer in = new DataInputDeserializer(raw.key, prefixLength, raw.key.length - prefixLength);
+                    key = userKeySerializer.deserialize(in);
+                } catch (IOException e) {
+                    throw new FlinkRuntimeException("Error while deserializing a map state key", e);
+                }
+                keyRead = true;
+            }
+            return key;
+        }
+
+        @Override
+        public UV getValue() {
+            if (removed) {
+                return null;
+            }
+            if (!valueRead) {
+                try {
+                    value = deserializeUserValue(raw.value, userValueSerializer);
+                } catch (IOException e) {
+                    throw new FlinkRuntimeException("Error while deserializing a map state value", e);
+                }
+                valueRead = true;
+            }
+            return value;
+        }
+
+        @Override
+        public UV setValue(UV newValue) {
+            if (removed) {
+                throw new IllegalStateException("the entry was removed");
+            }
+            UV old = getValue();
+            try {
+                db().put(columnFamily, raw.key, serializeUserValue(newValue), LetheDb.MAX_DELETE_KEY);
+            } catch (IOException e) {
+                throw new FlinkRuntimeException("Error while updating a map state value", e);
+            }
+            value = newValue;
+            return old;
+        }
+
+        // Map.Entry's contract: equal to any entry with equal key and value.
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Map.Entry)) {
+                return false;
+            }
+            Map.Entry<?, ?> e = (Map.Entry<?, ?>) o;
+            return java.util.Objects.equals(getKey(), e.getKey()) && java.util.Objects.equals(getValue(), e.getValue());
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hashCode(getKey()) ^ java.util.Objects.hashCode(getValue());
+        }
+
+        @Override
+        public String toString() {
+            return getKey() + "=" + getValue();
+        }
+
+        void remove() {
+            try {
+                db().delete(columnFamily, raw.key);
+            } catch (IOException e) {
+                throw new FlinkRuntimeException("Error while removing a map state entry", e);
+            }
+            removed = true;
+            value = null;
+        }
+    }
+}

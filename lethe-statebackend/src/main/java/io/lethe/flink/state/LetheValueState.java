@@ -1,0 +1,34 @@
+package io.lethe.flink.state;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.LetheKeyedStateBackend;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.internal.InternalValueState;
+
+import java.io.IOException;
+
+/** {@code ValueState} on Lethe: one entry per (key, namespace). */
+public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implements InternalValueState<K, N, V> {
+
+    public LetheValueState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
+            TypeSerializer<V> valueSerializer, V defaultValue, LetheKeyedStateBackend<K> backend) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+    }
+
+    @Override
+    public V value() throws IOException {
+        byte[] bytes = db().get(columnFamily, currentKeyBytes());
+        return bytes == null ? getDefaultValue() : deserializeValue(bytes);
+    }
+
+    @Override
+    public void update(V value) throws IOException {
+        if (value == null) {
+            clear();
+            return;
+        }
+        db().put(columnFamily, currentKeyBytes(), serializeValue(value), LetheDb.MAX_DELETE_KEY);
+    }
+}
