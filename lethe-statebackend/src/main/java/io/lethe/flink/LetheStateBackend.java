@@ -14,6 +14,7 @@ import io.lethe.engine.LetheDb;
 import io.lethe.flink.restore.LetheFullRestore;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -152,7 +153,9 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     parameters.getTtlTimeProvider(),
                     latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build(),
                     sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build(),
-                    parameters.getCancelStreamRegistry(), getCompressionDecorator(env.getExecutionConfig()),
+                    // The parameters' registry guards the restore only and is closed once the
+                    // backend is built; the backend's snapshots need a registry of their own.
+                    new CloseableRegistry(), getCompressionDecorator(env.getExecutionConfig()),
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), db, instanceBasePath, cfOptions, kvStates,
                     queues, queueFactory);
         } catch (Exception e) {
