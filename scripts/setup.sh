@@ -21,7 +21,9 @@ if [ ${#need[@]} -gt 0 ]; then
 else
   echo "setup: toolchain present (g++, cmake, ninja, GoogleTest, JDK, Maven)"
 fi
-g++ --version | head -1
-cmake --version | head -1
+# Print the versions (sed reads everything: `head` would close the pipe early,
+# and a writer hitting the closed pipe fails the script under pipefail).
+g++ --version | sed -n 1p
+cmake --version | sed -n 1p
 javac -version
-mvn -v | head -1
+mvn -v 2>&1 | sed -n 1p
