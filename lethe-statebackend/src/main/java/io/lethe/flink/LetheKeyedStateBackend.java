@@ -30,6 +30,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
@@ -132,7 +133,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             InternalKeyContext<K> keyContext, LetheDb db, File instanceBasePath, ColumnFamilyOptions columnFamilyOptions,
             LinkedHashMap<String, StateInfo> kvStateInformation,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredQueues,
-            HeapPriorityQueueSetFactory queueFactory) {
+            HeapPriorityQueueSetFactory queueFactory, MetricGroup metricGroup) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
         this.db = db;
@@ -144,6 +145,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.queues = new HeapPriorityQueuesManager(registeredQueues, queueFactory, keyContext.getKeyGroupRange(),
                 keyContext.getNumberOfKeyGroups());
+        if (metricGroup != null) {
+            LetheMetrics.register(db, metricGroup);
+        }
     }
 
     // ---- Accessors for the states.

@@ -157,7 +157,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     // backend is built; the backend's snapshots need a registry of their own.
                     new CloseableRegistry(), getCompressionDecorator(env.getExecutionConfig()),
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), db, instanceBasePath, cfOptions, kvStates,
-                    queues, queueFactory);
+                    queues, queueFactory, parameters.getMetricGroup());
         } catch (Exception e) {
             db.close();
             FileUtils.deleteDirectoryQuietly(instanceBasePath);

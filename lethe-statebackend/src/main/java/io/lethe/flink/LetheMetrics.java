@@ -1,0 +1,74 @@
+package io.lethe.flink;
+
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.Statistics;
+
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+
+import java.util.function.ToLongFunction;
+
+/**
+ * Engine statistics as gauges under the backend's metric group ({@code <operator>.lethe.*}).
+ * Reporters read gauges from their own thread every few seconds; one statistics call serves
+ * all gauges for {@link #REFRESH_NANOS}, and after the engine closed the last values remain.
+ *
+ * <p>Thread-safe.
+ */
+final class LetheMetrics {
+    /** How long one statistics snapshot serves the gauges: reporters poll every few seconds. */
+    static final long REFRESH_NANOS = 1_000_000_000L;
+    static final String GROUP = "lethe";
+
+    private final LetheDb db;
+    private Statistics cached;
+    private long cachedAtNanos;
+
+    private LetheMetrics(LetheDb db) {
+        this.db = db;
+    }
+
+    static LetheMetrics register(LetheDb db, MetricGroup parent) {
+        LetheMetrics m = new LetheMetrics(db);
+        MetricGroup g = parent.addGroup(GROUP);
+        m.gauge(g, "live-bytes", Statistics::liveBytes);
+        m.gauge(g, "memtable-bytes", s -> s.columnFamilies().stream().mapToLong(Statistics.ColumnFamily::memtableBytes).sum());
+        m.gauge(g, "files", s -> sumLevels(s, Statistics.Level::files));
+        m.gauge(g, "entries", s -> sumLevels(s, Statistics.Level::entries));
+        m.gauge(g, "point-tombstones", s -> sumLevels(s, Statistics.Level::pointTombstones));
+        m.gauge(g, "range-tombstones", s -> sumLevels(s, Statistics.Level::rangeTombstones));
+        m.gauge(g, "bytes-written-flush", Statistics::bytesWrittenFlush);
+        m.gauge(g, "bytes-written-compaction", Statistics::bytesWrittenCompaction);
+        m.gauge(g, "bytes-read-compaction", Statistics::bytesReadCompaction);
+        m.gauge(g, "flushes", Statistics::flushes);
+        m.gauge(g, "compactions", s -> s.compactionsLevel0() + s.compactionsSaturation() + s.compactionsManual());
+        m.gauge(g, "write-stalls", Statistics::writeStalls);
+        m.gauge(g, "page-cache-hits", Statistics::pageCacheHits);
+        m.gauge(g, "page-cache-misses", Statistics::pageCacheMisses);
+        return m;
+    }
+
+    private static long sumLevels(Statistics s, ToLongFunction<Statistics.Level> f) {
+        return s.columnFamilies().stream().flatMap(cf -> cf.levels().stream()).mapToLong(f).sum();
+    }
+
+    private void gauge(MetricGroup group, String name, ToLongFunction<Statistics> value) {
+        group.gauge(name, (Gauge<Long>) () -> {
+            Statistics s = current();
+            return s == null ? 0L : value.applyAsLong(s);
+        });
+    }
+
+    private synchronized Statistics current() {
+        long now = System.nanoTime();
+        if (cached == null || now - cachedAtNanos > REFRESH_NANOS) {
+            try {
+                cached = db.statistics();
+                cachedAtNanos = now;
+            } catch (IllegalStateException closed) {
+                // The backend was disposed: keep reporting the last values.
+            }
+        }
+        return cached;
+    }
+}

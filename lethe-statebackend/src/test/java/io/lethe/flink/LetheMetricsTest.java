@@ -1,0 +1,83 @@
+package io.lethe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.junit.jupiter.api.Test;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+
+/** The backend exposes engine statistics as gauges in its metric group. */
+class LetheMetricsTest {
+
+    /** Records every gauge registered in it or its subgroups, by dotted name. */
+    static final class RecordingGroup extends UnregisteredMetricsGroup {
+        private final Map<String, Metric> metrics;
+        private final String prefix;
+
+        RecordingGroup(String prefix, Map<String, Metric> metrics) {
+            this.prefix = prefix;
+            this.metrics = metrics;
+        }
+
+        @Override
+        public MetricGroup addGroup(String name) {
+            return new RecordingGroup(prefix + name + ".", metrics);
+        }
+
+        @Override
+        public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
+            metrics.put(prefix + name, gauge);
+            return gauge;
+        }
+    }
+
+    @Test
+    void engineStatisticsAreGauges() throws Exception {
+        MockEnvironment env = MockEnvironment.builder().build();
+        Map<String, Metric> gauges = new HashMap<>();
+        RecordingGroup group = new RecordingGroup("", gauges);
+        AbstractKeyedStateBackend<Integer> backend = new LetheStateBackend()
+                .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "metrics-test",
+                        IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127),
+                        env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT, group,
+                        Collections.emptyList(), new CloseableRegistry()));
+        try {
+            ValueState<String> state = backend.getPartitionedState(VoidNamespace.INSTANCE,
+                    VoidNamespaceSerializer.INSTANCE, new ValueStateDescriptor<>("v", String.class));
+            for (int i = 0; i < 1000; i++) {
+                backend.setCurrentKey(i);
+                state.update("value-" + i);
+            }
+            assertTrue(gauges.containsKey("lethe.memtable-bytes"), gauges.keySet().toString());
+            assertTrue(gauges.containsKey("lethe.flushes"));
+            long memtable = (Long) ((Gauge<?>) gauges.get("lethe.memtable-bytes")).getValue();
+            assertTrue(memtable > 0, "memtable bytes " + memtable);
+            assertEquals(0L, ((Gauge<?>) gauges.get("lethe.point-tombstones")).getValue());
+        } finally {
+            backend.dispose();
+            env.close();
+        }
+        // After dispose the gauges still answer (the last values), without touching the engine.
+        assertTrue((Long) ((Gauge<?>) gauges.get("lethe.memtable-bytes")).getValue() >= 0);
+    }
+}
