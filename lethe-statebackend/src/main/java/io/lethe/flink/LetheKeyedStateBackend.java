@@ -75,6 +75,7 @@ import javax.annotation.Nonnull;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -372,9 +373,16 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         } catch (IOException e) {
             throw new FlinkRuntimeException("Failed to serialize a namespace", e);
         }
-        KeyIterator<K> keys = new KeyIterator<>(info.columnFamily, ambiguous, namespaceBytes);
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(keys, Spliterator.ORDERED), false)
-                .onClose(keys::close);
+        // An entry belongs to the namespace if the bytes right after its key start with it.
+        return distinct(info.columnFamily, (key, in) -> {
+            K k = CompositeKeySerializationUtils.readKey(getKeySerializer(), in, ambiguous);
+            int offset = key.length - in.available();
+            return key.length - offset >= namespaceBytes.length
+                            && Arrays.equals(key, offset, offset + namespaceBytes.length, namespaceBytes, 0,
+                                    namespaceBytes.length)
+                    ? k
+                    : null;
+        });
     }
 
     @Override
@@ -396,28 +404,38 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         }
         TypeSerializer<N> ns = (TypeSerializer<N>) info.metaInfo.getNamespaceSerializer();
         boolean ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(getKeySerializer(), ns);
-        KeyAndNamespaceIterator<N> it = new KeyAndNamespaceIterator<>(info.columnFamily, ambiguous, ns);
+        return distinct(info.columnFamily, (key, in) -> Tuple2.of(
+                CompositeKeySerializationUtils.readKey(getKeySerializer(), in, ambiguous),
+                CompositeKeySerializationUtils.readNamespace(ns, in, ambiguous)));
+    }
+
+    /** Decodes an entry's key (positioned after the key group); null skips the entry. */
+    private interface EntryDecoder<T> {
+        T decode(byte[] key, DataInputDeserializer in) throws IOException;
+    }
+
+    /** The distinct decoded values of a column family's entries, in key order, as a stream. */
+    private <T> Stream<T> distinct(ColumnFamilyHandle cf, EntryDecoder<T> decoder) {
+        DistinctIterator<T> it = new DistinctIterator<>(cf, decoder);
         return StreamSupport.stream(Spliterators.spliteratorUnknownSize(it, Spliterator.ORDERED), false)
                 .onClose(it::close);
     }
 
-    /** Distinct keys of a column family whose namespace bytes match. */
-    private final class KeyIterator<T> implements Iterator<K>, AutoCloseable {
+    /** Entries of one key decode to the same value and are adjacent: emit each value once. */
+    private final class DistinctIterator<T> implements Iterator<T>, AutoCloseable {
         private final LetheIterator it;
-        private final boolean ambiguous;
-        private final byte[] namespaceBytes;
+        private final EntryDecoder<T> decoder;
         private final DataInputDeserializer in = new DataInputDeserializer();
-        private K next;
-        private K previous;
+        private T next;
+        private T previous;
 
-        KeyIterator(ColumnFamilyHandle cf, boolean ambiguous, byte[] namespaceBytes) {
-            this.ambiguous = ambiguous;
-            this.namespaceBytes = namespaceBytes;
+        DistinctIterator(ColumnFamilyHandle cf, EntryDecoder<T> decoder) {
+            this.decoder = decoder;
             try {
                 this.it = db.newIterator(cf);
                 it.seekToFirst();
             } catch (IOException e) {
-                throw new FlinkRuntimeException("Failed to iterate keys of a Lethe state", e);
+                throw new FlinkRuntimeException("Failed to iterate the keys of a Lethe state", e);
             }
         }
 
@@ -428,95 +446,25 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                     byte[] key = it.key();
                     in.setBuffer(key);
                     in.skipBytesToRead(keyGroupPrefixBytes);
-                    K k = CompositeKeySerializationUtils.readKey(getKeySerializer(), in, ambiguous);
-                    int offset = key.length - in.available();
-                    if (matches(key, offset) && !k.equals(previous)) {
-                        next = k;
-                        previous = k;
+                    T value = decoder.decode(key, in);
+                    if (value != null && !value.equals(previous)) {
+                        next = value;
+                        previous = value;
                     }
                     it.next();
                 }
                 return next != null;
             } catch (IOException e) {
-                throw new FlinkRuntimeException("Failed to iterate keys of a Lethe state", e);
+                throw new FlinkRuntimeException("Failed to iterate the keys of a Lethe state", e);
             }
-        }
-
-        private boolean matches(byte[] key, int offset) {
-            if (key.length - offset < namespaceBytes.length) {
-                return false;
-            }
-            for (int i = 0; i < namespaceBytes.length; i++) {
-                if (key[offset + i] != namespaceBytes[i]) {
-                    return false;
-                }
-            }
-            return true;
         }
 
         @Override
-        public K next() {
+        public T next() {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
-            K r = next;
-            next = null;
-            return r;
-        }
-
-        @Override
-        public void close() {
-            it.close();
-        }
-    }
-
-    /** Distinct (key, namespace) pairs of a column family. */
-    private final class KeyAndNamespaceIterator<N> implements Iterator<Tuple2<K, N>>, AutoCloseable {
-        private final LetheIterator it;
-        private final boolean ambiguous;
-        private final TypeSerializer<N> namespaceSerializer;
-        private final DataInputDeserializer in = new DataInputDeserializer();
-        private Tuple2<K, N> next;
-        private Tuple2<K, N> previous;
-
-        KeyAndNamespaceIterator(ColumnFamilyHandle cf, boolean ambiguous, TypeSerializer<N> namespaceSerializer) {
-            this.ambiguous = ambiguous;
-            this.namespaceSerializer = namespaceSerializer;
-            try {
-                this.it = db.newIterator(cf);
-                it.seekToFirst();
-            } catch (IOException e) {
-                throw new FlinkRuntimeException("Failed to iterate keys of a Lethe state", e);
-            }
-        }
-
-        @Override
-        public boolean hasNext() {
-            try {
-                while (next == null && it.isValid()) {
-                    in.setBuffer(it.key());
-                    in.skipBytesToRead(keyGroupPrefixBytes);
-                    K k = CompositeKeySerializationUtils.readKey(getKeySerializer(), in, ambiguous);
-                    N n = CompositeKeySerializationUtils.readNamespace(namespaceSerializer, in, ambiguous);
-                    Tuple2<K, N> candidate = Tuple2.of(k, n);
-                    if (!candidate.equals(previous)) {
-                        next = candidate;
-                        previous = candidate;
-                    }
-                    it.next();
-                }
-                return next != null;
-            } catch (IOException e) {
-                throw new FlinkRuntimeException("Failed to iterate keys of a Lethe state", e);
-            }
-        }
-
-        @Override
-        public Tuple2<K, N> next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            Tuple2<K, N> r = next;
+            T r = next;
             next = null;
             return r;
         }
