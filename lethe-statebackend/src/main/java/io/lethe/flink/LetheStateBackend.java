@@ -14,6 +14,7 @@ import io.lethe.engine.LetheDb;
 import io.lethe.flink.restore.LetheFullRestore;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.BackendBuildingException;
@@ -110,6 +111,21 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
     @Override
     public String getName() {
         return "LetheStateBackend";
+    }
+
+    /**
+     * Every Lethe snapshot is currently a full snapshot that shares no files with earlier ones, so
+     * the first checkpoint after a NO_CLAIM restore is independent of the restored one.
+     */
+    @Override
+    public boolean supportsNoClaimRestoreMode() {
+        return true;
+    }
+
+    /** Canonical savepoints, and "native" ones, which are full snapshots in the canonical format. */
+    @Override
+    public boolean supportsSavepointFormat(SavepointFormatType formatType) {
+        return true;
     }
 
     @Override
