@@ -1,0 +1,79 @@
+package io.lethe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lethe.engine.internal.Native;
+import io.lethe.engine.internal.NativeLibrary;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.util.Collections;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RunnableFuture;
+
+/**
+ * A task that fails mid-checkpoint disposes its backend while the asynchronous part of a snapshot
+ * has not run: the snapshot must then fail with an exception, nothing may crash, and every native
+ * object and the working directory must be gone.
+ */
+class LetheDisposeDuringSnapshotTest {
+
+    @Test
+    void disposeBeforeTheAsynchronousPartFailsItCleanly() throws Exception {
+        NativeLibrary.ensureLoaded();
+        long nativeBefore = Native.liveObjects();
+        MockEnvironment env = MockEnvironment.builder().build();
+        AbstractKeyedStateBackend<Integer> backend = new LetheStateBackend()
+                .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "dispose-test",
+                        IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), Collections.emptyList(),
+                        new CloseableRegistry()));
+        ValueState<String> state = backend.getPartitionedState(VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE, new ValueStateDescriptor<>("v", String.class));
+        for (int i = 0; i < 2000; i++) {
+            backend.setCurrentKey(i);
+            state.update("value-" + i);
+        }
+        File[] dirsBefore = env.getIOManager().getSpillingDirectories()[0].listFiles(f -> f.getName().startsWith("job_"));
+        assertTrue(dirsBefore != null && dirsBefore.length > 0, "no working directory was created");
+
+        // Synchronous part now; the asynchronous part runs only after the backend is gone.
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot = backend.snapshot(1L, 1L,
+                new MemCheckpointStreamFactory(16 << 20), CheckpointOptions.forCheckpointWithDefaultLocation());
+        backend.dispose();
+        snapshot.run();
+        // Disposal cancels snapshots in flight (the backend's registry); a snapshot that got to
+        // run anyway fails on the closed engine. Either way: an exception, not a result.
+        Exception failure = assertThrows(Exception.class, snapshot::get);
+        assertTrue(failure instanceof CancellationException || failure instanceof ExecutionException,
+                "unexpected failure: " + failure);
+
+        assertEquals(nativeBefore, Native.liveObjects(), "native objects were left behind");
+        File[] dirsAfter = env.getIOManager().getSpillingDirectories()[0].listFiles(f -> f.getName().startsWith("job_"));
+        assertFalse(dirsAfter != null && dirsAfter.length > 0, "the working directory was not deleted");
+        env.close();
+    }
+}
