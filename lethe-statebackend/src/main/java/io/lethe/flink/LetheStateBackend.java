@@ -148,9 +148,10 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             pageCacheBytes = Math.max(MIN_WRITE_BUFFER_BYTES, total - writeBufferBytes);
         }
         ColumnFamilyOptions cfOptions = LetheOptions.columnFamilyOptions(settings);
-        LetheDb db = LetheDb.open(new File(instanceBasePath, "db").getAbsolutePath(),
-                LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes));
+        LetheDb db = null;
         try {
+            db = LetheDb.open(new File(instanceBasePath, "db").getAbsolutePath(),
+                    LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes));
             KeyGroupRange range = parameters.getKeyGroupRange();
             int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
             LinkedHashMap<String, LetheKeyedStateBackend.StateInfo> kvStates = new LinkedHashMap<>();
@@ -175,7 +176,10 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), db, instanceBasePath, cfOptions, kvStates,
                     queues, queueFactory, parameters.getMetricGroup());
         } catch (Exception e) {
-            db.close();
+            // Nothing of a failed attempt may stay behind: Flink retries with other state handles.
+            if (db != null) {
+                db.close();
+            }
             FileUtils.deleteDirectoryQuietly(instanceBasePath);
             if (e instanceof IOException) {
                 throw (IOException) e;
