@@ -34,11 +34,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RunnableFuture;
 
 /**
- * A task that fails mid-checkpoint disposes its backend while the asynchronous part of a snapshot
+ * Resources of the keyed backend. A task that fails mid-checkpoint disposes its backend while the asynchronous part of a snapshot
  * has not run: the snapshot must then fail with an exception, nothing may crash, and every native
- * object and the working directory must be gone.
+ * object and the working directory must be gone. A local directory that cannot be used fails the
+ * backend with a message naming the option to fix.
  */
-class LetheDisposeDuringSnapshotTest {
+class LetheBackendResourcesTest {
 
     @Test
     void disposeBeforeTheAsynchronousPartFailsItCleanly() throws Exception {
@@ -74,6 +75,23 @@ class LetheDisposeDuringSnapshotTest {
         assertEquals(nativeBefore, Native.liveObjects(), "native objects were left behind");
         File[] dirsAfter = env.getIOManager().getSpillingDirectories()[0].listFiles(f -> f.getName().startsWith("job_"));
         assertFalse(dirsAfter != null && dirsAfter.length > 0, "the working directory was not deleted");
+        env.close();
+    }
+
+    @Test
+    void unusableLocalDirectoryFailsWithWhatToFix(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        File notADirectory = java.nio.file.Files.writeString(tmp.resolve("file"), "x").toFile();
+        MockEnvironment env = MockEnvironment.builder().build();
+        LetheStateBackend backend = new LetheStateBackend()
+                .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .with(LetheOptions.LOCAL_DIRECTORIES, java.util.List.of(new File(notADirectory, "sub").getPath()));
+        java.io.IOException e = assertThrows(java.io.IOException.class,
+                () -> backend.createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "op",
+                        IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), Collections.emptyList(),
+                        new CloseableRegistry())));
+        assertTrue(e.getMessage().contains(LetheOptions.LOCAL_DIRECTORIES.key()), e.getMessage());
         env.close();
     }
 }
