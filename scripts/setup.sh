@@ -9,7 +9,11 @@ command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
-command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+# A JDK of 17 or later (the build targets release 17; the enforcer rejects older ones).
+javac_major() { javac -version 2>&1 | sed -nE 's/^javac ([0-9]+).*/\1/p'; }
+if ! command -v javac >/dev/null 2>&1 || [ "$(javac_major)" -lt 17 ] 2>/dev/null || [ -z "$(javac_major)" ]; then
+  need+=(openjdk-17-jdk-headless)
+fi
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
@@ -17,7 +21,7 @@ if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need[@]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"
 else
   echo "setup: toolchain present (g++, cmake, ninja, GoogleTest, JDK, Maven)"
 fi
@@ -26,4 +30,4 @@ fi
 g++ --version | sed -n 1p
 cmake --version | sed -n 1p
 javac -version
-mvn -v 2>&1 | sed -n 1p
+mvn -B -v 2>&1 | sed -n 1p
