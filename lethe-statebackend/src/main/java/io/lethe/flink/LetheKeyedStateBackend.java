@@ -9,6 +9,7 @@ import io.lethe.engine.Snapshot;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 import io.lethe.flink.snapshot.LetheFullSnapshotResources;
+import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.AbstractLetheState;
 import io.lethe.flink.state.LetheAggregatingState;
 import io.lethe.flink.state.LetheListState;
@@ -35,11 +36,9 @@ import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
-import org.apache.flink.runtime.state.CheckpointStreamWithResultProvider;
-import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
-import org.apache.flink.runtime.state.FullSnapshotAsyncWriter;
 import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.Keyed;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -49,7 +48,6 @@ import org.apache.flink.runtime.state.SavepointResources;
 import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.SnapshotExecutionType;
 import org.apache.flink.runtime.state.SnapshotResult;
-import org.apache.flink.runtime.state.SnapshotStrategy;
 import org.apache.flink.runtime.state.SnapshotStrategyRunner;
 import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
 import org.apache.flink.runtime.state.StreamCompressionDecorator;
@@ -85,7 +83,9 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.Spliterator;
+import java.util.SortedMap;
 import java.util.Spliterators;
+import java.util.UUID;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -93,11 +93,12 @@ import java.util.stream.StreamSupport;
 /**
  * The keyed state backend of one operator subtask: one Lethe engine, one column family per
  * state, keys in Flink's composite layout. Timers live on the heap (Flink's heap priority
- * queues) and are part of every snapshot. Checkpoints and savepoints are full snapshots in Flink's
- * canonical key-group format, written asynchronously from an engine snapshot.
+ * queues) and are part of every snapshot. Checkpoints and native savepoints are the engine's own
+ * files (incremental when enabled, {@link LetheNativeSnapshotStrategy}); canonical savepoints are
+ * written in Flink's key-group format from an engine snapshot.
  *
- * <p>Not thread-safe except where Flink requires it (the asynchronous snapshot part reads an
- * engine snapshot while the task thread goes on).
+ * <p>Not thread-safe except where Flink requires it (the asynchronous snapshot part reads a
+ * local engine checkpoint or an engine snapshot while the task thread goes on).
  */
 public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyedStateBackend.class);
@@ -115,6 +116,10 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         public ColumnFamilyHandle columnFamily() {
             return columnFamily;
         }
+
+        public RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo() {
+            return metaInfo;
+        }
     }
 
     private final LetheDb db;
@@ -125,6 +130,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private final HeapPriorityQueuesManager queues;
     private final int keyGroupPrefixBytes;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
+    private final LetheNativeSnapshotStrategy<K> nativeSnapshots;
     private boolean disposed;
 
     public LetheKeyedStateBackend(TaskKvStateRegistry kvStateRegistry, TypeSerializer<K> keySerializer,
@@ -134,7 +140,8 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             InternalKeyContext<K> keyContext, LetheDb db, File instanceBasePath, ColumnFamilyOptions columnFamilyOptions,
             LinkedHashMap<String, StateInfo> kvStateInformation,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredQueues,
-            HeapPriorityQueueSetFactory queueFactory, MetricGroup metricGroup) {
+            HeapPriorityQueueSetFactory queueFactory, MetricGroup metricGroup, boolean incrementalCheckpoints,
+            UUID backendUid, SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long restoredCheckpointId) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
         this.db = db;
@@ -146,6 +153,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
         this.queues = new HeapPriorityQueuesManager(registeredQueues, queueFactory, keyContext.getKeyGroupRange(),
                 keyContext.getNumberOfKeyGroups());
+        this.nativeSnapshots = new LetheNativeSnapshotStrategy<>(db, instanceBasePath, keySerializer,
+                kvStateInformation, registeredQueues::values, keyContext.getKeyGroupRange(), backendUid,
+                incrementalCheckpoints, restoredTables, restoredCheckpointId);
         if (metricGroup != null) {
             LetheMetrics.register(db, metricGroup);
         }
@@ -510,31 +520,17 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                 keyGroupCompressionDecorator, keyGroupPrefixBytes);
     }
 
+    /**
+     * Checkpoints and native savepoints are native engine snapshots (incremental when enabled);
+     * canonical savepoints go through {@link #savepoint()}.
+     */
     @Nonnull
     @Override
     public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long checkpointId, long timestamp,
             @Nonnull CheckpointStreamFactory streamFactory, @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
-        SnapshotStrategy<KeyedStateHandle, LetheFullSnapshotResources<K>> strategy =
-                new SnapshotStrategy<>() {
-                    @Override
-                    public LetheFullSnapshotResources<K> syncPrepareResources(long id) {
-                        return fullSnapshotResources();
-                    }
-
-                    @Override
-                    public SnapshotResultSupplier<KeyedStateHandle> asyncSnapshot(LetheFullSnapshotResources<K> resources,
-                            long id, long ts, @Nonnull CheckpointStreamFactory factory, @Nonnull CheckpointOptions options) {
-                        if (resources.getMetaInfoSnapshots().isEmpty()) {
-                            return registry -> SnapshotResult.empty();
-                        }
-                        return new FullSnapshotAsyncWriter<>(options.getCheckpointType(),
-                                () -> CheckpointStreamWithResultProvider.createSimpleStream(
-                                        CheckpointedStateScope.EXCLUSIVE, factory),
-                                resources);
-                    }
-                };
-        return new SnapshotStrategyRunner<>("Lethe full snapshot", strategy, cancelStreamRegistry,
+        String description = nativeSnapshots.isIncremental() ? "Lethe incremental snapshot" : "Lethe native snapshot";
+        return new SnapshotStrategyRunner<>(description, nativeSnapshots, cancelStreamRegistry,
                 SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
     }
 
@@ -546,7 +542,12 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        // Full snapshots keep nothing between checkpoints.
+        nativeSnapshots.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        nativeSnapshots.notifyCheckpointAborted(checkpointId);
     }
 
     // ---- Lifecycle.

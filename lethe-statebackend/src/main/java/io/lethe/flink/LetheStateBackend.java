@@ -1,38 +1,45 @@
 package io.lethe.flink;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
-import org.apache.flink.runtime.state.ConfigurableStateBackend;
-import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
-import org.apache.flink.runtime.state.OperatorStateBackend;
-
 import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.flink.restore.LetheFullRestore;
+import io.lethe.flink.restore.LetheNativeRestore;
+import io.lethe.flink.restore.RestoredStates;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.BackendBuildingException;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.InternalKeyContextImpl;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.StateSerializerProvider;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
-import org.apache.flink.runtime.state.InternalKeyContextImpl;
 import org.apache.flink.util.FileUtils;
 
 import java.io.File;
 import java.io.IOException;
-import java.util.Collection;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.UUID;
 
 /**
@@ -63,7 +70,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.BLOOM_BITS_PER_KEY,
             LetheOptions.TARGET_FILE_SIZE,
             LetheOptions.LEVEL1_SIZE,
-            LetheOptions.VERIFY_CHECKSUMS);
+            LetheOptions.VERIFY_CHECKSUMS,
+            CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */
     private final Configuration settings;
@@ -113,16 +121,21 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
         return "LetheStateBackend";
     }
 
+    /** Whether checkpoints upload only the engine files that the last completed one did not. */
+    public boolean isIncrementalCheckpointsEnabled() {
+        return settings.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
+    }
+
     /**
-     * Every Lethe snapshot is currently a full snapshot that shares no files with earlier ones, so
-     * the first checkpoint after a NO_CLAIM restore is independent of the restored one.
+     * After a NO_CLAIM restore Flink's first checkpoint is a full one (sharing strategy FORWARD):
+     * it uploads every file and references nothing of the restored checkpoint.
      */
     @Override
     public boolean supportsNoClaimRestoreMode() {
         return true;
     }
 
-    /** Canonical savepoints, and "native" ones, which are full snapshots in the canonical format. */
+    /** Canonical savepoints (Flink's key-group format) and native ones (the engine's files). */
     @Override
     public boolean supportsSavepointFormat(SavepointFormatType formatType) {
         return true;
@@ -148,10 +161,10 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             pageCacheBytes = Math.max(MIN_WRITE_BUFFER_BYTES, total - writeBufferBytes);
         }
         ColumnFamilyOptions cfOptions = LetheOptions.columnFamilyOptions(settings);
+        DbOptions dbOptions = LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes);
+        File dbDirectory = new File(instanceBasePath, "db");
         LetheDb db = null;
         try {
-            db = LetheDb.open(new File(instanceBasePath, "db").getAbsolutePath(),
-                    LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes));
             KeyGroupRange range = parameters.getKeyGroupRange();
             int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
             LinkedHashMap<String, LetheKeyedStateBackend.StateInfo> kvStates = new LinkedHashMap<>();
@@ -160,10 +173,36 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             StateSerializerProvider<K> keySerializerProvider =
                     StateSerializerProvider.fromNewRegisteredSerializer(parameters.getKeySerializer());
             ClassLoader userClassLoader = env.getUserCodeClassLoader().asClassLoader();
-            Collection<KeyedStateHandle> handles = parameters.getStateHandles();
-            if (!handles.isEmpty()) {
-                new LetheFullRestore<K>(db, cfOptions, range, numberOfKeyGroups, kvStates, queues, queueFactory)
-                        .restore(handles, userClassLoader, keySerializerProvider);
+            RestoredStates restored =
+                    new RestoredStates(cfOptions, range, numberOfKeyGroups, kvStates, queues, queueFactory);
+            List<IncrementalRemoteKeyedStateHandle> nativeHandles = new ArrayList<>();
+            List<KeyedStateHandle> otherHandles = new ArrayList<>();
+            for (KeyedStateHandle h : parameters.getStateHandles()) {
+                if (h instanceof IncrementalRemoteKeyedStateHandle) {
+                    nativeHandles.add((IncrementalRemoteKeyedStateHandle) h);
+                } else if (h != null) {
+                    otherHandles.add(h);
+                }
+            }
+            UUID backendUid = UUID.randomUUID();
+            SortedMap<Long, List<HandleAndLocalPath>> restoredTables = Collections.emptySortedMap();
+            long restoredCheckpointId = -1;
+            if (!nativeHandles.isEmpty()) {
+                if (!otherHandles.isEmpty()) {
+                    throw new IllegalStateException("Cannot restore native and canonical snapshots together: "
+                            + otherHandles.get(0).getClass().getSimpleName());
+                }
+                LetheNativeRestore<K> restore = new LetheNativeRestore<>(instanceBasePath, dbOptions, restored,
+                        userClassLoader, keySerializerProvider, parameters.getCancelStreamRegistry());
+                db = restore.restore(nativeHandles, dbDirectory);
+                backendUid = restore.backendUid();
+                restoredTables = restore.restoredTables();
+                restoredCheckpointId = restore.restoredCheckpointId();
+            } else {
+                db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
+                if (!otherHandles.isEmpty()) {
+                    new LetheFullRestore<K>(db, restored).restore(otherHandles, userClassLoader, keySerializerProvider);
+                }
             }
             return new LetheKeyedStateBackend<>(parameters.getKvStateRegistry(),
                     keySerializerProvider.currentSchemaSerializer(), userClassLoader, env.getExecutionConfig(),
@@ -174,7 +213,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     // backend is built; the backend's snapshots need a registry of their own.
                     new CloseableRegistry(), getCompressionDecorator(env.getExecutionConfig()),
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), db, instanceBasePath, cfOptions, kvStates,
-                    queues, queueFactory, parameters.getMetricGroup());
+                    queues, queueFactory, parameters.getMetricGroup(), isIncrementalCheckpointsEnabled(), backendUid,
+                    restoredTables, restoredCheckpointId);
         } catch (Exception e) {
             // Nothing of a failed attempt may stay behind: Flink retries with other state handles.
             if (db != null) {

@@ -6,13 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -20,9 +22,8 @@ import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindow
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.util.Collector;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -56,9 +58,16 @@ class LetheJobsTest {
         return list;
     }
 
-    /** Fails once, in the first attempt, after a given number of records (per JVM run). */
-    static final class FailOnce extends RichMapFunction<Tuple3<Integer, Long, Long>, Tuple3<Integer, Long, Long>> {
+    /**
+     * Paces the input (it runs chained to the source, so no records pile up in network buffers and
+     * checkpoint barriers pass quickly) and fails once, in the first attempt, as soon as two
+     * checkpoints completed after an eighth of the input, so that recovery restores real (with
+     * incremental checkpoints: incremental) state.
+     */
+    static final class FailOnce extends RichMapFunction<Tuple3<Integer, Long, Long>, Tuple3<Integer, Long, Long>>
+            implements CheckpointListener {
         static final AtomicBoolean FAILED = new AtomicBoolean();
+        static final AtomicLong COMPLETED_CHECKPOINT = new AtomicLong();
         private final boolean enabled;
         private int seen;
 
@@ -68,20 +77,27 @@ class LetheJobsTest {
 
         @Override
         public Tuple3<Integer, Long, Long> map(Tuple3<Integer, Long, Long> value) throws Exception {
-            if (++seen % 200 == 0) {
-                Thread.sleep(2);  // slow enough for several checkpoints
+            if (++seen % 40 == 0) {
+                Thread.sleep(1);  // about a second per run: several checkpoints at 100 ms
             }
-            if (enabled && seen == RECORDS / 4 && FAILED.compareAndSet(false, true)) {
+            if (enabled && seen >= RECORDS / 8 && COMPLETED_CHECKPOINT.get() >= 2
+                    && FAILED.compareAndSet(false, true)) {
                 throw new RuntimeException("injected failure");
             }
             return value;
         }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            COMPLETED_CHECKPOINT.accumulateAndGet(checkpointId, Math::max);
+        }
     }
 
-    private static List<String> run(String backend, boolean injectFailure,
+    private static List<String> run(String backend, boolean incremental, boolean injectFailure,
             Function<DataStream<Tuple3<Integer, Long, Long>>, DataStream<String>> job) throws Exception {
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
+        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
@@ -90,8 +106,10 @@ class LetheJobsTest {
         env.setParallelism(2);
         env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
         FailOnce.FAILED.set(false);
+        FailOnce.COMPLETED_CHECKPOINT.set(0);
         DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(events())
                 .map(new FailOnce(injectFailure))
+                .setParallelism(1)
                 .assignTimestampsAndWatermarks(WatermarkStrategy
                         // Larger than the data's worst disorder (~820 ms): no element is ever
                         // late, so the output does not depend on thread timing.
@@ -110,11 +128,13 @@ class LetheJobsTest {
 
     private static void assertSameOnLethe(Function<DataStream<Tuple3<Integer, Long, Long>>, DataStream<String>> job)
             throws Exception {
-        List<String> expected = run("hashmap", false, job);
+        List<String> expected = run("hashmap", false, false, job);
         assertTrue(expected.size() > 10, "the job produced too little output to compare: " + expected.size());
         String lethe = LetheStateBackendFactory.class.getName();
-        assertSameOutput(expected, run(lethe, false, job), "Lethe");
-        assertSameOutput(expected, run(lethe, true, job), "Lethe after an injected failure");
+        assertSameOutput(expected, run(lethe, false, false, job), "Lethe");
+        assertSameOutput(expected, run(lethe, false, true, job), "Lethe after an injected failure");
+        assertSameOutput(expected, run(lethe, true, true, job),
+                "Lethe with incremental checkpoints after an injected failure");
     }
 
     /** Equal multisets of output lines; on a difference, says briefly what differs. */

@@ -20,9 +20,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.File;
 import java.nio.file.Path;
@@ -99,12 +100,15 @@ class LetheRescaleJobTest {
         return env.executeAsync();
     }
 
-    @Test
-    void restoreRetainedCheckpointAtAnotherParallelism(@TempDir Path checkpoints) throws Exception {
+    @ParameterizedTest(name = "incremental={0}")
+    @ValueSource(booleans = {false, true})
+    void restoreRetainedCheckpointAtAnotherParallelism(boolean incremental, @TempDir Path checkpoints)
+            throws Exception {
         OUTPUT.clear();
         StopAfterCheckpoint.checkpointed = false;
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, LetheStateBackendFactory.class.getName());
+        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,

@@ -1,5 +1,6 @@
 package io.lethe.flink;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
@@ -21,14 +22,18 @@ import java.util.List;
 @ExtendWith(ParameterizedTestExtension.class)
 public class LetheStateBackendTest extends StateBackendTestBase<LetheStateBackend> {
 
-    @Parameter public SupplierWithException<CheckpointStorage, IOException> storageSupplier;
+    @Parameter(0)
+    public boolean incremental;
 
-    @Parameters(name = "storage={0}")
-    public static List<Object[]> storages() {
+    @Parameter(1)
+    public SupplierWithException<CheckpointStorage, IOException> storageSupplier;
+
+    @Parameters(name = "incremental={0}, storage={1}")
+    public static List<Object[]> parameters() {
         SupplierWithException<CheckpointStorage, IOException> jobManager = JobManagerCheckpointStorage::new;
         SupplierWithException<CheckpointStorage, IOException> files = () -> new FileSystemCheckpointStorage(
                 Files.createTempDirectory("lethe-checkpoints").toUri(), 0);
-        return Arrays.asList(new Object[][] {{jobManager}, {files}});
+        return Arrays.asList(new Object[][] {{false, jobManager}, {false, files}, {true, jobManager}, {true, files}});
     }
 
     @Override
@@ -37,7 +42,8 @@ public class LetheStateBackendTest extends StateBackendTestBase<LetheStateBacken
         return new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
                 .with(LetheOptions.WRITE_BUFFER_SIZE, MemorySize.parse("1mb"))
-                .with(LetheOptions.PAGE_CACHE_SIZE, MemorySize.parse("1mb"));
+                .with(LetheOptions.PAGE_CACHE_SIZE, MemorySize.parse("1mb"))
+                .with(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
     }
 
     @Override

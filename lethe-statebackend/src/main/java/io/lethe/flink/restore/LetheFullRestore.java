@@ -1,24 +1,17 @@
 package io.lethe.flink.restore;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
-import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
 
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
-import org.apache.flink.runtime.state.KeyExtractorFunction;
-import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
-import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.StateSerializerProvider;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
-import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.restore.FullSnapshotRestoreOperation;
@@ -29,40 +22,29 @@ import org.apache.flink.runtime.state.restore.ThrowingIterator;
 
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Restores full snapshots in Flink's canonical key-group format (Lethe checkpoints and canonical
- * savepoints of any backend) into an empty engine, keeping only the key groups of this subtask's
- * range, so rescaling needs nothing more. Timer queue entries go back onto heap queues.
+ * Restores full snapshots in Flink's canonical key-group format (canonical savepoints of any
+ * backend, and checkpoints of the HashMap backend) into an empty engine, keeping only the key
+ * groups of this subtask's range, so rescaling needs nothing more. Timer queue entries go back onto
+ * heap queues.
  */
 public final class LetheFullRestore<K> {
     /** Writes are batched up to this many bytes per engine call. */
     private static final int BATCH_BYTES = 4 << 20;
 
     private final LetheDb db;
-    private final ColumnFamilyOptions columnFamilyOptions;
-    private final KeyGroupRange keyGroupRange;
-    private final int numberOfKeyGroups;
+    private final RestoredStates states;
     private final int keyGroupPrefixBytes;
-    private final LinkedHashMap<String, StateInfo> kvStates;
-    private final Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues;
-    private final HeapPriorityQueueSetFactory queueFactory;
     private final DataInputDeserializer in = new DataInputDeserializer();
 
-    public LetheFullRestore(LetheDb db, ColumnFamilyOptions columnFamilyOptions, KeyGroupRange keyGroupRange,
-            int numberOfKeyGroups, LinkedHashMap<String, StateInfo> kvStates,
-            Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues, HeapPriorityQueueSetFactory queueFactory) {
+    public LetheFullRestore(LetheDb db, RestoredStates states) {
         this.db = db;
-        this.columnFamilyOptions = columnFamilyOptions;
-        this.keyGroupRange = keyGroupRange;
-        this.numberOfKeyGroups = numberOfKeyGroups;
-        this.keyGroupPrefixBytes = CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups);
-        this.kvStates = kvStates;
-        this.queues = queues;
-        this.queueFactory = queueFactory;
+        this.states = states;
+        this.keyGroupPrefixBytes =
+                CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(states.numberOfKeyGroups());
     }
 
     public void restore(Collection<KeyedStateHandle> handles, ClassLoader classLoader,
@@ -70,13 +52,13 @@ public final class LetheFullRestore<K> {
         for (KeyedStateHandle h : handles) {
             if (h != null && (h instanceof IncrementalKeyedStateHandle || !(h instanceof KeyGroupsStateHandle))) {
                 throw new IllegalStateException("The Lethe state backend cannot restore " + h.getClass().getSimpleName()
-                        + ": it restores full snapshots in Flink's canonical format (Lethe checkpoints and canonical"
-                        + " savepoints). Native checkpoints of another backend (RocksDB, ForSt) cannot be read;"
+                        + ": it restores its own native checkpoints and snapshots in Flink's canonical format."
+                        + " Native checkpoints of another backend (RocksDB, ForSt) cannot be read;"
                         + " take a canonical savepoint with that backend and restore from it.");
             }
         }
         FullSnapshotRestoreOperation<K> operation =
-                new FullSnapshotRestoreOperation<>(keyGroupRange, classLoader, handles, keySerializerProvider);
+                new FullSnapshotRestoreOperation<>(states.keyGroupRange(), classLoader, handles, keySerializerProvider);
         try (ThrowingIterator<SavepointRestoreResult> results = operation.restore()) {
             while (results.hasNext()) {
                 apply(results.next());
@@ -90,21 +72,10 @@ public final class LetheFullRestore<K> {
         Map<Integer, HeapPriorityQueueSnapshotRestoreWrapper<?>> restoredQueues = new HashMap<>();
         for (int i = 0; i < metas.size(); i++) {
             StateMetaInfoSnapshot meta = metas.get(i);
-            String name = meta.getName();
             if (meta.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
-                restoredQueues.put(i, queues.computeIfAbsent(name,
-                        n -> queueWrapper(new RegisteredPriorityQueueStateBackendMetaInfo<>(meta))));
+                restoredQueues.put(i, states.registerQueue(meta));
             } else {
-                StateInfo info = kvStates.get(name);
-                if (info == null) {
-                    ColumnFamilyHandle cf = db.columnFamily(name);
-                    if (cf == null) {
-                        cf = db.createColumnFamily(name, columnFamilyOptions);
-                    }
-                    info = new StateInfo(cf, new RegisteredKeyValueStateBackendMetaInfo<>(meta));
-                    kvStates.put(name, info);
-                }
-                columnFamilies.put(i, info.columnFamily());
+                columnFamilies.put(i, states.registerKeyValueState(db, meta).columnFamily());
             }
         }
         WriteBatch batch = new WriteBatch(64 * 1024);
@@ -142,12 +113,5 @@ public final class LetheFullRestore<K> {
         in.setBuffer(key);
         in.skipBytesToRead(keyGroupPrefixBytes);
         q.getPriorityQueue().add(q.getMetaInfo().getElementSerializer().deserialize(in));
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private HeapPriorityQueueSnapshotRestoreWrapper<?> queueWrapper(RegisteredPriorityQueueStateBackendMetaInfo meta) {
-        return new HeapPriorityQueueSnapshotRestoreWrapper(
-                queueFactory.create(meta.getName(), meta.getElementSerializer()), meta,
-                KeyExtractorFunction.forKeyedObjects(), keyGroupRange, numberOfKeyGroups);
     }
 }

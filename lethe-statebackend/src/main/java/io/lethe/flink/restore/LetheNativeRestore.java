@@ -1,0 +1,293 @@
+package io.lethe.flink.restore;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.DbOptions;
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.LetheIterator;
+import io.lethe.engine.ReadOptions;
+import io.lethe.engine.WriteBatch;
+import io.lethe.engine.WriteOptions;
+import io.lethe.flink.snapshot.LetheNativeSnapshotFormat;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataInputViewStreamWrapper;
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.StateSerializerProvider;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.IOUtils;
+import org.apache.flink.util.StateMigrationException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Restores Lethe native checkpoints ({@code IncrementalRemoteKeyedStateHandle}s written by {@link
+ * io.lethe.flink.snapshot.LetheNativeSnapshotStrategy}) into the instance directory.
+ *
+ * <p>One handle covering exactly this subtask's key groups: its files are downloaded and the
+ * engine opens on them unchanged, so the next incremental checkpoint can reuse them. Rescaling:
+ * the handle that overlaps the new range most becomes the base and is clipped to the range with
+ * one range delete per state and side (scale out); the in-range entries of every other handle are
+ * copied in from a temporary engine opened on its files (scale in), as the RocksDB backend does.
+ * Timers come from the metadata stream, filtered to the range.
+ */
+public final class LetheNativeRestore<K> {
+    private static final Logger LOG = LoggerFactory.getLogger(LetheNativeRestore.class);
+    private static final int BATCH_BYTES = 4 << 20;
+
+    private final File instanceBasePath;
+    private final DbOptions dbOptions;
+    private final RestoredStates states;
+    private final KeyGroupRange keyGroupRange;
+    private final int keyGroupPrefixBytes;
+    private final ClassLoader classLoader;
+    private final StateSerializerProvider<K> keySerializerProvider;
+    private final CloseableRegistry cancelRegistry;
+
+    /** The base handle's files, when the engine is that checkpoint's state unchanged. */
+    private final SortedMap<Long, List<HandleAndLocalPath>> restoredTables = new TreeMap<>();
+    private long restoredCheckpointId = -1;
+    private UUID backendUid = UUID.randomUUID();
+    private boolean keySerializerChecked;
+
+    public LetheNativeRestore(File instanceBasePath, DbOptions dbOptions, RestoredStates states,
+            ClassLoader classLoader, StateSerializerProvider<K> keySerializerProvider, CloseableRegistry cancelRegistry) {
+        this.instanceBasePath = instanceBasePath;
+        this.dbOptions = dbOptions;
+        this.states = states;
+        this.keyGroupRange = states.keyGroupRange();
+        this.keyGroupPrefixBytes =
+                CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(states.numberOfKeyGroups());
+        this.classLoader = classLoader;
+        this.keySerializerProvider = keySerializerProvider;
+        this.cancelRegistry = cancelRegistry;
+    }
+
+    /** Opens the engine in {@code dbDirectory} on the restored state; the caller owns it. */
+    public LetheDb restore(List<IncrementalRemoteKeyedStateHandle> handles, File dbDirectory) throws Exception {
+        IncrementalRemoteKeyedStateHandle base = chooseBase(handles);
+        download(base, dbDirectory);
+        LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
+        try {
+            List<String> baseStates = applyMetadata(base, db);
+            if (base.getKeyGroupRange().equals(keyGroupRange)) {
+                backendUid = base.getBackendIdentifier();
+                restoredCheckpointId = base.getCheckpointId();
+                restoredTables.put(base.getCheckpointId(), base.getSharedState());
+            } else {
+                clip(db, baseStates, base.getKeyGroupRange());
+            }
+            int n = 0;
+            for (IncrementalRemoteKeyedStateHandle h : handles) {
+                if (h != base) {
+                    copyInRange(h, db, new File(instanceBasePath, "restore-" + n++));
+                }
+            }
+            return db;
+        } catch (Exception e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    /** Backend id, restored table files and checkpoint id for the next incremental checkpoint. */
+    public UUID backendUid() {
+        return backendUid;
+    }
+
+    public SortedMap<Long, List<HandleAndLocalPath>> restoredTables() {
+        return Collections.unmodifiableSortedMap(restoredTables);
+    }
+
+    public long restoredCheckpointId() {
+        return restoredCheckpointId;
+    }
+
+    /** The handle with this range, else the one sharing the most key groups with it. */
+    private IncrementalRemoteKeyedStateHandle chooseBase(List<IncrementalRemoteKeyedStateHandle> handles) {
+        IncrementalRemoteKeyedStateHandle best = null;
+        int bestOverlap = -1;
+        for (IncrementalRemoteKeyedStateHandle h : handles) {
+            if (h.getKeyGroupRange().equals(keyGroupRange)) {
+                return h;
+            }
+            int overlap = h.getKeyGroupRange().getIntersection(keyGroupRange).getNumberOfKeyGroups();
+            if (overlap > bestOverlap) {
+                best = h;
+                bestOverlap = overlap;
+            }
+        }
+        return best;
+    }
+
+    private void download(IncrementalRemoteKeyedStateHandle handle, File directory) throws IOException {
+        Files.createDirectories(directory.toPath());
+        List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
+        files.addAll(handle.getPrivateState());
+        for (HandleAndLocalPath f : files) {
+            String name = f.getLocalPath();
+            if (name.contains("/") || name.contains("\\") || name.startsWith(".")) {
+                throw new IOException("Checkpoint " + handle.getCheckpointId() + " names an invalid local file '"
+                        + name + "'");
+            }
+            InputStream in = f.getHandle().openInputStream();
+            cancelRegistry.registerCloseable(in);
+            try (OutputStream out = Files.newOutputStream(new File(directory, name).toPath())) {
+                in.transferTo(out);
+            } finally {
+                if (cancelRegistry.unregisterCloseable(in)) {
+                    IOUtils.closeQuietly(in);
+                }
+            }
+        }
+    }
+
+    /**
+     * Reads a handle's metadata stream: registers its states in {@code db} (column families are
+     * named after the states) and adds its timers of this range to the heap queues.
+     *
+     * @return the names of the handle's key-value states
+     */
+    private List<String> applyMetadata(IncrementalRemoteKeyedStateHandle handle, LetheDb db) throws Exception {
+        FSDataInputStream stream = handle.getMetaDataStateHandle().openInputStream();
+        cancelRegistry.registerCloseable(stream);
+        try {
+            DataInputView in = new DataInputViewStreamWrapper(stream);
+            LetheNativeSnapshotFormat.readHeader(in, "Checkpoint " + handle.getCheckpointId());
+            KeyedBackendSerializationProxy<K> proxy = new KeyedBackendSerializationProxy<>(classLoader);
+            proxy.read(in);
+            checkKeySerializer(proxy);
+            List<String> kvStates = new ArrayList<>();
+            List<HeapPriorityQueueSnapshotRestoreWrapper<?>> handleQueues = new ArrayList<>();
+            for (StateMetaInfoSnapshot meta : proxy.getStateMetaInfoSnapshots()) {
+                if (meta.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+                    handleQueues.add(states.registerQueue(meta));
+                } else {
+                    states.registerKeyValueState(db, meta);
+                    kvStates.add(meta.getName());
+                }
+            }
+            KeyGroupRange range = handle.getKeyGroupRange();
+            for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : handleQueues) {
+                for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+                    readTimers(q, in, keyGroupRange.contains(kg));
+                }
+            }
+            return kvStates;
+        } finally {
+            if (cancelRegistry.unregisterCloseable(stream)) {
+                IOUtils.closeQuietly(stream);
+            }
+        }
+    }
+
+    private void checkKeySerializer(KeyedBackendSerializationProxy<K> proxy) throws StateMigrationException {
+        if (keySerializerChecked) {
+            return;
+        }
+        TypeSerializerSchemaCompatibility<K> compat =
+                keySerializerProvider.setPreviousSerializerSnapshotForRestoredState(proxy.getKeySerializerSnapshot());
+        if (compat.isCompatibleAfterMigration() || compat.isIncompatible()) {
+            throw new StateMigrationException("The new key serializer must be compatible.");
+        }
+        keySerializerChecked = true;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T extends HeapPriorityQueueElement> void readTimers(HeapPriorityQueueSnapshotRestoreWrapper<?> queue,
+            DataInputView in, boolean keep) throws IOException {
+        HeapPriorityQueueSnapshotRestoreWrapper<T> q = (HeapPriorityQueueSnapshotRestoreWrapper<T>) queue;
+        TypeSerializer<T> serializer = q.getMetaInfo().getElementSerializer();
+        int count = in.readInt();
+        for (int i = 0; i < count; i++) {
+            T element = serializer.deserialize(in);
+            if (keep) {
+                q.getPriorityQueue().add(element);
+            }
+        }
+    }
+
+    /** Removes the key groups of {@code current} outside this subtask's range. */
+    private void clip(LetheDb db, List<String> kvStates, KeyGroupRange current) throws IOException {
+        for (String state : kvStates) {
+            ColumnFamilyHandle cf = states.kvState(state).columnFamily();
+            if (current.getStartKeyGroup() < keyGroupRange.getStartKeyGroup()) {
+                db.deleteRange(cf, prefix(current.getStartKeyGroup()), prefix(keyGroupRange.getStartKeyGroup()));
+            }
+            if (current.getEndKeyGroup() > keyGroupRange.getEndKeyGroup()) {
+                db.deleteRange(cf, prefix(keyGroupRange.getEndKeyGroup() + 1), prefix(current.getEndKeyGroup() + 1));
+            }
+        }
+    }
+
+    /** Copies the entries of this range from a handle's engine, opened temporarily in {@code dir}. */
+    private void copyInRange(IncrementalRemoteKeyedStateHandle handle, LetheDb db, File dir) throws Exception {
+        try {
+            download(handle, dir);
+            List<String> kvStates = applyMetadata(handle, db);
+            byte[] lower = prefix(keyGroupRange.getStartKeyGroup());
+            byte[] upper = prefix(keyGroupRange.getEndKeyGroup() + 1);
+            try (LetheDb source = LetheDb.open(dir.getAbsolutePath(), dbOptions)) {
+                Set<String> copied = new HashSet<>();
+                WriteBatch batch = new WriteBatch(64 * 1024);
+                for (String state : kvStates) {
+                    ColumnFamilyHandle from = source.columnFamily(state);
+                    if (from == null || !copied.add(state)) {
+                        continue;
+                    }
+                    ColumnFamilyHandle to = states.kvState(state).columnFamily();
+                    try (LetheIterator it = source.newIterator(ReadOptions.bounded(lower, upper), from)) {
+                        for (it.seekToFirst(); it.isValid(); it.next()) {
+                            batch.put(to, it.key(), it.value(), it.deleteKey());
+                            if (batch.sizeInBytes() >= BATCH_BYTES) {
+                                db.write(WriteOptions.NO_WAL, batch);
+                                batch.clear();
+                            }
+                        }
+                    }
+                }
+                db.write(WriteOptions.NO_WAL, batch);
+            }
+        } finally {
+            try {
+                FileUtils.deleteDirectory(dir);
+            } catch (IOException e) {
+                LOG.warn("Could not delete the temporary restore directory {}", dir, e);
+            }
+        }
+    }
+
+    /** The key-group prefix that starts every key of key group {@code keyGroup}. */
+    private byte[] prefix(int keyGroup) {
+        byte[] b = new byte[keyGroupPrefixBytes];
+        for (int i = 0; i < keyGroupPrefixBytes; i++) {
+            b[i] = (byte) (keyGroup >>> ((keyGroupPrefixBytes - i - 1) * 8));
+        }
+        return b;
+    }
+}

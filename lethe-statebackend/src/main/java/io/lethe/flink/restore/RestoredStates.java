@@ -1,0 +1,80 @@
+package io.lethe.flink.restore;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
+
+import org.apache.flink.runtime.state.KeyExtractorFunction;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The states a restore registers for the keyed backend it builds: key-value states with their
+ * column families (named after the state) and heap timer queues. The first registration of a
+ * name wins; later snapshots of the same state (other handles when rescaling) reuse it.
+ */
+public final class RestoredStates {
+    private final ColumnFamilyOptions columnFamilyOptions;
+    private final KeyGroupRange keyGroupRange;
+    private final int numberOfKeyGroups;
+    private final LinkedHashMap<String, StateInfo> kvStates;
+    private final Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues;
+    private final HeapPriorityQueueSetFactory queueFactory;
+
+    public RestoredStates(ColumnFamilyOptions columnFamilyOptions, KeyGroupRange keyGroupRange, int numberOfKeyGroups,
+            LinkedHashMap<String, StateInfo> kvStates, Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues,
+            HeapPriorityQueueSetFactory queueFactory) {
+        this.columnFamilyOptions = columnFamilyOptions;
+        this.keyGroupRange = keyGroupRange;
+        this.numberOfKeyGroups = numberOfKeyGroups;
+        this.kvStates = kvStates;
+        this.queues = queues;
+        this.queueFactory = queueFactory;
+    }
+
+    public KeyGroupRange keyGroupRange() {
+        return keyGroupRange;
+    }
+
+    public int numberOfKeyGroups() {
+        return numberOfKeyGroups;
+    }
+
+    public StateInfo kvState(String name) {
+        return kvStates.get(name);
+    }
+
+    /** Registers a key-value state, creating its column family in {@code db} if missing. */
+    public StateInfo registerKeyValueState(LetheDb db, StateMetaInfoSnapshot meta) throws IOException {
+        StateInfo info = kvStates.get(meta.getName());
+        if (info == null) {
+            ColumnFamilyHandle cf = db.columnFamily(meta.getName());
+            if (cf == null) {
+                cf = db.createColumnFamily(meta.getName(), columnFamilyOptions);
+            }
+            info = new StateInfo(cf, new RegisteredKeyValueStateBackendMetaInfo<>(meta));
+            kvStates.put(meta.getName(), info);
+        }
+        return info;
+    }
+
+    /** Registers a heap timer queue. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public HeapPriorityQueueSnapshotRestoreWrapper<?> registerQueue(StateMetaInfoSnapshot meta) {
+        return queues.computeIfAbsent(meta.getName(), n -> {
+            RegisteredPriorityQueueStateBackendMetaInfo info = new RegisteredPriorityQueueStateBackendMetaInfo<>(meta);
+            return new HeapPriorityQueueSnapshotRestoreWrapper(
+                    queueFactory.create(info.getName(), info.getElementSerializer()), info,
+                    KeyExtractorFunction.forKeyedObjects(), keyGroupRange, numberOfKeyGroups);
+        });
+    }
+}

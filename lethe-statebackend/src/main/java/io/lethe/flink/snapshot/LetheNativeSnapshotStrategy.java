@@ -1,0 +1,348 @@
+package io.lethe.flink.snapshot;
+
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SnapshotType;
+import org.apache.flink.runtime.checkpoint.filemerging.FileMergingSnapshotManager;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointStreamWithResultProvider;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
+import org.apache.flink.runtime.state.SnapshotResources;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.SnapshotStrategy;
+import org.apache.flink.runtime.state.StateSnapshot.StateKeyGroupWriter;
+import org.apache.flink.runtime.state.StateUtil;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueStateSnapshot;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.IOUtils;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nonnull;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * Native checkpoints of a Lethe engine, full or incremental, as Flink's {@link
+ * IncrementalRemoteKeyedStateHandle} (the only handle type besides the canonical ones that Flink's
+ * checkpoint metadata accepts).
+ *
+ * <p>Synchronous part: the engine writes an openable copy of itself into {@code chk-<id>} under
+ * the instance directory (it flushes first; table files are hard links, so this costs no copy), and
+ * the state meta infos and heap timer queues are captured. Asynchronous part: table files
+ * ({@code *.sst}, immutable) are uploaded as shared state, every other file (manifest, CURRENT) as
+ * private state, and a metadata stream in the format of {@link LetheNativeSnapshotFormat}.
+ *
+ * <p>Incremental: a table file already uploaded by the last <em>completed</em> checkpoint is not
+ * uploaded again but referenced by a {@link PlaceholderStreamStateHandle}, which the JobManager's
+ * shared-state registry resolves. Files uploaded by checkpoints that never completed are never
+ * reused: they may have been discarded (FLINK-25395). Full checkpoints of an incremental job
+ * (sharing strategy FORWARD) and native savepoints (NO_SHARING) upload everything, savepoints with
+ * exclusive scope. Without incremental checkpoints every file is uploaded with exclusive scope as
+ * private state, as the RocksDB backend's native full snapshots do.
+ *
+ * <p>Thread-safety: {@link #syncPrepareResources} runs on the task thread; the returned supplier
+ * on an asynchronous thread, possibly while the next checkpoint is prepared; completion
+ * notifications come from the task thread. The uploaded-files map is guarded by itself.
+ */
+public final class LetheNativeSnapshotStrategy<K>
+        implements SnapshotStrategy<KeyedStateHandle, LetheNativeSnapshotStrategy.NativeResources> {
+    private static final Logger LOG = LoggerFactory.getLogger(LetheNativeSnapshotStrategy.class);
+
+    /** Table files: immutable, so a file uploaded once can be shared by later checkpoints. */
+    public static final String TABLE_FILE_SUFFIX = ".sst";
+
+    private final LetheDb db;
+    private final File instanceBasePath;
+    private final TypeSerializer<K> keySerializer;
+    private final Map<String, StateInfo> kvStates;
+    private final Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues;
+    private final KeyGroupRange keyGroupRange;
+    private final UUID backendUid;
+    private final boolean incremental;
+
+    /** Table files uploaded per checkpoint id (placeholders included), newest checkpoints only. */
+    private final SortedMap<Long, List<HandleAndLocalPath>> uploadedTables;
+    private long lastCompletedCheckpointId;
+
+    /**
+     * @param restoredTables the table files of the checkpoint this backend was restored from, by its
+     *     id, when the restored engine is that checkpoint's files unchanged (no rescaling); empty
+     *     otherwise
+     */
+    public LetheNativeSnapshotStrategy(LetheDb db, File instanceBasePath, TypeSerializer<K> keySerializer,
+            Map<String, StateInfo> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
+            KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
+            SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long lastCompletedCheckpointId) {
+        this.db = db;
+        this.instanceBasePath = instanceBasePath;
+        this.keySerializer = keySerializer;
+        this.kvStates = kvStates;
+        this.queues = queues;
+        this.keyGroupRange = keyGroupRange;
+        this.backendUid = backendUid;
+        this.incremental = incremental;
+        this.uploadedTables = new TreeMap<>(restoredTables);
+        this.lastCompletedCheckpointId = lastCompletedCheckpointId;
+    }
+
+    public boolean isIncremental() {
+        return incremental;
+    }
+
+    /** What one checkpoint reads in its asynchronous part; released when that part ends. */
+    public static final class NativeResources implements SnapshotResources {
+        final File directory;
+        final List<StateMetaInfoSnapshot> metaInfos;
+        final List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots;
+        final Map<String, StreamStateHandle> confirmedTables;
+
+        NativeResources(File directory, List<StateMetaInfoSnapshot> metaInfos,
+                List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, StreamStateHandle> confirmedTables) {
+            this.directory = directory;
+            this.metaInfos = metaInfos;
+            this.queueSnapshots = queueSnapshots;
+            this.confirmedTables = confirmedTables;
+        }
+
+        @Override
+        public void release() {
+            queueSnapshots.forEach(HeapPriorityQueueStateSnapshot::release);
+            if (directory != null) {
+                try {
+                    FileUtils.deleteDirectory(directory);
+                } catch (IOException e) {
+                    LOG.warn("Could not delete the local checkpoint directory {}", directory, e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public NativeResources syncPrepareResources(long checkpointId) throws Exception {
+        List<StateMetaInfoSnapshot> metas = new ArrayList<>();
+        for (StateInfo info : kvStates.values()) {
+            metas.add(info.metaInfo().snapshot());
+        }
+        List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots = new ArrayList<>();
+        for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : queues.get()) {
+            metas.add(q.getMetaInfo().snapshot());
+            queueSnapshots.add(q.stateSnapshot());
+        }
+        if (metas.isEmpty()) {
+            return new NativeResources(null, metas, queueSnapshots, Map.of());
+        }
+        Map<String, StreamStateHandle> confirmed = confirmedTables();
+        File directory = new File(instanceBasePath, "chk-" + checkpointId);
+        if (directory.exists()) {
+            // Left by a checkpoint of the same id that failed before its cleanup: never reused.
+            FileUtils.deleteDirectory(directory);
+        }
+        db.checkpoint(directory.getAbsolutePath());
+        return new NativeResources(directory, metas, queueSnapshots, confirmed);
+    }
+
+    /**
+     * The table files the last completed checkpoint referenced, minus those that later (not yet
+     * completed) checkpoints uploaded again: a re-upload may replace the registered handle.
+     */
+    private Map<String, StreamStateHandle> confirmedTables() {
+        synchronized (uploadedTables) {
+            List<HandleAndLocalPath> base = uploadedTables.get(lastCompletedCheckpointId);
+            if (base == null) {
+                return Map.of();
+            }
+            Map<String, StreamStateHandle> confirmed = new HashMap<>();
+            for (HandleAndLocalPath h : base) {
+                confirmed.put(h.getLocalPath(), h.getHandle());
+            }
+            for (List<HandleAndLocalPath> later : uploadedTables.tailMap(lastCompletedCheckpointId + 1).values()) {
+                for (HandleAndLocalPath h : later) {
+                    if (!(h.getHandle() instanceof PlaceholderStreamStateHandle)) {
+                        confirmed.remove(h.getLocalPath());
+                    }
+                }
+            }
+            return confirmed;
+        }
+    }
+
+    @Override
+    public SnapshotResultSupplier<KeyedStateHandle> asyncSnapshot(NativeResources resources, long checkpointId,
+            long timestamp, @Nonnull CheckpointStreamFactory streamFactory,
+            @Nonnull CheckpointOptions checkpointOptions) {
+        if (resources.metaInfos.isEmpty()) {
+            return registry -> SnapshotResult.empty();
+        }
+        SnapshotType.SharingFilesStrategy sharing = checkpointOptions.getCheckpointType().getSharingFilesStrategy();
+        boolean reuse = incremental && sharing == SnapshotType.SharingFilesStrategy.FORWARD_BACKWARD;
+        boolean remember = incremental && sharing != SnapshotType.SharingFilesStrategy.NO_SHARING;
+        CheckpointedStateScope tableScope = incremental && sharing != SnapshotType.SharingFilesStrategy.NO_SHARING
+                ? CheckpointedStateScope.SHARED
+                : CheckpointedStateScope.EXCLUSIVE;
+        return registry -> upload(resources, checkpointId, streamFactory, registry,
+                reuse ? resources.confirmedTables : Map.of(), tableScope, remember);
+    }
+
+    private SnapshotResult<KeyedStateHandle> upload(NativeResources resources, long checkpointId,
+            CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry,
+            Map<String, StreamStateHandle> confirmed, CheckpointedStateScope tableScope, boolean remember)
+            throws Exception {
+        // Everything uploaded so far; discarded unless the snapshot completes.
+        CloseableRegistry uploaded = new CloseableRegistry();
+        boolean completed = false;
+        try {
+            StreamStateHandle meta = writeMetadata(resources, streamFactory, snapshotRegistry, uploaded);
+            long persistedBytes = meta.getStateSize();
+            List<HandleAndLocalPath> tables = new ArrayList<>();
+            List<HandleAndLocalPath> others = new ArrayList<>();
+            List<StreamStateHandle> reused = new ArrayList<>();
+            List<Path> files;
+            try (Stream<Path> list = Files.list(resources.directory.toPath())) {
+                files = list.sorted().toList();
+            }
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(TABLE_FILE_SUFFIX)) {
+                    StreamStateHandle previous = confirmed.get(name);
+                    if (previous != null) {
+                        StreamStateHandle placeholder = new PlaceholderStreamStateHandle(
+                                previous.getStreamStateHandleID(), previous.getStateSize(),
+                                FileMergingSnapshotManager.isFileMergingHandle(previous));
+                        if (streamFactory.couldReuseStateHandle(placeholder)) {
+                            tables.add(HandleAndLocalPath.of(placeholder, name));
+                            reused.add(placeholder);
+                            continue;
+                        }
+                    }
+                    StreamStateHandle h = uploadFile(file, tableScope, streamFactory, snapshotRegistry, uploaded);
+                    persistedBytes += h.getStateSize();
+                    // A non-incremental checkpoint owns all its files, as RocksDB's native full one.
+                    (incremental ? tables : others).add(HandleAndLocalPath.of(h, name));
+                } else {
+                    StreamStateHandle h = uploadFile(file, CheckpointedStateScope.EXCLUSIVE, streamFactory,
+                            snapshotRegistry, uploaded);
+                    persistedBytes += h.getStateSize();
+                    others.add(HandleAndLocalPath.of(h, name));
+                }
+            }
+            if (remember) {
+                synchronized (uploadedTables) {
+                    uploadedTables.put(checkpointId, Collections.unmodifiableList(tables));
+                }
+            }
+            IncrementalRemoteKeyedStateHandle handle = new IncrementalRemoteKeyedStateHandle(backendUid,
+                    keyGroupRange, checkpointId, tables, others, meta, persistedBytes);
+            completed = true;
+            streamFactory.reusePreviousStateHandle(reused);
+            return SnapshotResult.of(handle);
+        } finally {
+            if (!completed) {
+                IOUtils.closeQuietly(uploaded);
+            }
+        }
+    }
+
+    private StreamStateHandle writeMetadata(NativeResources resources, CheckpointStreamFactory streamFactory,
+            CloseableRegistry snapshotRegistry, CloseableRegistry uploaded) throws Exception {
+        CheckpointStreamWithResultProvider stream =
+                CheckpointStreamWithResultProvider.createSimpleStream(CheckpointedStateScope.EXCLUSIVE, streamFactory);
+        snapshotRegistry.registerCloseable(stream);
+        try {
+            DataOutputView out = new DataOutputViewStreamWrapper(stream.getCheckpointOutputStream());
+            LetheNativeSnapshotFormat.writeHeader(out);
+            // No stream compression: the meta stream is small, and tables are read in place.
+            new KeyedBackendSerializationProxy<>(keySerializer, resources.metaInfos, false).write(out);
+            for (HeapPriorityQueueStateSnapshot<?> q : resources.queueSnapshots) {
+                StateKeyGroupWriter writer = q.getKeyGroupWriter();
+                for (int kg = keyGroupRange.getStartKeyGroup(); kg <= keyGroupRange.getEndKeyGroup(); kg++) {
+                    writer.writeStateInKeyGroup(out, kg);
+                }
+            }
+            if (!snapshotRegistry.unregisterCloseable(stream)) {
+                throw new IOException("The checkpoint was cancelled while its metadata was written");
+            }
+            StreamStateHandle handle = stream.closeAndFinalizeCheckpointStreamResult().getJobManagerOwnedSnapshot();
+            stream = null;
+            uploaded.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
+            return handle;
+        } finally {
+            if (stream != null && snapshotRegistry.unregisterCloseable(stream)) {
+                IOUtils.closeQuietly(stream);
+            }
+        }
+    }
+
+    private static StreamStateHandle uploadFile(Path file, CheckpointedStateScope scope,
+            CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry, CloseableRegistry uploaded)
+            throws IOException {
+        CheckpointStateOutputStream out = streamFactory.createCheckpointStateOutputStream(scope);
+        snapshotRegistry.registerCloseable(out);
+        try (InputStream in = Files.newInputStream(file)) {
+            in.transferTo(out);
+            if (!snapshotRegistry.unregisterCloseable(out)) {
+                throw new IOException("The checkpoint was cancelled while " + file.getFileName() + " was uploaded");
+            }
+            StreamStateHandle handle = out.closeAndGetHandle();
+            out = null;
+            if (handle == null) {
+                throw new IOException("The checkpoint storage returned no handle for " + file.getFileName());
+            }
+            uploaded.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
+            return handle;
+        } finally {
+            if (out != null && snapshotRegistry.unregisterCloseable(out)) {
+                IOUtils.closeQuietly(out);
+            }
+        }
+    }
+
+    /** A completed checkpoint becomes the base of the next incremental one. */
+    public void notifyCheckpointComplete(long checkpointId) {
+        synchronized (uploadedTables) {
+            // Savepoints are not remembered, so they never become a base (FLINK-23949).
+            if (checkpointId > lastCompletedCheckpointId && uploadedTables.containsKey(checkpointId)) {
+                uploadedTables.headMap(checkpointId).clear();
+                lastCompletedCheckpointId = checkpointId;
+            }
+        }
+    }
+
+    public void notifyCheckpointAborted(long checkpointId) {
+        synchronized (uploadedTables) {
+            uploadedTables.remove(checkpointId);
+        }
+    }
+}

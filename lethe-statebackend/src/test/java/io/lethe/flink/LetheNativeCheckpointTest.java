@@ -1,0 +1,282 @@
+package io.lethe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.fs.local.LocalFileSystem;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointType;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
+import org.apache.flink.runtime.state.SharedStateRegistryImpl;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.RunnableFuture;
+import java.util.stream.Collectors;
+
+/**
+ * Native checkpoints in detail: what an incremental checkpoint uploads and what it shares, that a
+ * restored engine's files are shared again, that timers travel with the engine files, rescaling in
+ * both directions, and the error for another backend's native checkpoint.
+ */
+class LetheNativeCheckpointTest {
+    private static final int MAX_PARALLELISM = 128;
+    private static final ValueStateDescriptor<String> VALUES = new ValueStateDescriptor<>("values", String.class);
+    private static final TimerSerializer<Integer, VoidNamespace> TIMER_SERIALIZER =
+            new TimerSerializer<>(IntSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
+
+    @TempDir java.nio.file.Path checkpoints;
+    private MockEnvironment env;
+    private FsCheckpointStreamFactory streams;
+    private final List<AbstractKeyedStateBackend<Integer>> backends = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws IOException {
+        env = MockEnvironment.builder().build();
+        Files.createDirectories(checkpoints.resolve("exclusive"));
+        Files.createDirectories(checkpoints.resolve("shared"));
+        streams = new FsCheckpointStreamFactory(LocalFileSystem.getSharedInstance(),
+                new Path(checkpoints.resolve("exclusive").toUri()), new Path(checkpoints.resolve("shared").toUri()),
+                0, 4096);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        backends.forEach(AbstractKeyedStateBackend::dispose);
+        env.close();
+    }
+
+    private AbstractKeyedStateBackend<Integer> backend(boolean incremental, KeyGroupRange range,
+            Collection<KeyedStateHandle> handles) throws IOException {
+        AbstractKeyedStateBackend<Integer> b = new LetheStateBackend()
+                .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .with(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental)
+                .createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "native-test",
+                        IntSerializer.INSTANCE, MAX_PARALLELISM, range, env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), handles, new CloseableRegistry()));
+        backends.add(b);
+        return b;
+    }
+
+    private static void put(AbstractKeyedStateBackend<Integer> b, int from, int to) throws Exception {
+        ValueState<String> state = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUES);
+        for (int k = from; k < to; k++) {
+            b.setCurrentKey(k);
+            state.update("value-" + k);
+        }
+    }
+
+    private static IncrementalRemoteKeyedStateHandle checkpoint(AbstractKeyedStateBackend<Integer> b, long id,
+            FsCheckpointStreamFactory streams, CheckpointOptions options) throws Exception {
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = b.snapshot(id, id, streams, options);
+        f.run();
+        return (IncrementalRemoteKeyedStateHandle) f.get().getJobManagerOwnedSnapshot();
+    }
+
+    private IncrementalRemoteKeyedStateHandle checkpoint(AbstractKeyedStateBackend<Integer> b, long id)
+            throws Exception {
+        return checkpoint(b, id, streams, CheckpointOptions.forCheckpointWithDefaultLocation());
+    }
+
+    private static Set<String> tables(List<HandleAndLocalPath> files) {
+        return files.stream().map(HandleAndLocalPath::getLocalPath).filter(n -> n.endsWith(".sst"))
+                .collect(Collectors.toSet());
+    }
+
+    private static long placeholders(IncrementalRemoteKeyedStateHandle h) {
+        return h.getSharedState().stream().filter(f -> f.getHandle() instanceof PlaceholderStreamStateHandle).count();
+    }
+
+    private static void assertValues(AbstractKeyedStateBackend<Integer> b, int from, int to, KeyGroupRange range)
+            throws Exception {
+        ValueState<String> state = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUES);
+        Set<Integer> expected = new HashSet<>();
+        for (int k = from; k < to; k++) {
+            if (range.contains(KeyGroupRangeAssignment.assignToKeyGroup(k, MAX_PARALLELISM))) {
+                expected.add(k);
+                b.setCurrentKey(k);
+                assertEquals("value-" + k, state.value(), "key " + k);
+            }
+        }
+        // Exactly the keys of the range: nothing of another key group survived a clip.
+        Set<Integer> keys = b.getKeys(VALUES.getName(), VoidNamespace.INSTANCE).collect(Collectors.toSet());
+        assertEquals(expected, keys);
+    }
+
+    private File[] localCheckpointDirectories() {
+        List<File> found = new ArrayList<>();
+        for (File root : env.getIOManager().getSpillingDirectories()) {
+            File[] instances = root.listFiles(f -> f.getName().startsWith("job_"));
+            for (File instance : instances == null ? new File[0] : instances) {
+                File[] chk = instance.listFiles(f -> f.getName().startsWith("chk-"));
+                found.addAll(List.of(chk == null ? new File[0] : chk));
+            }
+        }
+        return found.toArray(new File[0]);
+    }
+
+    @Test
+    void incrementalCheckpointUploadsOnlyTablesTheLastCompletedOneDidNot() throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
+        SharedStateRegistryImpl registry = new SharedStateRegistryImpl();
+        put(b, 0, 5000);
+        IncrementalRemoteKeyedStateHandle first = checkpoint(b, 1);
+        assertEquals(0, placeholders(first), "nothing to share with yet");
+        assertFalse(tables(first.getSharedState()).isEmpty(), "tables must be shared state");
+        assertTrue(tables(first.getPrivateState()).isEmpty(), "tables must not be private state");
+        first.registerSharedStates(registry, 1);
+        b.notifyCheckpointComplete(1);
+
+        put(b, 5000, 5100);
+        IncrementalRemoteKeyedStateHandle second = checkpoint(b, 2);
+        Set<String> reused = second.getSharedState().stream()
+                .filter(f -> f.getHandle() instanceof PlaceholderStreamStateHandle)
+                .map(HandleAndLocalPath::getLocalPath).collect(Collectors.toSet());
+        Set<String> uploaded = tables(second.getSharedState());
+        uploaded.removeAll(reused);
+        assertFalse(reused.isEmpty(), "the first checkpoint's tables must be referenced, not uploaded");
+        assertTrue(tables(first.getSharedState()).containsAll(reused));
+        assertFalse(uploaded.isEmpty(), "the new writes' table must be uploaded");
+        assertTrue(second.getCheckpointedSize() < first.getCheckpointedSize(),
+                "incremental size " + second.getCheckpointedSize() + " vs full " + first.getCheckpointedSize());
+        assertEquals(0, localCheckpointDirectories().length, "local checkpoint directories must be released");
+        second.registerSharedStates(registry, 2);
+        b.notifyCheckpointComplete(2);
+
+        // The restored engine is the checkpoint's files: its first checkpoint shares them all.
+        AbstractKeyedStateBackend<Integer> restored = backend(true, all, List.of(second));
+        assertValues(restored, 0, 5100, all);
+        IncrementalRemoteKeyedStateHandle third = checkpoint(restored, 3);
+        assertEquals(tables(third.getSharedState()).size(), placeholders(third),
+                "no table changed since the restored checkpoint");
+        assertEquals(second.getBackendIdentifier(), third.getBackendIdentifier());
+    }
+
+    @Test
+    void uncompletedCheckpointsAreNeverABaseAndFullCheckpointsShareNothing() throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
+        put(b, 0, 3000);
+        checkpoint(b, 1);  // never completes
+        put(b, 3000, 3100);
+        assertEquals(0, placeholders(checkpoint(b, 2)), "checkpoint 1 never completed");
+        b.notifyCheckpointComplete(2);
+        put(b, 3100, 3200);
+        CheckpointOptions full = CheckpointOptions.alignedNoTimeout(CheckpointType.FULL_CHECKPOINT,
+                CheckpointStorageLocationReference.getDefault());
+        assertEquals(0, placeholders(checkpoint(b, 3, streams, full)), "a full checkpoint uploads everything");
+        // Checkpoint 2 is the base, but checkpoint 3 uploaded its tables again and may yet complete
+        // and replace their registered handles: they are not shared (FLINK-25395).
+        assertEquals(0, placeholders(checkpoint(b, 4)));
+        b.notifyCheckpointComplete(4);
+        assertTrue(placeholders(checkpoint(b, 5)) > 0, "checkpoint 4 completed and is the base");
+    }
+
+    @Test
+    void withoutIncrementalCheckpointsEveryFileIsPrivate() throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> b = backend(false, all, List.of());
+        put(b, 0, 3000);
+        checkpoint(b, 1);
+        b.notifyCheckpointComplete(1);
+        put(b, 3000, 3100);
+        IncrementalRemoteKeyedStateHandle second = checkpoint(b, 2);
+        assertTrue(second.getSharedState().isEmpty());
+        assertFalse(tables(second.getPrivateState()).isEmpty());
+        assertValues(backend(false, all, List.of(second)), 0, 3100, all);
+    }
+
+    @Test
+    void timersAndValuesSurviveRescalingOutAndIn() throws Exception {
+        KeyGroupRange left = KeyGroupRange.of(0, 63);
+        KeyGroupRange right = KeyGroupRange.of(64, 127);
+        List<KeyedStateHandle> handles = new ArrayList<>();
+        for (KeyGroupRange range : List.of(left, right)) {
+            AbstractKeyedStateBackend<Integer> b = backend(true, range, List.of());
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> timers =
+                    b.create("timers", TIMER_SERIALIZER);
+            ValueState<String> state = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
+                    VALUES);
+            for (int k = 0; k < 4000; k++) {
+                if (range.contains(KeyGroupRangeAssignment.assignToKeyGroup(k, MAX_PARALLELISM))) {
+                    b.setCurrentKey(k);
+                    state.update("value-" + k);
+                    timers.add(new TimerHeapInternalTimer<>(1000L + k, k, VoidNamespace.INSTANCE));
+                }
+            }
+            handles.add(checkpoint(b, 1));
+        }
+        // Scale in: one subtask takes both halves. Scale out: a range inside one half, and one
+        // spanning both.
+        for (KeyGroupRange range : List.of(KeyGroupRange.of(0, 127), KeyGroupRange.of(10, 40),
+                KeyGroupRange.of(50, 90))) {
+            List<KeyedStateHandle> intersecting = handles.stream()
+                    .filter(h -> h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() > 0).toList();
+            AbstractKeyedStateBackend<Integer> b = backend(true, range, intersecting);
+            assertValues(b, 0, 4000, range);
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> timers =
+                    b.create("timers", TIMER_SERIALIZER);
+            Set<Integer> timerKeys = new HashSet<>();
+            for (TimerHeapInternalTimer<Integer, VoidNamespace> t; (t = timers.poll()) != null; ) {
+                assertEquals(1000L + t.getKey(), t.getTimestamp());
+                timerKeys.add(t.getKey());
+            }
+            Set<Integer> keys = b.getKeys(VALUES.getName(), VoidNamespace.INSTANCE).collect(Collectors.toSet());
+            assertEquals(keys, timerKeys, "timers of range " + range);
+        }
+    }
+
+    @Test
+    void anotherBackendsNativeCheckpointFailsWithWhatToDo() {
+        // What RocksDB writes first: the serialization proxy's version, never Lethe's marker.
+        ByteStreamStateHandle meta = new ByteStreamStateHandle("meta", new byte[] {0, 0, 0, 6, 1, 2, 3, 4});
+        IncrementalRemoteKeyedStateHandle foreign = new IncrementalRemoteKeyedStateHandle(UUID.randomUUID(),
+                KeyGroupRange.of(0, MAX_PARALLELISM - 1), 7, List.of(), List.of(), meta, 8);
+        Exception e = assertThrows(Exception.class,
+                () -> backend(true, KeyGroupRange.of(0, MAX_PARALLELISM - 1), List.of(foreign)));
+        String message = String.valueOf(e.getMessage()) + " " + (e.getCause() == null ? "" : e.getCause().getMessage());
+        assertTrue(message.contains("not a Lethe native checkpoint"), message);
+        File[] left = env.getIOManager().getSpillingDirectories()[0].listFiles(f -> f.getName().startsWith("job_"));
+        assertTrue(left == null || left.length == 0, "a failed restore must leave no directory behind");
+    }
+}
