@@ -8,9 +8,14 @@ import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.ListDelimitedSerializer;
 import org.apache.flink.runtime.state.internal.InternalListState;
+import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.Preconditions;
+import org.apache.flink.util.StateMigrationException;
 
 import java.io.IOException;
 import java.util.Collection;
@@ -119,5 +124,29 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
         r[a.length] = ',';
         System.arraycopy(b, 0, r, a.length + 1, b.length);
         return r;
+    }
+
+    /** Migrates element by element: the value is the elements joined by ',', not one list. */
+    @Override
+    public void migrateSerializedValue(DataInputDeserializer in, DataOutputSerializer out,
+            TypeSerializer<List<V>> priorSerializer, TypeSerializer<List<V>> newSerializer,
+            TtlTimeProvider ttlTimeProvider) throws StateMigrationException {
+        Preconditions.checkArgument(priorSerializer instanceof TtlAwareSerializer.TtlAwareListSerializer);
+        Preconditions.checkArgument(newSerializer instanceof TtlAwareSerializer.TtlAwareListSerializer);
+        TtlAwareSerializer<V, ?> prior =
+                ((TtlAwareSerializer.TtlAwareListSerializer<V>) priorSerializer).getElementSerializer();
+        TtlAwareSerializer<V, ?> next =
+                ((TtlAwareSerializer.TtlAwareListSerializer<V>) newSerializer).getElementSerializer();
+        try {
+            while (in.available() > 0) {
+                next.migrateValueFromPriorSerializer(prior,
+                        () -> ListDelimitedSerializer.deserializeNextElement(in, prior), out, ttlTimeProvider);
+                if (in.available() > 0) {
+                    out.write(',');
+                }
+            }
+        } catch (Exception e) {
+            throw new StateMigrationException("Error while trying to migrate Lethe list state.", e);
+        }
     }
 }

@@ -11,9 +11,14 @@ import io.lethe.flink.LetheKeyedStateBackend;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.queryablestate.client.state.serialization.KvStateSerializer;
 import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.Preconditions;
+import org.apache.flink.util.StateMigrationException;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -342,4 +347,27 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             value = null;
         }
     }
+
+    /** Migrates one map entry's value: {@code [isNull byte][value]}, the user key unchanged. */
+    @Override
+    public void migrateSerializedValue(DataInputDeserializer in, DataOutputSerializer out,
+            TypeSerializer<Map<UK, UV>> priorSerializer, TypeSerializer<Map<UK, UV>> newSerializer,
+            TtlTimeProvider ttlTimeProvider) throws StateMigrationException {
+        Preconditions.checkArgument(priorSerializer instanceof TtlAwareSerializer.TtlAwareMapSerializer);
+        Preconditions.checkArgument(newSerializer instanceof TtlAwareSerializer.TtlAwareMapSerializer);
+        TtlAwareSerializer<UV, ?> prior =
+                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) priorSerializer).getValueSerializer();
+        TtlAwareSerializer<UV, ?> next =
+                ((TtlAwareSerializer.TtlAwareMapSerializer<UK, UV>) newSerializer).getValueSerializer();
+        try {
+            boolean isNull = in.readBoolean();
+            out.writeBoolean(isNull);
+            if (!isNull) {
+                next.migrateValueFromPriorSerializer(prior, () -> prior.deserialize(in), out, ttlTimeProvider);
+            }
+        } catch (Exception e) {
+            throw new StateMigrationException("Error while trying to migrate Lethe map state.", e);
+        }
+    }
 }
+
