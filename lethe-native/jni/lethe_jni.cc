@@ -32,9 +32,9 @@ jmethodID g_exception_ctor = nullptr;
 std::atomic<int64_t> g_live_objects{0};
 
 // Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
-constexpr jlong kOptionsVersion = 1;
-constexpr jsize kDbOptionLongs = 10;
-constexpr jsize kCfOptionLongs = 8;
+constexpr jlong kOptionsVersion = 2;
+constexpr jsize kDbOptionLongs = 11;
+constexpr jsize kCfOptionLongs = 10;
 
 void ThrowStatus(JNIEnv* env, const Status& s) {
   if (env->ExceptionCheck()) return;  // keep the first exception
@@ -134,6 +134,8 @@ void DecodeCfOptions(const jlong* v, lethe::ColumnFamilyOptions* o) {
   o->level1_bytes = static_cast<uint64_t>(v[5]);
   o->level0_compaction_trigger = static_cast<int>(v[6]);
   o->level0_stop_writes_trigger = static_cast<int>(v[7]);
+  o->delete_persistence_threshold_us = static_cast<uint64_t>(v[8]);
+  o->fade_file_pick = static_cast<lethe::FadeFilePick>(v[9]);
 }
 
 struct IteratorHolder {
@@ -181,6 +183,7 @@ JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_open(JNIEnv* env, j
     o.wal_checksums = v[7] != 0;
     o.verify_checksums = v[8] != 0;
     o.background_compactions = v[9] != 0;
+    o.avoid_blind_deletes = v[10] != 0;
     DecodeCfOptions(v + kDbOptionLongs, &o.cf_defaults);
     std::unique_ptr<lethe::DB> db;
     Status s = lethe::DB::Open(o, JString(env, path), &db);
@@ -504,11 +507,20 @@ JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNI
         static_cast<jlong>(st.page_cache_hits), static_cast<jlong>(st.page_cache_misses),
         static_cast<jlong>(st.bloom_useful), static_cast<jlong>(st.write_stalls),
         static_cast<jlong>(st.user_bytes_written), static_cast<jlong>(st.live_bytes),
-        static_cast<jlong>(st.column_families.size())};
+        static_cast<jlong>(st.compactions[4])};
+    for (uint64_t b : st.bytes_written_compaction_by_reason) v.push_back(static_cast<jlong>(b));
+    v.push_back(static_cast<jlong>(st.blind_deletes_skipped));
+    v.push_back(static_cast<jlong>(st.column_families.size()));
     for (const auto& cf : st.column_families) {
       v.push_back(cf.id);
       v.push_back(static_cast<jlong>(cf.memtable_bytes));
       v.push_back(static_cast<jlong>(cf.memtable_entries));
+      v.push_back(static_cast<jlong>(cf.delete_persistence_threshold_us));
+      v.push_back(static_cast<jlong>(cf.oldest_tombstone_age_us));
+      jlong space_amp;
+      static_assert(sizeof(space_amp) == sizeof(cf.space_amplification_estimate));
+      std::memcpy(&space_amp, &cf.space_amplification_estimate, sizeof(space_amp));
+      v.push_back(space_amp);
       v.push_back(static_cast<jlong>(cf.levels.size()));
       for (const auto& l : cf.levels) {
         v.push_back(static_cast<jlong>(l.files));
@@ -516,6 +528,9 @@ JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNI
         v.push_back(static_cast<jlong>(l.entries));
         v.push_back(static_cast<jlong>(l.point_tombstones));
         v.push_back(static_cast<jlong>(l.range_tombstones));
+        v.push_back(static_cast<jlong>(l.oldest_tombstone_age_us));
+        v.push_back(static_cast<jlong>(l.estimated_invalidated));
+        for (uint64_t h : l.tombstone_age_histogram) v.push_back(static_cast<jlong>(h));
       }
     }
     jlongArray r = env->NewLongArray(static_cast<jsize>(v.size()));

@@ -6,8 +6,10 @@
 //   lethe_bench --benchmarks=fillrandom,readrandom --num=1000000
 //
 // Benchmarks: fillseq, fillrandom, overwrite, readrandom, readmissing,
-// deleterandom, seekrandom (seek + --seek_nexts), readseq; and the steps
-// flush (memtables to level 0) and compact (everything to the last level).
+// deleterandom, seekrandom (seek + --seek_nexts), readseq, ycsbdelete (the
+// delete-heavy YCSB-A variant: --delete_percent, FADE with --dth_ops in
+// logical time); and the steps flush (memtables to level 0) and compact
+// (everything to the last level).
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -46,6 +48,8 @@ struct Flags {
   uint64_t seed = 42;
   bool histogram = false;
   bool stats = false;
+  int delete_percent = 5;  // ycsbdelete: share of all operations that are point deletes
+  int64_t dth_ops = 0;     // FADE's D_th in operations (logical clock: 1 µs per op); 0 = off
 };
 
 [[noreturn]] void Usage(const char* error) {
@@ -56,8 +60,9 @@ struct Flags {
                "  [--write_buffer_size=BYTES] [--page_cache_bytes=BYTES] [--page_size=BYTES]\n"
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
+               "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
                "benchmarks: fillseq fillrandom overwrite readrandom readmissing deleterandom\n"
-               "  seekrandom readseq; steps: flush compact\n",
+               "  seekrandom readseq ycsbdelete; steps: flush compact\n",
                error);
   std::exit(2);
 }
@@ -95,6 +100,8 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "seed") f.seed = static_cast<uint64_t>(ParseInt(name, v));
     else if (name == "histogram") f.histogram = ParseInt(name, v) != 0;
     else if (name == "stats") f.stats = ParseInt(name, v) != 0;
+    else if (name == "delete_percent") f.delete_percent = static_cast<int>(ParseInt(name, v));
+    else if (name == "dth_ops") f.dth_ops = ParseInt(name, v);
     else Usage(("unknown flag --" + name).c_str());
   }
   if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.seek_nexts < 0) Usage("out-of-range flag value");
@@ -143,6 +150,11 @@ class Benchmark {
     o.cf_defaults.pages_per_tile = f_.pages_per_tile;
     o.cf_defaults.bloom_bits_per_key = f_.bloom_bits;
     o.cf_defaults.size_ratio = f_.size_ratio;
+    if (f_.dth_ops > 0) {
+      // Time is measured in operations: every operation moves the clock by 1 µs.
+      o.clock = &clock_;
+      o.cf_defaults.delete_persistence_threshold_us = static_cast<uint64_t>(f_.dth_ops);
+    }
     if (!f_.use_existing_db) lethe::DestroyDB(f_.db, o);
     PrintHeader();
     lethe::Status s = lethe::DB::Open(o, f_.db, &db_);
@@ -189,6 +201,7 @@ class Benchmark {
         {"deleterandom", {&Benchmark::DeleteRandom, true, true}},
         {"seekrandom", {&Benchmark::SeekRandom, false, true}},
         {"readseq", {&Benchmark::ReadSeq, false, false}},
+        {"ycsbdelete", {&Benchmark::YcsbDelete, true, true}},
     };
     if (name == "flush" || name == "compact") {
       double t0 = NowSeconds();
@@ -210,6 +223,7 @@ class Benchmark {
     for (int64_t i = 0; i < ops; i++) {
       double a = f_.histogram ? NowSeconds() : 0;
       bool hit = false;
+      clock_.Advance(1);
       lethe::Status s = (this->*spec.op)(i, &hit);
       if (!s.ok()) return Fail(name, s);
       if (hit) found++;
@@ -245,7 +259,31 @@ class Benchmark {
                   pct(0.999), latencies_us.back());
     }
     if (spec.write) PrintAmplification();
+    if (name == "ycsbdelete") PrintTombstones();
     return 0;
+  }
+
+  // Delete-heavy YCSB-A (issue 5): half lookups, half writes of which
+  // --delete_percent of all operations are point deletes; uniform keys.
+  lethe::Status YcsbDelete(int64_t, bool* found) {
+    uint64_t r = rng_.Uniform(100);
+    if (r < 50) return ReadRandom(0, found);
+    if (r < 50 + static_cast<uint64_t>(f_.delete_percent)) return DeleteRandom(0, found);
+    return Write(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num))));
+  }
+
+  void PrintTombstones() {
+    lethe::DbStatistics st = db_->GetStatistics();
+    uint64_t tombstones = 0, oldest = 0;
+    for (const auto& cf : st.column_families) {
+      oldest = std::max(oldest, cf.oldest_tombstone_age_us);
+      for (const auto& l : cf.levels) tombstones += l.point_tombstones + l.range_tombstones;
+    }
+    std::printf("%-12s   tombstones in files %" PRIu64 ", oldest tombstone %" PRIu64 " ops old", "", tombstones,
+                oldest);
+    if (f_.dth_ops > 0) std::printf(" (D_th %" PRId64 " ops)", f_.dth_ops);
+    std::printf(", delete-driven compactions %" PRIu64 "\n",
+                st.compactions[static_cast<int>(lethe::CompactionReason::kDeleteDriven)]);
   }
 
   std::string Key(int64_t n, char prefix = 'k') const {
@@ -363,6 +401,7 @@ class Benchmark {
   Flags f_;
   Rng rng_;
   std::vector<bool> live_;  // which keys hold a value, for space amplification
+  lethe::ManualClock clock_{1};  // the logical clock with --dth_ops (1 µs per operation)
   std::string value_;
   std::unique_ptr<lethe::DB> db_;
   lethe::ColumnFamilyHandle* cf_ = nullptr;

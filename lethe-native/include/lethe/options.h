@@ -15,6 +15,15 @@ class Snapshot;
 // The delete key an entry carries when it never expires by delete key.
 constexpr uint64_t kMaxDeleteKey = UINT64_MAX;
 
+// How a saturation compaction (a level over capacity) chooses its file when
+// FADE is on (paper §4.1.3). Delete-driven compactions (a file whose
+// tombstones outlived their level budget) always take the most overdue file.
+enum class FadeFilePick : int {
+  kMinOverlap = 0,    // SO: the file overlapping the fewest bytes of the next level
+  kMostDeletes = 1,   // SD: the file with the most invalidated entries (b)
+  kOldestDelete = 2,  // DD: the file with the oldest tombstone
+};
+
 // Per column family: the shape of its LSM tree and of its files.
 struct ColumnFamilyOptions {
   // Size ratio T between adjacent levels (paper §2).
@@ -33,6 +42,15 @@ struct ColumnFamilyOptions {
   int level0_compaction_trigger = 4;
   // Writes stall while level 0 has this many files.
   int level0_stop_writes_trigger = 20;
+
+  // FADE (paper §4.1): the delete persistence threshold D_th in microseconds.
+  // Every tombstone is physically gone from every file (with the entries it
+  // deletes) within D_th of its write, also when writes stop; live snapshots
+  // may hold tombstones back. 0 turns FADE off: classic leveled compaction
+  // with round-robin file choice.
+  uint64_t delete_persistence_threshold_us = 0;
+  // File choice of saturation compactions while FADE is on.
+  FadeFilePick fade_file_pick = FadeFilePick::kMostDeletes;
 };
 
 struct Options {
@@ -59,6 +77,12 @@ struct Options {
   // Run flushes and compactions on a background thread. When false they run
   // only when asked (Flush, CompactAll), which tests use for determinism.
   bool background_compactions = true;
+
+  // Blind deletes (paper §4.1): before writing a point tombstone, probe the
+  // memtables and the files' Bloom filters; when no version of the key can
+  // exist, write nothing (the sequence number is still used). Costs a filter
+  // probe per delete; saves a tombstone that FADE would have to move down.
+  bool avoid_blind_deletes = false;
 
   // The defaults for column families created without options of their own,
   // and the options of the default column family.

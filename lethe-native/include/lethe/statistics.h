@@ -8,6 +8,10 @@
 
 namespace lethe {
 
+// Buckets of the tombstone age histogram, as shares of D_th: [0, 25 %),
+// [25 %, 50 %), [50 %, 75 %), [75 %, 100 %), 100 % and older.
+constexpr int kTombstoneAgeBuckets = 5;
+
 struct LevelStatistics {
   int level = 0;
   uint64_t files = 0;
@@ -15,6 +19,13 @@ struct LevelStatistics {
   uint64_t entries = 0;
   uint64_t point_tombstones = 0;
   uint64_t range_tombstones = 0;
+  // Age of the oldest tombstone in the level (0: none).
+  uint64_t oldest_tombstone_age_us = 0;
+  // Sum of the files' estimated invalidated entries (b).
+  uint64_t estimated_invalidated = 0;
+  // Tombstones by age as shares of D_th (all zero while FADE is off). A
+  // file's tombstones count at the age of its oldest one: an upper bound.
+  uint64_t tombstone_age_histogram[kTombstoneAgeBuckets] = {};
 };
 
 struct ColumnFamilyStatistics {
@@ -23,6 +34,14 @@ struct ColumnFamilyStatistics {
   uint64_t memtable_bytes = 0;
   uint64_t memtable_entries = 0;
   std::vector<LevelStatistics> levels;  // level 0 first, up to the deepest used
+  // FADE: the threshold (0: off) and the oldest tombstone's age, memtables
+  // included, to compare with it.
+  uint64_t delete_persistence_threshold_us = 0;
+  uint64_t oldest_tombstone_age_us = 0;
+  // Estimated space amplification: entries in files per entry still valid,
+  // taking each point tombstone and each estimated invalidated entry as one
+  // dead entry (1.0: nothing obsolete on disk).
+  double space_amplification_estimate = 1.0;
 };
 
 // Why a compaction ran.
@@ -31,7 +50,8 @@ enum class CompactionReason : int {
   kSaturation = 1,   // a level above its capacity
   kManual = 2,       // CompactAll
   kTrivialMove = 3,  // moved to the next level without rewriting
-  kCount = 4,
+  kDeleteDriven = 4, // FADE: tombstones outlived their level budget
+  kCount = 5,
 };
 
 struct DbStatistics {
@@ -43,11 +63,13 @@ struct DbStatistics {
   uint64_t bytes_read_table = 0;  // bytes of pages read from files by user reads
   uint64_t flushes = 0;
   uint64_t compactions[static_cast<int>(CompactionReason::kCount)] = {};
+  uint64_t bytes_written_compaction_by_reason[static_cast<int>(CompactionReason::kCount)] = {};
   uint64_t page_cache_hits = 0;
   uint64_t page_cache_misses = 0;
   uint64_t bloom_useful = 0;  // page reads avoided by a Bloom filter
   uint64_t write_stalls = 0;
   uint64_t user_bytes_written = 0;  // bytes of keys and values handed to writes
+  uint64_t blind_deletes_skipped = 0;  // point deletes not written (avoid_blind_deletes)
   uint64_t live_bytes = 0;          // bytes of all live table files
 };
 

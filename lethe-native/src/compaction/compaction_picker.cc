@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compaction/fade.h"
+
 namespace lethe {
 
 uint64_t MaxBytesForLevel(const ColumnFamilyOptions& options, int level) {
@@ -36,7 +38,9 @@ CompactionPlan PlanLevelCompaction(const ColumnFamilyFiles& files, int level, in
 
 std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
                                              const ColumnFamilyOptions& options,
-                                             const CompactionPointers& pointers) {
+                                             const CompactionPointers& pointers, uint64_t now_us,
+                                             uint64_t oldest_snapshot) {
+  if (auto plan = PickDeleteDriven(files, options, now_us, oldest_snapshot)) return plan;
   int best_level = -1;
   double best_score = 1.0;
   double l0 = static_cast<double>(files.levels[0].size()) /
@@ -60,19 +64,24 @@ std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
     plan.score = best_score;
     return plan;
   }
-  // Round robin: the first file starting after where the last one ended.
-  const auto& level = files.levels[best_level];
-  const std::string& after = pointers.after[best_level];
-  auto it = std::find_if(level.begin(), level.end(),
-                         [&](const FileRef& f) { return after.empty() || f->smallest > after; });
-  if (it == level.end()) it = level.begin();
+  FileRef file;
+  if (options.delete_persistence_threshold_us > 0) {
+    file = PickFadeSaturationFile(files, options, best_level);
+  } else {
+    // Round robin: the first file starting after where the last one ended.
+    const auto& level = files.levels[best_level];
+    const std::string& after = pointers.after[best_level];
+    auto it = std::find_if(level.begin(), level.end(),
+                           [&](const FileRef& f) { return after.empty() || f->smallest > after; });
+    file = it == level.end() ? level.front() : *it;
+  }
   CompactionPlan plan;
   plan.level = best_level;
   plan.output_level = best_level + 1;
   plan.reason = CompactionReason::kSaturation;
   plan.score = best_score;
-  plan.inputs[0].push_back(*it);
-  plan.inputs[1] = files.Overlapping(best_level + 1, (*it)->smallest, (*it)->largest);
+  plan.inputs[0].push_back(file);
+  plan.inputs[1] = files.Overlapping(best_level + 1, file->smallest, file->largest);
   return plan;
 }
 

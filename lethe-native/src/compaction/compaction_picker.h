@@ -1,5 +1,6 @@
 // The compaction picker: a pure function of a column family's files, its
-// options and per-level compaction pointers. No I/O, no locks.
+// options, per-level compaction pointers, a time and the oldest snapshot.
+// No I/O, no locks, no clock.
 //
 // Leveled LSM with size ratio T (paper §2): level 0 is compacted when it
 // holds level0_compaction_trigger files; level i >= 1 when its bytes exceed
@@ -23,9 +24,14 @@ struct CompactionPlan {
   std::vector<FileRef> inputs[2];  // level, output_level
   CompactionReason reason = CompactionReason::kSaturation;
   double score = 0;
+  // False when the input must be rewritten even without overlap (FADE: its
+  // tombstones would reach the last level unchanged).
+  bool allow_trivial_move = true;
 
   // One input file and nothing to merge with: move it down unchanged.
-  bool IsTrivialMove() const { return inputs[0].size() == 1 && inputs[1].empty() && level != output_level; }
+  bool IsTrivialMove() const {
+    return allow_trivial_move && inputs[0].size() == 1 && inputs[1].empty() && level != output_level;
+  }
 };
 
 // Per level: where the last compaction of that level ended (its largest key).
@@ -36,9 +42,15 @@ struct CompactionPointers {
 uint64_t MaxBytesForLevel(const ColumnFamilyOptions& options, int level);
 
 // The most urgent compaction, or nothing if every level is within budget.
+// With FADE on (options.delete_persistence_threshold_us > 0), a file whose
+// tombstones outlived their level budget at `now_us` comes first (fade.h),
+// and saturation compactions choose files by options.fade_file_pick;
+// `oldest_snapshot` is the oldest live snapshot's sequence number
+// (kMaxSequenceNumber without snapshots).
 std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
                                              const ColumnFamilyOptions& options,
-                                             const CompactionPointers& pointers);
+                                             const CompactionPointers& pointers, uint64_t now_us,
+                                             uint64_t oldest_snapshot);
 
 // Compaction of every file of `level` with the overlapping files of
 // `output_level` (a manual, full compaction step).

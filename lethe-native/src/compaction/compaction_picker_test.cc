@@ -20,7 +20,7 @@ TEST(CompactionPickerTest, NothingWhenWithinBudget) {
   ColumnFamilyOptions o;
   files.levels[0] = {F(1, "a", "z", 100)};
   files.levels[1] = {F(2, "a", "m", 1000)};
-  EXPECT_FALSE(PickCompaction(files, o, CompactionPointers()).has_value());
+  EXPECT_FALSE(PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber).has_value());
 }
 
 TEST(CompactionPickerTest, LevelZeroTakesAllFilesAndOverlaps) {
@@ -29,7 +29,7 @@ TEST(CompactionPickerTest, LevelZeroTakesAllFilesAndOverlaps) {
   o.level0_compaction_trigger = 2;
   files.levels[0] = {F(4, "c", "e", 10, 4), F(3, "a", "b", 10, 3)};
   files.levels[1] = {F(1, "a", "a", 10), F(2, "d", "d", 10), F(5, "x", "y", 10)};
-  auto plan = PickCompaction(files, o, CompactionPointers());
+  auto plan = PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->level, 0);
   EXPECT_EQ(plan->reason, CompactionReason::kLevel0);
@@ -48,18 +48,18 @@ TEST(CompactionPickerTest, SaturatedLevelRoundRobin) {
   files.levels[2] = {F(4, "e", "h", 10)};
   EXPECT_EQ(MaxBytesForLevel(o, 2), 1000u);
   CompactionPointers p;
-  auto plan = PickCompaction(files, o, p);
+  auto plan = PickCompaction(files, o, p, 0, kMaxSequenceNumber);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->reason, CompactionReason::kSaturation);
   EXPECT_EQ(plan->inputs[0][0]->number, 1u);
   EXPECT_TRUE(plan->IsTrivialMove());
   p.after[1] = "c";
-  plan = PickCompaction(files, o, p);
+  plan = PickCompaction(files, o, p, 0, kMaxSequenceNumber);
   EXPECT_EQ(plan->inputs[0][0]->number, 2u);
   ASSERT_EQ(plan->inputs[1].size(), 1u);
   EXPECT_FALSE(plan->IsTrivialMove());
   p.after[1] = "i";  // wraps around
-  plan = PickCompaction(files, o, p);
+  plan = PickCompaction(files, o, p, 0, kMaxSequenceNumber);
   EXPECT_EQ(plan->inputs[0][0]->number, 1u);
 }
 

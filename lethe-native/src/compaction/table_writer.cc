@@ -40,11 +40,13 @@ class OutputFile {
                 const std::string* lo, const std::string* hi, FileMetaData* out) {
     bool have_bounds = has_points_;
     std::string smallest = first_key_, largest = last_key_;
+    uint64_t range_invalidated = 0;
     for (const RangeTombstone& t : tombstones) {
       std::string start = t.start, end = t.end;
       if (lo != nullptr && start < *lo) start = *lo;
       if (hi != nullptr && *hi < end) end = *hi;
       if (!(start < end)) continue;
+      if (options.estimate_covered) range_invalidated += options.estimate_covered(start, end);
       builder_->AddRangeTombstone(RangeTombstone{start, end, t.seq});
       if (!have_bounds || start < smallest) smallest = start;
       std::string inclusive_end = InclusiveBoundOf(end);
@@ -71,7 +73,10 @@ class OutputFile {
     meta_.raw_value_bytes = p.raw_value_bytes;
     if (p.point_tombstones + p.range_tombstones > 0) {
       meta_.oldest_tombstone_time_us = options.oldest_tombstone_time_us;
+      // A file can hold tombstones that outlive every input time (none known).
+      if (meta_.oldest_tombstone_time_us == 0) meta_.oldest_tombstone_time_us = options.now_us | 1;
     }
+    meta_.estimated_invalidated = p.point_tombstones + range_invalidated;
     *out = meta_;
     return Status::OK();
   }

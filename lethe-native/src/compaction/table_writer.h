@@ -24,6 +24,9 @@ struct TableWriterOptions {
   uint64_t max_file_bytes = UINT64_MAX;  // flushes write one file
   uint64_t now_us = 0;
   uint64_t oldest_tombstone_time_us = 0;  // inherited by outputs holding tombstones
+  // Entries a range tombstone [lo, hi) may invalidate in deeper files, for a
+  // file's estimated_invalidated (b); unset counts none.
+  std::function<uint64_t(std::string_view lo, std::string_view hi)> estimate_covered;
   // Returns a fresh file number (registered as a pending output).
   std::function<uint64_t()> new_file_number;
   // Polled between keys; true aborts the job (shutdown).

@@ -130,8 +130,12 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
     }
   }
   MemTableInserter inserter(&cfds_, clock_, seq);
+  if (options_.avoid_blind_deletes) {
+    inserter.SkipBlindDeletes([this](ColumnFamilyData* cfd, std::string_view key) { return KeyMayExist(cfd, key); });
+  }
   Status s = batch.Iterate(&inserter);
   if (!s.ok()) return s;  // cannot happen: validated above
+  stat_blind_deletes_skipped_.fetch_add(inserter.blind_deletes_skipped(), std::memory_order_relaxed);
   mem_bytes_.fetch_add(inserter.bytes(), std::memory_order_relaxed);
   stat_user_bytes_.fetch_add(inserter.user_bytes(), std::memory_order_relaxed);
   last_sequence_.store(seq + count - 1, std::memory_order_release);
@@ -264,6 +268,38 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
   auto it = snapshots_.find(snapshot->sequence());
   if (it != snapshots_.end()) snapshots_.erase(it);
   delete static_cast<const SnapshotImpl*>(snapshot);
+}
+
+bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
+  // The memtable holds this batch's earlier records too: the writer lock
+  // keeps mem current; flushes swap mem, imm and files together.
+  std::shared_ptr<const SuperVersion> sv;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    sv = cfd->super_version;
+  }
+  for (const MemTable* m : {sv->mem.get(), sv->imm.get()}) {
+    if (m == nullptr) continue;
+    GetContext ctx(key, kMaxSequenceNumber);
+    m->Get(&ctx);
+    if (ctx.saw_entry()) return true;
+  }
+  const ColumnFamilyFiles& files = *sv->files;
+  auto may_contain = [&](const FileRef& f) {
+    std::shared_ptr<const TableReader> table;
+    // Unreadable file: assume the key may be there; the tombstone is written.
+    return !table_cache_->FindTable(*f, &table).ok() || table->MayContain(key);
+  };
+  for (const FileRef& f : files.levels[0]) {
+    if (f->Contains(key) && may_contain(f)) return true;
+  }
+  for (int level = 1; level < kNumLevels; level++) {
+    const auto& files_of_level = files.levels[level];
+    auto it = std::lower_bound(files_of_level.begin(), files_of_level.end(), key,
+                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
+    if (it != files_of_level.end() && (*it)->Contains(key) && may_contain(*it)) return true;
+  }
+  return false;
 }
 
 std::vector<SequenceNumber> DBImpl::SnapshotList() {

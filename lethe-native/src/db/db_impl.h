@@ -61,7 +61,9 @@ struct ColumnFamilyData {
   std::shared_ptr<MemTable> imm;
   std::shared_ptr<const SuperVersion> super_version;
   CompactionPointers pointers;
-  uint64_t first_tombstone_time_us = 0;  // of mem; 0 if mem holds no tombstone
+  // Of mem; 0 if mem holds no tombstone. Written by the writer (write_mu_),
+  // read by the FADE timer and statistics (mu_): hence atomic.
+  std::atomic<uint64_t> first_tombstone_time_us{0};
   uint64_t imm_first_tombstone_time_us = 0;
 };
 
@@ -138,6 +140,10 @@ class DBImpl final : public DB {
   void DeleteObsoleteFiles();  // REQUIRES: mu_ held
   void RecordBackgroundError(const Status& s);  // mu_ held
   std::vector<SequenceNumber> SnapshotList();   // mu_ held
+  uint64_t OldestSnapshot();                    // mu_ held; kMaxSequenceNumber if none
+  bool KeyMayExist(ColumnFamilyData* cfd, std::string_view key);  // write_mu_ held, takes mu_
+  bool FadeFlushDue();                          // mu_ held: a memtable's tombstones are overdue
+  uint64_t FadeCheckPeriod();                   // mu_ held: µs between FADE checks, 0 if off
   uint64_t NewPendingFileNumber();              // takes mu_
   void ReleasePendingOutputs(const std::vector<FileMetaData>& files);  // mu_ held
 
@@ -179,8 +185,10 @@ class DBImpl final : public DB {
 
   // Statistics.
   std::atomic<uint64_t> stat_wal_bytes_{0}, stat_flush_bytes_{0}, stat_compaction_bytes_{0},
-      stat_compaction_read_bytes_{0}, stat_flushes_{0}, stat_write_stalls_{0}, stat_user_bytes_{0};
+      stat_compaction_read_bytes_{0}, stat_flushes_{0}, stat_write_stalls_{0}, stat_user_bytes_{0},
+      stat_blind_deletes_skipped_{0};
   std::atomic<uint64_t> stat_compactions_[static_cast<int>(CompactionReason::kCount)] = {};
+  std::atomic<uint64_t> stat_compaction_bytes_by_reason_[static_cast<int>(CompactionReason::kCount)] = {};
 };
 
 }  // namespace lethe

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "compaction/compaction_stream.h"
+#include "compaction/fade.h"
 #include "compaction/table_writer.h"
 #include "db/db_impl.h"
 #include "iterator/merging_iterator.h"
@@ -24,6 +25,52 @@ void DBImpl::ReleasePendingOutputs(const std::vector<FileMetaData>& files) {
   for (const FileMetaData& f : files) pending_outputs_.erase(f.number);
 }
 
+// b for a range tombstone [lo, hi): the entries of files at `from_level` or
+// deeper that it overlaps, files only partly inside counting half.
+static std::function<uint64_t(std::string_view, std::string_view)> CoveredEntriesEstimate(
+    std::shared_ptr<const ColumnFamilyFiles> files, int from_level) {
+  return [files = std::move(files), from_level](std::string_view lo, std::string_view hi) {
+    uint64_t n = 0;
+    if (files == nullptr) return n;
+    for (int level = from_level; level < kNumLevels; level++) {
+      for (const FileRef& f : files->Overlapping(level, lo, hi)) {
+        bool inside = lo <= f->smallest && f->largest < hi;
+        n += inside ? f->num_entries : f->num_entries / 2;
+      }
+    }
+    return n;
+  };
+}
+
+uint64_t DBImpl::OldestSnapshot() {
+  return snapshots_.empty() ? kMaxSequenceNumber : *snapshots_.begin();
+}
+
+bool DBImpl::FadeFlushDue() {
+  if (imm_pending_ || !bg_error_.ok()) return false;
+  uint64_t now = clock_->NowMicros();
+  for (const auto& [id, cfd] : cfds_) {
+    uint64_t first = cfd->first_tombstone_time_us.load(std::memory_order_relaxed);
+    if (cfd->options.delete_persistence_threshold_us == 0 || first == 0) continue;
+    const ColumnFamilyFiles* files = versions_->current()->Find(id);
+    int last = files == nullptr ? 0 : FadeLastLevel(*files);
+    if (now >= first && now - first >= FadeMemtableDeadlineUs(cfd->options, last)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+uint64_t DBImpl::FadeCheckPeriod() {
+  uint64_t period = 0;
+  for (const auto& [id, cfd] : cfds_) {
+    if (cfd->options.delete_persistence_threshold_us == 0) continue;
+    uint64_t p = FadeCheckPeriodUs(cfd->options);
+    period = period == 0 ? p : std::min(period, p);
+  }
+  return period;
+}
+
 void DBImpl::FlushThread() {
   std::unique_lock<std::mutex> l(mu_);
   while (true) {
@@ -44,10 +91,15 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     std::shared_ptr<MemTable> imm;
     ColumnFamilyOptions options;
     uint64_t tombstone_time;
+    std::shared_ptr<const ColumnFamilyFiles> files;
   };
   std::vector<Job> jobs;
+  VersionRef version = versions_->current();
   for (auto& [id, cfd] : cfds_) {
-    if (cfd->imm) jobs.push_back(Job{id, cfd->imm, cfd->options, cfd->imm_first_tombstone_time_us});
+    if (cfd->imm) {
+      auto files = version->cfs.count(id) ? version->cfs.at(id) : nullptr;
+      jobs.push_back(Job{id, cfd->imm, cfd->options, cfd->imm_first_tombstone_time_us, files});
+    }
   }
   uint64_t log_number = imm_log_number_;
   l.unlock();
@@ -65,6 +117,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     wo.cf_options = job.options;
     wo.now_us = clock_->NowMicros();
     wo.oldest_tombstone_time_us = job.tombstone_time;
+    wo.estimate_covered = CoveredEntriesEstimate(job.files, 0);
     wo.new_file_number = [this] { return NewPendingFileNumber(); };
     TableWriterResult result;
     s = WriteTables(wo, &stream, &result);
@@ -109,7 +162,7 @@ bool DBImpl::PickBackgroundCompaction(ColumnFamilyData** cfd_out, CompactionPlan
   for (auto& [id, cfd] : cfds_) {
     const ColumnFamilyFiles* files = versions_->current()->Find(id);
     if (files == nullptr) continue;
-    auto plan = PickCompaction(*files, cfd->options, cfd->pointers);
+    auto plan = PickCompaction(*files, cfd->options, cfd->pointers, clock_->NowMicros(), OldestSnapshot());
     if (plan && plan->score > best) {
       best = plan->score;
       *cfd_out = cfd.get();
@@ -126,11 +179,39 @@ void DBImpl::CompactionThread() {
   while (true) {
     ColumnFamilyData* cfd = nullptr;
     CompactionPlan plan;
-    bg_cv_.wait(l, [&] {
-      return shutting_down_ || (options_.background_compactions && bg_error_.ok() &&
-                                manual_compactions_ == 0 && PickBackgroundCompaction(&cfd, &plan));
-    });
+    bool flush_due = false, compaction_due = false;
+    auto ready = [&] {
+      if (shutting_down_) return true;
+      if (!options_.background_compactions || !bg_error_.ok() || manual_compactions_ != 0) return false;
+      flush_due = FadeFlushDue();
+      compaction_due = PickBackgroundCompaction(&cfd, &plan);
+      return flush_due || compaction_due;
+    };
+    // With FADE on, budgets expire while nothing happens: wake up periodically.
+    uint64_t period = FadeCheckPeriod();
+    if (period == 0) {
+      bg_cv_.wait(l, ready);
+    } else if (!bg_cv_.wait_for(l, std::chrono::microseconds(period), ready)) {
+      continue;
+    }
     if (shutting_down_) return;
+    if (flush_due) {
+      // FADE: a memtable's tombstones outlived its budget. Switching needs the
+      // writer lock, taken without blocking: a writer stalled on compaction
+      // may hold it, and this thread must stay free to compact.
+      l.unlock();
+      std::unique_lock<std::mutex> w(write_mu_, std::try_to_lock);
+      l.lock();
+      if (w.owns_lock() && !shutting_down_ && FadeFlushDue()) SwitchMemtables();
+      if (w.owns_lock()) {
+        l.unlock();
+        w.unlock();
+        l.lock();
+      } else if (!compaction_due) {
+        bg_cv_.wait_for(l, std::chrono::milliseconds(1));
+      }
+      if (!compaction_due) continue;
+    }
     // Take the compaction lock in order (compaction_mu_ before mu_), then
     // pick again: the version may have changed meanwhile.
     l.unlock();
@@ -216,6 +297,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     wo.max_file_bytes = cf_options.target_file_size;
     wo.now_us = clock_->NowMicros();
     wo.oldest_tombstone_time_us = tombstone_time;
+    wo.estimate_covered = CoveredEntriesEstimate(files, out_level + 1);
     wo.new_file_number = [this] { return NewPendingFileNumber(); };
     wo.should_stop = [this] { return shutting_down_flag_.load(std::memory_order_relaxed); };
     s = WriteTables(wo, &stream, &result);
@@ -240,6 +322,8 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     return s;
   }
   stat_compaction_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
+  stat_compaction_bytes_by_reason_[static_cast<int>(plan.reason)].fetch_add(result.bytes_written,
+                                                                             std::memory_order_relaxed);
   stat_compactions_[static_cast<int>(plan.reason)]++;
   std::string largest;
   for (const FileRef& f : plan.inputs[0]) largest = std::max(largest, f->largest);
@@ -331,7 +415,8 @@ Status DBImpl::WaitForBackgroundWork() {
     if (!bg_error_.ok() || shutting_down_) return bg_error_;
     ColumnFamilyData* cfd;
     CompactionPlan plan;
-    bool compaction_due = options_.background_compactions && PickBackgroundCompaction(&cfd, &plan);
+    bool compaction_due = options_.background_compactions &&
+                          (PickBackgroundCompaction(&cfd, &plan) || FadeFlushDue());
     if (!imm_pending_ && !compaction_running_ && !compaction_due) return Status::OK();
     bg_cv_.notify_all();
     bg_cv_.wait(l);

@@ -104,6 +104,13 @@ DbStatistics DBImpl::GetStatistics() {
       cs.memtable_bytes = cfd->mem->ApproximateMemoryUsage() + (cfd->imm ? cfd->imm->ApproximateMemoryUsage() : 0);
       cs.memtable_entries = cfd->mem->num_entries() + (cfd->imm ? cfd->imm->num_entries() : 0);
       const ColumnFamilyFiles& files = *cfd->super_version->files;
+      const uint64_t now = clock_->NowMicros();
+      const uint64_t threshold = cfd->options.delete_persistence_threshold_us;
+      auto age = [now](uint64_t t) { return t == 0 || now < t ? 0 : now - t; };
+      cs.delete_persistence_threshold_us = threshold;
+      cs.oldest_tombstone_age_us =
+          std::max(age(cfd->first_tombstone_time_us), age(cfd->imm ? cfd->imm_first_tombstone_time_us : 0));
+      uint64_t entries = 0, dead = 0;
       int deepest = std::max(0, files.DeepestNonEmptyLevel());
       for (int level = 0; level <= deepest; level++) {
         LevelStatistics ls;
@@ -114,10 +121,23 @@ DbStatistics DBImpl::GetStatistics() {
           ls.entries += f->num_entries;
           ls.point_tombstones += f->num_point_tombstones;
           ls.range_tombstones += f->num_range_tombstones;
+          ls.estimated_invalidated += f->estimated_invalidated;
+          uint64_t tombstones = f->num_point_tombstones + f->num_range_tombstones;
+          if (tombstones == 0) continue;
+          uint64_t a = age(f->oldest_tombstone_time_us);
+          ls.oldest_tombstone_age_us = std::max(ls.oldest_tombstone_age_us, a);
+          if (threshold > 0) {
+            int bucket = static_cast<int>(std::min<uint64_t>(kTombstoneAgeBuckets - 1, a * 4 / threshold));
+            ls.tombstone_age_histogram[bucket] += tombstones;
+          }
         }
+        cs.oldest_tombstone_age_us = std::max(cs.oldest_tombstone_age_us, ls.oldest_tombstone_age_us);
+        entries += ls.entries;
+        dead += ls.point_tombstones + ls.estimated_invalidated;
         st.live_bytes += ls.bytes;
         cs.levels.push_back(ls);
       }
+      if (entries > dead) cs.space_amplification_estimate = static_cast<double>(entries) / (entries - dead);
       st.column_families.push_back(std::move(cs));
     }
   }
@@ -127,7 +147,10 @@ DbStatistics DBImpl::GetStatistics() {
   st.bytes_read_compaction = stat_compaction_read_bytes_.load();
   st.bytes_read_table = read_counters_.bytes_read.load();
   st.flushes = stat_flushes_.load();
-  for (int i = 0; i < static_cast<int>(CompactionReason::kCount); i++) st.compactions[i] = stat_compactions_[i].load();
+  for (int i = 0; i < static_cast<int>(CompactionReason::kCount); i++) {
+    st.compactions[i] = stat_compactions_[i].load();
+    st.bytes_written_compaction_by_reason[i] = stat_compaction_bytes_by_reason_[i].load();
+  }
   if (page_cache_) {
     st.page_cache_hits = page_cache_->hits();
     st.page_cache_misses = page_cache_->misses();
@@ -135,6 +158,7 @@ DbStatistics DBImpl::GetStatistics() {
   st.bloom_useful = read_counters_.bloom_useful.load();
   st.write_stalls = stat_write_stalls_.load();
   st.user_bytes_written = stat_user_bytes_.load();
+  st.blind_deletes_skipped = stat_blind_deletes_skipped_.load();
   return st;
 }
 
@@ -146,14 +170,14 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     if (cf != nullptr && c.id == cf->id()) cs = &c;
   }
   if (property == "lethe.stats") {
-    char buf[256];
+    char buf[320];
     std::snprintf(buf, sizeof(buf),
                   "written: wal %" PRIu64 " flush %" PRIu64 " compaction %" PRIu64 " user %" PRIu64
                   " | flushes %" PRIu64 " compactions l0 %" PRIu64 " saturation %" PRIu64
-                  " manual %" PRIu64 " move %" PRIu64 " | stalls %" PRIu64 "\n",
+                  " manual %" PRIu64 " move %" PRIu64 " delete-driven %" PRIu64 " | stalls %" PRIu64 "\n",
                   st.bytes_written_wal, st.bytes_written_flush, st.bytes_written_compaction,
                   st.user_bytes_written, st.flushes, st.compactions[0], st.compactions[1],
-                  st.compactions[2], st.compactions[3], st.write_stalls);
+                  st.compactions[2], st.compactions[3], st.compactions[4], st.write_stalls);
     value->append(buf);
     for (const auto& c : st.column_families) {
       std::snprintf(buf, sizeof(buf), "column family %s (id %u): memtable %" PRIu64 " bytes, %" PRIu64 " entries\n",

@@ -41,6 +41,9 @@ Status DB::Open(const Options& options, const std::string& name, std::unique_ptr
     return Status::InvalidArgument("pages_per_tile must be in [1, 4096]");
   }
   if (options.cf_defaults.size_ratio < 2) return Status::InvalidArgument("size_ratio must be at least 2");
+  if (static_cast<unsigned>(options.cf_defaults.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
+    return Status::InvalidArgument("unknown fade_file_pick");
+  }
   auto impl = std::make_unique<DBImpl>(options, name);
   Status s = impl->OpenImpl();
   if (s.ok()) *db = std::move(impl);
@@ -189,7 +192,8 @@ Status DBImpl::CreateColumnFamily(const std::string& name, const ColumnFamilyOpt
                                   ColumnFamilyHandle** handle) {
   if (name.empty()) return Status::InvalidArgument("column family name must not be empty");
   if (options.page_size < 64 || options.pages_per_tile < 1 || options.pages_per_tile > 4096 ||
-      options.size_ratio < 2) {
+      options.size_ratio < 2 ||
+      static_cast<unsigned>(options.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
     return Status::InvalidArgument("invalid column family options");
   }
   std::lock_guard<std::mutex> w(write_mu_);

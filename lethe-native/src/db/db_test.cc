@@ -259,3 +259,38 @@ TEST_F(DBTest, ManyWritesBuildLevels) {
 
 }  // namespace
 }  // namespace lethe
+
+namespace lethe {
+namespace {
+
+TEST_F(DBTest, BlindDeletesAreNotWritten) {
+  options_.avoid_blind_deletes = true;
+  Reopen();
+  auto skipped = [&] { return db_->GetStatistics().blind_deletes_skipped; };
+  auto memtable_tombstones = [&] { return db_->GetStatistics().column_families[0].memtable_entries; };
+  // Never written: nothing to delete, nothing written.
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "ghost").ok());
+  EXPECT_EQ(skipped(), 1u);
+  EXPECT_EQ(memtable_tombstones(), 0u);
+  // In the memtable, in the same batch, or in a file: the tombstone is written.
+  Put("m", "1");
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "m").ok());
+  WriteBatch batch;
+  batch.Put(cf_, "b", "1");
+  batch.Delete(cf_, "b");
+  ASSERT_TRUE(db_->Write(WriteOptions(), batch).ok());
+  for (int i = 0; i < 200; i++) Put("f" + std::to_string(1000 + i), "v");
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "f1100").ok());
+  EXPECT_EQ(skipped(), 1u);
+  EXPECT_EQ(Get("m"), "NOT_FOUND");
+  EXPECT_EQ(Get("b"), "NOT_FOUND");
+  EXPECT_EQ(Get("f1100"), "NOT_FOUND");
+  // Inside a file's key range but absent: its Bloom filters say so.
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "f1100x").ok());
+  EXPECT_EQ(skipped(), 2u);
+  EXPECT_EQ(Get("f1101"), "v");
+}
+
+}  // namespace
+}  // namespace lethe

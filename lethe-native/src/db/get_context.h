@@ -26,6 +26,8 @@ class GetContext {
   std::string_view key() const { return key_; }
   SequenceNumber read_seq() const { return read_seq_; }
   bool done() const { return state_ != State::kSearching; }
+  // Whether any entry of the key (value, tombstone or operand) was seen.
+  bool saw_entry() const { return done() || !operands_.empty(); }
 
   // A source's newest range tombstone covering the key (0 if none); called
   // before the source's point entries.

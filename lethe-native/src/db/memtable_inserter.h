@@ -3,6 +3,7 @@
 // REQUIRES: the DB's write lock (or exclusive access during recovery).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -24,8 +25,22 @@ class MemTableInserter final : public WriteBatch::Handler {
     return Add(cf, EntryKind::kValue, key, value, dk);
   }
   Status Delete(uint32_t cf, std::string_view key) override {
+    if (key_may_exist_) {
+      ColumnFamilyData* cfd = Find(cf);
+      if (cfd != nullptr && !key_may_exist_(cfd, key)) {
+        blind_deletes_skipped_++;
+        seq_++;
+        return Status::OK();
+      }
+    }
     return Add(cf, EntryKind::kTombstone, key, {}, kMaxDeleteKey);
   }
+
+  // Point deletes of keys for which this returns false are not written.
+  void SkipBlindDeletes(std::function<bool(ColumnFamilyData*, std::string_view)> key_may_exist) {
+    key_may_exist_ = std::move(key_may_exist);
+  }
+  uint64_t blind_deletes_skipped() const { return blind_deletes_skipped_; }
   Status Merge(uint32_t cf, std::string_view key, std::string_view value, uint64_t dk) override {
     return Add(cf, EntryKind::kMerge, key, value, dk);
   }
@@ -47,7 +62,9 @@ class MemTableInserter final : public WriteBatch::Handler {
     return it == cfds_->end() ? nullptr : it->second.get();
   }
   void NoteTombstone(ColumnFamilyData* cfd) {
-    if (cfd->first_tombstone_time_us == 0) cfd->first_tombstone_time_us = clock_->NowMicros() | 1;
+    if (cfd->first_tombstone_time_us.load(std::memory_order_relaxed) == 0) {
+      cfd->first_tombstone_time_us.store(clock_->NowMicros() | 1, std::memory_order_relaxed);
+    }
   }
   Status Add(uint32_t cf, EntryKind kind, std::string_view key, std::string_view value, uint64_t dk) {
     if (ColumnFamilyData* cfd = Find(cf)) {
@@ -66,6 +83,8 @@ class MemTableInserter final : public WriteBatch::Handler {
   SequenceNumber seq_;
   uint64_t bytes_ = 0;
   uint64_t user_bytes_ = 0;
+  std::function<bool(ColumnFamilyData*, std::string_view)> key_may_exist_;
+  uint64_t blind_deletes_skipped_ = 0;
 };
 
 }  // namespace lethe

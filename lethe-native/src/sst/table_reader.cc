@@ -118,6 +118,16 @@ size_t TableReader::FindTile(std::string_view sort_key) const {
   return static_cast<size_t>(it - tiles_.begin());
 }
 
+bool TableReader::MayContain(std::string_view sort_key) const {
+  size_t t = FindTile(sort_key);
+  if (t == tiles_.size() || sort_key < tiles_[t].smallest) return false;
+  for (const PageMeta& meta : tiles_[t].pages) {
+    std::string_view filter = PageFilter(meta);
+    if (filter.empty() || BloomMayContain(filter, sort_key)) return true;
+  }
+  return false;
+}
+
 Status TableReader::Get(GetContext* ctx, bool fill_cache) const {
   if (!fragmented_.empty()) {
     ctx->AddCoveringTombstone(fragmented_.MaxCoveringSeq(ctx->key(), ctx->read_seq()));

@@ -45,6 +45,9 @@ class TableReader {
 
   // Feeds the entries of ctx->key() visible at ctx->read_seq(), newest first.
   Status Get(GetContext* ctx, bool fill_cache) const;
+  // False only if no entry of `sort_key` is in this file (its tile's page
+  // Bloom filters say so). Reads no page.
+  bool MayContain(std::string_view sort_key) const;
 
   std::unique_ptr<InternalIterator> NewIterator(bool fill_cache) const;
 

@@ -27,6 +27,10 @@ struct FileMetaData {
   uint64_t delete_key_max = 0;
   // When the oldest tombstone in the file was written (0: no tombstone).
   uint64_t oldest_tombstone_time_us = 0;
+  // b: the entries this file's tombstones invalidate, estimated when it was
+  // written (point tombstones, plus for range tombstones the entries of the
+  // deeper files they overlapped). FADE's SD file choice ranks by it.
+  uint64_t estimated_invalidated = 0;
   uint64_t created_time_us = 0;
   uint64_t raw_key_bytes = 0;
   uint64_t raw_value_bytes = 0;

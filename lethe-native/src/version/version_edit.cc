@@ -23,13 +23,14 @@ enum FileTag : uint32_t {
   kFSmallestSeq = 5, kFLargestSeq = 6, kFEntries = 7, kFPointTombstones = 8,
   kFRangeTombstones = 9, kFMerges = 10, kFDeleteKeyMin = 11 /* fixed64 */,
   kFDeleteKeyMax = 12 /* fixed64 */, kFOldestTombstoneTime = 13, kFCreatedTime = 14,
-  kFRawKeyBytes = 15, kFRawValueBytes = 16,
+  kFRawKeyBytes = 15, kFRawValueBytes = 16, kFEstimatedInvalidated = 17,
 };
 
 // Column family option fields (tag varint32 then varint64).
 enum OptTag : uint32_t {
   kOSizeRatio = 1, kOPageSize = 2, kOPagesPerTile = 3, kOBloomBits = 4, kOTargetFileSize = 5,
-  kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8,
+  kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8, kODeletePersistenceThreshold = 9,
+  kOFadeFilePick = 10,
 };
 
 void EncodeFile(const FileMetaData& f, std::string* dst) {
@@ -57,6 +58,7 @@ void EncodeFile(const FileMetaData& f, std::string* dst) {
   v(kFCreatedTime, f.created_time_us);
   v(kFRawKeyBytes, f.raw_key_bytes);
   v(kFRawValueBytes, f.raw_value_bytes);
+  v(kFEstimatedInvalidated, f.estimated_invalidated);
 }
 
 Status DecodeFile(std::string_view in, FileMetaData* f) {
@@ -93,6 +95,7 @@ Status DecodeFile(std::string_view in, FileMetaData* f) {
           case kFCreatedTime: f->created_time_us = x; break;
           case kFRawKeyBytes: f->raw_key_bytes = x; break;
           case kFRawValueBytes: f->raw_value_bytes = x; break;
+          case kFEstimatedInvalidated: f->estimated_invalidated = x; break;
           default: return Status::Corruption("manifest: unknown file field", std::to_string(tag));
         }
       }
@@ -118,6 +121,8 @@ void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst) {
   v(kOLevel1Bytes, o.level1_bytes);
   v(kOL0Trigger, static_cast<uint64_t>(o.level0_compaction_trigger));
   v(kOL0Stop, static_cast<uint64_t>(o.level0_stop_writes_trigger));
+  v(kODeletePersistenceThreshold, o.delete_persistence_threshold_us);
+  v(kOFadeFilePick, static_cast<uint64_t>(o.fade_file_pick));
 }
 
 Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
@@ -136,6 +141,13 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
       case kOLevel1Bytes: o->level1_bytes = x; break;
       case kOL0Trigger: o->level0_compaction_trigger = static_cast<int>(x); break;
       case kOL0Stop: o->level0_stop_writes_trigger = static_cast<int>(x); break;
+      case kODeletePersistenceThreshold: o->delete_persistence_threshold_us = x; break;
+      case kOFadeFilePick:
+        if (x > static_cast<uint64_t>(FadeFilePick::kOldestDelete)) {
+          return Status::Corruption("manifest: unknown FADE file pick", std::to_string(x));
+        }
+        o->fade_file_pick = static_cast<FadeFilePick>(x);
+        break;
       default: break;  // an option from a newer writer: the default applies
     }
   }

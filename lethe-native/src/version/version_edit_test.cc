@@ -22,6 +22,7 @@ FileMetaData File(uint64_t n, std::string lo, std::string hi) {
   f.delete_key_min = 5;
   f.delete_key_max = kMaxDeleteKey;
   f.oldest_tombstone_time_us = 123456;
+  f.estimated_invalidated = 77;
   f.created_time_us = 7;
   return f;
 }
@@ -35,6 +36,8 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   ColumnFamilyOptions o;
   o.pages_per_tile = 8;
   o.size_ratio = 6;
+  o.delete_persistence_threshold_us = 3'600'000'000;
+  o.fade_file_pick = FadeFilePick::kOldestDelete;
   e.AddColumnFamily({3, "state", o});
   e.DropColumnFamily(2);
   e.AddFile(3, 2, File(42, "a", "z"));
@@ -49,8 +52,11 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(*d.log_number_, 7u);
   EXPECT_EQ(d.added_cfs_[0].options.pages_per_tile, 8);
   EXPECT_EQ(d.added_cfs_[0].options.size_ratio, 6);
+  EXPECT_EQ(d.added_cfs_[0].options.delete_persistence_threshold_us, 3'600'000'000u);
+  EXPECT_EQ(d.added_cfs_[0].options.fade_file_pick, FadeFilePick::kOldestDelete);
   const FileMetaData& f = d.new_files_[0].meta;
   EXPECT_EQ(f.oldest_tombstone_time_us, 123456u);
+  EXPECT_EQ(f.estimated_invalidated, 77u);
   EXPECT_EQ(f.delete_key_max, kMaxDeleteKey);
   EXPECT_EQ(f.num_range_tombstones, 1u);
   EXPECT_EQ(d.new_files_[0].level, 2);

@@ -6,7 +6,7 @@ package io.lethe.engine;
  */
 public final class ColumnFamilyOptions {
     /** Number of longs in the encoded form (see {@link #encodeTo}). */
-    static final int ENCODED_LONGS = 8;
+    static final int ENCODED_LONGS = 10;
 
     public static final ColumnFamilyOptions DEFAULT = builder().build();
 
@@ -18,6 +18,21 @@ public final class ColumnFamilyOptions {
     private final long level1Bytes;
     private final int level0CompactionTrigger;
     private final int level0StopWritesTrigger;
+    private final long deletePersistenceThresholdMicros;
+    private final FadeFilePick fadeFilePick;
+
+    /**
+     * How FADE's saturation compactions choose a file (paper §4.1.3); mirrors {@code
+     * lethe::FadeFilePick}. Delete-driven compactions always take the most overdue file.
+     */
+    public enum FadeFilePick {
+        /** SO: the file overlapping the fewest bytes of the next level. */
+        MIN_OVERLAP,
+        /** SD: the file with the most invalidated entries. */
+        MOST_DELETES,
+        /** DD: the file with the oldest tombstone. */
+        OLDEST_DELETE
+    }
 
     private ColumnFamilyOptions(Builder b) {
         this.sizeRatio = b.sizeRatio;
@@ -28,6 +43,8 @@ public final class ColumnFamilyOptions {
         this.level1Bytes = b.level1Bytes;
         this.level0CompactionTrigger = b.level0CompactionTrigger;
         this.level0StopWritesTrigger = b.level0StopWritesTrigger;
+        this.deletePersistenceThresholdMicros = b.deletePersistenceThresholdMicros;
+        this.fadeFilePick = b.fadeFilePick;
     }
 
     public static Builder builder() {
@@ -58,6 +75,15 @@ public final class ColumnFamilyOptions {
         return level1Bytes;
     }
 
+    /** FADE's delete persistence threshold D_th; zero when FADE is off. */
+    public java.time.Duration deletePersistenceThreshold() {
+        return java.time.Duration.ofNanos(deletePersistenceThresholdMicros * 1000);
+    }
+
+    public FadeFilePick fadeFilePick() {
+        return fadeFilePick;
+    }
+
     void encodeTo(long[] dst, int offset) {
         dst[offset] = sizeRatio;
         dst[offset + 1] = pageSizeBytes;
@@ -67,6 +93,8 @@ public final class ColumnFamilyOptions {
         dst[offset + 5] = level1Bytes;
         dst[offset + 6] = level0CompactionTrigger;
         dst[offset + 7] = level0StopWritesTrigger;
+        dst[offset + 8] = deletePersistenceThresholdMicros;
+        dst[offset + 9] = fadeFilePick.ordinal();
     }
 
     long[] encode() {
@@ -85,6 +113,8 @@ public final class ColumnFamilyOptions {
         private long level1Bytes = 32L << 20;
         private int level0CompactionTrigger = 4;
         private int level0StopWritesTrigger = 20;
+        private long deletePersistenceThresholdMicros = 0;
+        private FadeFilePick fadeFilePick = FadeFilePick.MOST_DELETES;
 
         private Builder() {}
 
@@ -125,6 +155,25 @@ public final class ColumnFamilyOptions {
 
         public Builder level0StopWritesTrigger(int v) {
             this.level0StopWritesTrigger = check(v, 1, 10000, "level0StopWritesTrigger");
+            return this;
+        }
+
+        /**
+         * FADE: every tombstone is physically gone from every file, with what it deletes, within
+         * this time of its write (also when writes stop; live snapshots may hold tombstones
+         * back). Zero turns FADE off; otherwise at least one millisecond.
+         */
+        public Builder deletePersistenceThreshold(java.time.Duration v) {
+            long micros = v.toNanos() / 1000;
+            if (micros != 0) {
+                checkLong(micros, 1000, Long.MAX_VALUE / 2, "deletePersistenceThreshold (µs)");
+            }
+            this.deletePersistenceThresholdMicros = micros;
+            return this;
+        }
+
+        public Builder fadeFilePick(FadeFilePick v) {
+            this.fadeFilePick = java.util.Objects.requireNonNull(v, "fadeFilePick");
             return this;
         }
 

@@ -8,9 +8,9 @@ import java.util.Objects;
  */
 public final class DbOptions {
     /** Layout version of the encoded form; the native side rejects other versions. */
-    static final long ENCODING_VERSION = 1;
+    static final long ENCODING_VERSION = 2;
 
-    static final int ENCODED_DB_LONGS = 10;
+    static final int ENCODED_DB_LONGS = 11;
 
     private final boolean createIfMissing;
     private final boolean errorIfExists;
@@ -21,6 +21,7 @@ public final class DbOptions {
     private final boolean walChecksums;
     private final boolean verifyChecksums;
     private final boolean backgroundCompactions;
+    private final boolean avoidBlindDeletes;
     private final ColumnFamilyOptions defaultColumnFamilyOptions;
 
     private DbOptions(Builder b) {
@@ -33,6 +34,7 @@ public final class DbOptions {
         this.walChecksums = b.walChecksums;
         this.verifyChecksums = b.verifyChecksums;
         this.backgroundCompactions = b.backgroundCompactions;
+        this.avoidBlindDeletes = b.avoidBlindDeletes;
         this.defaultColumnFamilyOptions = b.defaultColumnFamilyOptions;
     }
 
@@ -68,6 +70,7 @@ public final class DbOptions {
         r[7] = walChecksums ? 1 : 0;
         r[8] = verifyChecksums ? 1 : 0;
         r[9] = backgroundCompactions ? 1 : 0;
+        r[10] = avoidBlindDeletes ? 1 : 0;
         defaultColumnFamilyOptions.encodeTo(r, ENCODED_DB_LONGS);
         return r;
     }
@@ -83,6 +86,7 @@ public final class DbOptions {
         private boolean walChecksums = true;
         private boolean verifyChecksums = true;
         private boolean backgroundCompactions = true;
+        private boolean avoidBlindDeletes = false;
         private ColumnFamilyOptions defaultColumnFamilyOptions = ColumnFamilyOptions.DEFAULT;
 
         private Builder() {}
@@ -125,6 +129,15 @@ public final class DbOptions {
 
         public Builder verifyChecksums(boolean v) {
             this.verifyChecksums = v;
+            return this;
+        }
+
+        /**
+         * Before writing a point tombstone, probe the memtables and the files' Bloom filters and
+         * write nothing when no version of the key can exist (paper §4.1, blind deletes).
+         */
+        public Builder avoidBlindDeletes(boolean v) {
+            this.avoidBlindDeletes = v;
             return this;
         }
 

@@ -26,15 +26,34 @@ public record Statistics(
         long writeStalls,
         long userBytesWritten,
         long liveBytes,
+        long compactionsDeleteDriven,
+        /** Bytes written by compactions, by reason: level 0, saturation, manual, move, delete-driven. */
+        List<Long> bytesWrittenCompactionByReason,
+        /** Point deletes not written because no version of the key could exist. */
+        long blindDeletesSkipped,
         List<ColumnFamily> columnFamilies) {
 
-    /** Files and entries of one level. */
-    public record Level(int level, long files, long bytes, long entries, long pointTombstones, long rangeTombstones) {}
+    /**
+     * Files and entries of one level. {@code tombstoneAgeHistogram}: tombstones by age as shares of
+     * D_th, buckets [0, 25 %), [25 %, 50 %), [50 %, 75 %), [75 %, 100 %), 100 % and older (all zero
+     * while FADE is off); a file's tombstones count at its oldest one's age.
+     */
+    public record Level(int level, long files, long bytes, long entries, long pointTombstones, long rangeTombstones,
+            long oldestTombstoneAgeMicros, long estimatedInvalidated, List<Long> tombstoneAgeHistogram) {}
 
-    /** One column family's memtable and levels (level 0 first, up to the deepest used). */
-    public record ColumnFamily(int id, String name, long memtableBytes, long memtableEntries, List<Level> levels) {
+    /**
+     * One column family's memtable and levels (level 0 first, up to the deepest used), with FADE's
+     * threshold (0: off) and the oldest tombstone's age (memtables included) to compare with it.
+     */
+    public record ColumnFamily(int id, String name, long memtableBytes, long memtableEntries,
+            long deletePersistenceThresholdMicros, long oldestTombstoneAgeMicros, double spaceAmplificationEstimate,
+            List<Level> levels) {
         public long totalBytes() {
             return levels.stream().mapToLong(Level::bytes).sum();
+        }
+
+        public long tombstones() {
+            return levels.stream().mapToLong(l -> l.pointTombstones() + l.rangeTombstones()).sum();
         }
     }
 
@@ -45,22 +64,33 @@ public record Statistics(
 
     /** Decodes the flat array filled by the native side (lethe_jni.cc, Statistics). */
     static Statistics decode(long[] r, IntFunction<String> names) {
-        int i = 16;
+        int i = 17;
+        List<Long> byReason = new ArrayList<>();
+        for (int k = 0; k < 5; k++) {
+            byReason.add(r[i++]);
+        }
+        long blindDeletesSkipped = r[i++];
         int cfs = (int) r[i++];
         List<ColumnFamily> list = new ArrayList<>(cfs);
         for (int c = 0; c < cfs; c++) {
             int id = (int) r[i++];
             long memBytes = r[i++];
             long memEntries = r[i++];
+            long threshold = r[i++];
+            long oldestAge = r[i++];
+            double spaceAmp = Double.longBitsToDouble(r[i++]);
             int levels = (int) r[i++];
             List<Level> ls = new ArrayList<>(levels);
             for (int l = 0; l < levels; l++) {
-                ls.add(new Level(l, r[i], r[i + 1], r[i + 2], r[i + 3], r[i + 4]));
-                i += 5;
+                List<Long> histogram = List.of(r[i + 7], r[i + 8], r[i + 9], r[i + 10], r[i + 11]);
+                ls.add(new Level(l, r[i], r[i + 1], r[i + 2], r[i + 3], r[i + 4], r[i + 5], r[i + 6], histogram));
+                i += 12;
             }
-            list.add(new ColumnFamily(id, names.apply(id), memBytes, memEntries, Collections.unmodifiableList(ls)));
+            list.add(new ColumnFamily(id, names.apply(id), memBytes, memEntries, threshold, oldestAge, spaceAmp,
+                    Collections.unmodifiableList(ls)));
         }
         return new Statistics(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
-                r[14], r[15], Collections.unmodifiableList(list));
+                r[14], r[15], r[16], Collections.unmodifiableList(byReason), blindDeletesSkipped,
+                Collections.unmodifiableList(list));
     }
 }

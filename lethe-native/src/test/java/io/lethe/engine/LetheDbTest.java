@@ -186,6 +186,32 @@ class LetheDbTest {
     }
 
     @Test
+    void fadeOptionsAndDeleteStatisticsCrossTheBridge() throws Exception {
+        db.close();
+        db = LetheDb.open(dir.resolve("fade").toString(), DbOptions.builder().avoidBlindDeletes(true)
+                .defaultColumnFamilyOptions(ColumnFamilyOptions.builder()
+                        .deletePersistenceThreshold(java.time.Duration.ofMinutes(5))
+                        .fadeFilePick(ColumnFamilyOptions.FadeFilePick.OLDEST_DELETE).build())
+                .build());
+        ColumnFamilyHandle d = db.defaultColumnFamily();
+        db.delete(d, b("never-written"));
+        db.put(d, b("k"), b("v"));
+        db.delete(d, b("k"));
+        Statistics st = db.statistics();
+        assertEquals(1, st.blindDeletesSkipped());
+        Statistics.ColumnFamily family = st.columnFamilies().get(0);
+        assertEquals(300_000_000L, family.deletePersistenceThresholdMicros());
+        assertEquals(5, st.bytesWrittenCompactionByReason().size());
+        db.flush();
+        st = db.statistics();
+        assertEquals(1, st.columnFamilies().get(0).tombstones(), "the written tombstone is in a file");
+        assertTrue(st.columnFamilies().get(0).levels().get(0).oldestTombstoneAgeMicros() >= 0);
+        assertEquals(5, st.columnFamilies().get(0).levels().get(0).tombstoneAgeHistogram().size());
+        assertEquals(1, st.columnFamilies().get(0).levels().get(0).tombstoneAgeHistogram().get(0),
+                "a fresh tombstone is in the youngest bucket");
+    }
+
+    @Test
     void columnFamiliesLifecycle() throws Exception {
         ColumnFamilyHandle a = db.createColumnFamily("a", ColumnFamilyOptions.builder().pagesPerTile(16).build());
         db.put(a, b("k"), b("v"));

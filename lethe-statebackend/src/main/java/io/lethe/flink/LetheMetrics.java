@@ -41,7 +41,12 @@ final class LetheMetrics {
         m.gauge(g, "bytes-written-compaction", Statistics::bytesWrittenCompaction);
         m.gauge(g, "bytes-read-compaction", Statistics::bytesReadCompaction);
         m.gauge(g, "flushes", Statistics::flushes);
-        m.gauge(g, "compactions", s -> s.compactionsLevel0() + s.compactionsSaturation() + s.compactionsManual());
+        m.gauge(g, "compactions", s -> s.compactionsLevel0() + s.compactionsSaturation() + s.compactionsManual()
+                + s.compactionsDeleteDriven());
+        m.gauge(g, "compactions-delete-driven", Statistics::compactionsDeleteDriven);
+        m.gauge(g, "oldest-tombstone-age-ms", s -> s.columnFamilies().stream()
+                .mapToLong(Statistics.ColumnFamily::oldestTombstoneAgeMicros).max().orElse(0) / 1000);
+        m.gauge(g, "blind-deletes-skipped", Statistics::blindDeletesSkipped);
         m.gauge(g, "write-stalls", Statistics::writeStalls);
         m.gauge(g, "page-cache-hits", Statistics::pageCacheHits);
         m.gauge(g, "page-cache-misses", Statistics::pageCacheMisses);

@@ -9,6 +9,7 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -95,6 +96,39 @@ public final class LetheOptions {
                     .defaultValue(MemorySize.parse("32mb"))
                     .withDescription("Capacity of level 1; level i holds size-ratio^(i-1) times as much.");
 
+    public static final ConfigOption<Duration> DELETE_PERSISTENCE_THRESHOLD =
+            ConfigOptions.key("state.backend.lethe.delete-persistence-threshold")
+                    .durationType()
+                    .defaultValue(Duration.ofHours(1))
+                    .withDescription(
+                            "FADE's delete persistence threshold D_th: every tombstone the backend writes (a"
+                                    + " cleared or removed state entry), together with the data it deletes, is"
+                                    + " physically gone from the local files within this time of the delete, also"
+                                    + " when the job is idle. Shorter thresholds mean more compaction work; the"
+                                    + " engine keeps the bound by flushing and compacting files whose tombstones"
+                                    + " outlived their level's share of it. 0 turns FADE off (classic compaction,"
+                                    + " like RocksDB: tombstones may stay for as long as their level is not"
+                                    + " compacted). Otherwise at least 1 ms.");
+
+    public static final ConfigOption<ColumnFamilyOptions.FadeFilePick> FADE_FILE_PICK =
+            ConfigOptions.key("state.backend.lethe.fade.file-pick")
+                    .enumType(ColumnFamilyOptions.FadeFilePick.class)
+                    .defaultValue(ColumnFamilyOptions.FadeFilePick.MOST_DELETES)
+                    .withDescription(
+                            "Which file a compaction of a full level takes while FADE is on: MIN_OVERLAP (least"
+                                    + " work, the classic choice), MOST_DELETES (the file whose tombstones"
+                                    + " invalidate the most entries: space is reclaimed first) or OLDEST_DELETE"
+                                    + " (the file with the oldest tombstone).");
+
+    public static final ConfigOption<Boolean> AVOID_BLIND_DELETES =
+            ConfigOptions.key("state.backend.lethe.avoid-blind-deletes")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Before writing a tombstone, probe the memtables and the files' Bloom filters and"
+                                    + " write nothing when the entry cannot exist (for example clearing state that"
+                                    + " was never set). Costs a filter probe per delete.");
+
     public static final ConfigOption<Boolean> VERIFY_CHECKSUMS =
             ConfigOptions.key("state.backend.lethe.verify-checksums")
                     .booleanType()
@@ -113,6 +147,7 @@ public final class LetheOptions {
                     .writeBufferSizeBytes(writeBufferBytes)
                     .pageCacheBytes(pageCacheBytes)
                     .verifyChecksums(config.get(VERIFY_CHECKSUMS))
+                    .avoidBlindDeletes(config.get(AVOID_BLIND_DELETES))
                     .defaultColumnFamilyOptions(cf)
                     .build();
         } catch (IllegalArgumentException e) {
@@ -129,6 +164,8 @@ public final class LetheOptions {
                     .bloomBitsPerKey(config.get(BLOOM_BITS_PER_KEY))
                     .targetFileSizeBytes(config.get(TARGET_FILE_SIZE).getBytes())
                     .level1Bytes(config.get(LEVEL1_SIZE).getBytes())
+                    .deletePersistenceThreshold(config.get(DELETE_PERSISTENCE_THRESHOLD))
+                    .fadeFilePick(config.get(FADE_FILE_PICK))
                     .build();
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new IllegalConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
@@ -145,6 +182,10 @@ public final class LetheOptions {
         checkBytes(config, LEVEL1_SIZE, 4096, 1L << 50);
         checkBytes(config, WRITE_BUFFER_SIZE, 4096, 1L << 40);
         checkBytes(config, PAGE_CACHE_SIZE, 0, 1L << 44);
+        Duration threshold = config.get(DELETE_PERSISTENCE_THRESHOLD);
+        if (threshold.isNegative() || (!threshold.isZero() && threshold.compareTo(Duration.ofMillis(1)) < 0)) {
+            throw invalid(DELETE_PERSISTENCE_THRESHOLD, threshold, "0 (off) or a duration of at least 1 ms");
+        }
         double ratio = config.get(WRITE_BUFFER_RATIO);
         if (!(ratio > 0 && ratio < 1)) {
             throw invalid(WRITE_BUFFER_RATIO, ratio, "a number in (0, 1)");

@@ -71,6 +71,9 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.TARGET_FILE_SIZE,
             LetheOptions.LEVEL1_SIZE,
             LetheOptions.VERIFY_CHECKSUMS,
+            LetheOptions.DELETE_PERSISTENCE_THRESHOLD,
+            LetheOptions.FADE_FILE_PICK,
+            LetheOptions.AVOID_BLIND_DELETES,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */

@@ -70,6 +70,12 @@ class LetheStateBackendFactoryTest {
                 () -> new LetheStateBackendFactory().createFromConfig(ratio, getClass().getClassLoader()));
         assertTrue(e.getMessage().contains("write-buffer-ratio"), e.getMessage());
 
+        Configuration threshold = letheConfig();
+        threshold.set(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, java.time.Duration.ofNanos(500_000));
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(threshold, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("state.backend.lethe.delete-persistence-threshold"), e.getMessage());
+
         Configuration text = letheConfig();
         text.setString("state.backend.lethe.size-ratio", "ten");
         assertThrows(IllegalArgumentException.class,
@@ -111,6 +117,17 @@ class LetheStateBackendFactoryTest {
             assertEquals(LetheStateBackend.class.getName(), backend.getClass().getName());
             Class<?> nativeLibrary = isolated.loadClass("io.lethe.engine.internal.NativeLibrary");
             assertFalse((Boolean) nativeLibrary.getMethod("isLoaded").invoke(null));
+        }
+    }
+
+    @Test
+    void everyOptionIsDocumented() throws Exception {
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "configuration.md"));
+        for (java.lang.reflect.Field f : LetheOptions.class.getFields()) {
+            if (f.getType() == org.apache.flink.configuration.ConfigOption.class) {
+                String key = ((org.apache.flink.configuration.ConfigOption<?>) f.get(null)).key();
+                assertTrue(doc.contains("`" + key + "`"), key + " is missing from docs/configuration.md");
+            }
         }
     }
 }

@@ -1,0 +1,122 @@
+#include "compaction/fade.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace lethe {
+
+int FadeLastLevel(const ColumnFamilyFiles& files) {
+  return std::max(0, files.DeepestNonEmptyLevel());
+}
+
+uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int level, int last_level) {
+  const double budget = static_cast<double>(options.delete_persistence_threshold_us) * (1 - kFadeSlack);
+  const int n = std::max(1, last_level);  // levels 0..n-1 share the budget
+  if (level >= n) return static_cast<uint64_t>(budget);
+  const double t = std::max(2, options.size_ratio);
+  // d_0 + ... + d_level with d_i = d_0 T^i and d_0 + ... + d_{n-1} = budget.
+  double cumulative = budget * (std::pow(t, level + 1) - 1) / (std::pow(t, n) - 1);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(cumulative));
+}
+
+uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_level) {
+  return std::max<uint64_t>(1, FadeDeadlineUs(options, 0, last_level) / 2);
+}
+
+uint64_t FadeCheckPeriodUs(const ColumnFamilyOptions& options) {
+  return std::clamp<uint64_t>(options.delete_persistence_threshold_us / 20, 1000, 1000000);
+}
+
+static bool HasTombstones(const FileMetaData& f) {
+  return f.oldest_tombstone_time_us != 0 && f.num_point_tombstones + f.num_range_tombstones > 0;
+}
+
+static uint64_t OverlapBytes(const ColumnFamilyFiles& files, int level, const FileMetaData& f) {
+  uint64_t bytes = 0;
+  if (level + 1 < kNumLevels) {
+    for (const FileRef& o : files.Overlapping(level + 1, f.smallest, f.largest)) bytes += o->file_size;
+  }
+  return bytes;
+}
+
+std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
+                                               const ColumnFamilyOptions& options, uint64_t now_us,
+                                               uint64_t oldest_snapshot) {
+  if (options.delete_persistence_threshold_us == 0) return std::nullopt;
+  const int last = FadeLastLevel(files);
+  // Best so far: (expiry time, -invalidated, level); smaller is more urgent.
+  std::tuple<uint64_t, int64_t, int> best{UINT64_MAX, 0, 0};
+  FileRef best_file;
+  for (int level = 0; level <= last; level++) {
+    const uint64_t deadline = FadeDeadlineUs(options, level, last);
+    for (const FileRef& f : files.levels[level]) {
+      if (!HasTombstones(*f)) continue;
+      const uint64_t expiry = f->oldest_tombstone_time_us + deadline;
+      if (expiry > now_us) continue;
+      // A rewrite in place could not drop what a snapshot still needs.
+      if (level == last && level > 0 && oldest_snapshot < f->largest_seq) continue;
+      auto key = std::make_tuple(expiry, -static_cast<int64_t>(f->estimated_invalidated), level);
+      if (best_file == nullptr || key < best) {
+        best = key;
+        best_file = f;
+      }
+    }
+  }
+  if (best_file == nullptr) return std::nullopt;
+  const int level = std::get<2>(best);
+  CompactionPlan plan;
+  if (level == 0) {
+    // Level-0 files overlap: they move down together to keep newer above older.
+    plan = PlanLevelCompaction(files, 0, 1, CompactionReason::kDeleteDriven);
+  } else {
+    plan.level = level;
+    plan.output_level = level < last ? level + 1 : level;
+    plan.reason = CompactionReason::kDeleteDriven;
+    plan.inputs[0].push_back(best_file);
+    if (plan.output_level != level) {
+      plan.inputs[1] = files.Overlapping(plan.output_level, best_file->smallest, best_file->largest);
+    }
+  }
+  // Moved into the last level unchanged, the tombstones would stay; rewrite.
+  plan.allow_trivial_move = plan.output_level < last;
+  plan.score = 1e9 + static_cast<double>(now_us - std::get<0>(best));
+  return plan;
+}
+
+FileRef PickFadeSaturationFile(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
+                               int level) {
+  const auto& candidates = files.levels[level];
+  FileRef min_overlap;
+  double min_ratio = 0;
+  for (const FileRef& f : candidates) {
+    double ratio = static_cast<double>(OverlapBytes(files, level, *f)) /
+                   static_cast<double>(std::max<uint64_t>(1, f->file_size));
+    if (min_overlap == nullptr || ratio < min_ratio) {
+      min_overlap = f;
+      min_ratio = ratio;
+    }
+  }
+  FileRef chosen;
+  for (const FileRef& f : candidates) {
+    if (!HasTombstones(*f)) continue;
+    switch (options.fade_file_pick) {
+      case FadeFilePick::kMostDeletes:
+        if (chosen == nullptr || f->estimated_invalidated > chosen->estimated_invalidated ||
+            (f->estimated_invalidated == chosen->estimated_invalidated &&
+             f->oldest_tombstone_time_us < chosen->oldest_tombstone_time_us)) {
+          chosen = f;
+        }
+        break;
+      case FadeFilePick::kOldestDelete:
+        if (chosen == nullptr || f->oldest_tombstone_time_us < chosen->oldest_tombstone_time_us) chosen = f;
+        break;
+      case FadeFilePick::kMinOverlap:
+        break;
+    }
+  }
+  // Without deletes in the level (or under SO), the cheapest file to merge.
+  return chosen != nullptr ? chosen : min_overlap;
+}
+
+}  // namespace lethe
