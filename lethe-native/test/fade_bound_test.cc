@@ -163,25 +163,30 @@ void Silence(FadeRun* run, uint64_t duration_us) {
 struct Workload {
   const char* name;
   std::function<void(FadeRun*)> run;
+  // Whether FADE must have run delete-driven compactions: under uniform
+  // updates its memtable flushes and file choice may suffice.
+  bool needs_delete_driven;
 };
 
 const Workload kWorkloads[] = {
-    {"uniform_2pct_deletes", [](FadeRun* r) { Uniform(r, 2, 40000, 1); }},
-    {"uniform_10pct_deletes", [](FadeRun* r) { Uniform(r, 10, 40000, 2); }},
-    {"hot_keys_settled_tree", [](FadeRun* r) { HotKeys(r, 40000); }},
-    {"delete_recent_inserts", [](FadeRun* r) { DeleteRecentInserts(r, 40000); }},
+    {"uniform_2pct_deletes", [](FadeRun* r) { Uniform(r, 2, 40000, 1); }, false},
+    {"uniform_10pct_deletes", [](FadeRun* r) { Uniform(r, 10, 40000, 2); }, false},
+    {"hot_keys_settled_tree", [](FadeRun* r) { HotKeys(r, 40000); }, true},
+    {"delete_recent_inserts", [](FadeRun* r) { DeleteRecentInserts(r, 40000); }, true},
     {"burst_then_silence",
      [](FadeRun* r) {
        Uniform(r, 5, 10000, 3);
        Silence(r, 3 * kThresholdUs);
-     }},
+     },
+     true},
     {"reopen_in_the_middle",
      [](FadeRun* r) {
        Uniform(r, 5, 20000, 4);
        r->ReopenFromCheckpoint();
        Uniform(r, 5, 5000, 5);
        Silence(r, 2 * kThresholdUs);
-     }},
+     },
+     true},
 };
 
 class FadeBoundTest : public ::testing::TestWithParam<int> {};
@@ -194,7 +199,7 @@ TEST_P(FadeBoundTest, NoTombstoneOutlivesTheThreshold) {
   run.Check();
   EXPECT_GT(run.tombstones_seen(), 0u) << "the workload left no tombstone in any file";
   EXPECT_LE(run.max_age_us(), kThresholdUs) << w.name;
-  EXPECT_GT(run.delete_driven(), 0u) << w.name << ": FADE never had to act";
+  if (w.needs_delete_driven) EXPECT_GT(run.delete_driven(), 0u) << w.name << ": FADE never had to act";
   std::printf("[ fade     ] %s: oldest tombstone seen %.3f s (D_th 1 s), %llu delete-driven compactions\n", w.name,
               run.max_age_us() / 1e6, static_cast<unsigned long long>(run.delete_driven()));
 }

@@ -50,6 +50,7 @@ struct Flags {
   bool stats = false;
   int delete_percent = 5;  // ycsbdelete: share of all operations that are point deletes
   int64_t dth_ops = 0;     // FADE's D_th in operations (logical clock: 1 µs per op); 0 = off
+  std::string fade_pick = "SD";  // FADE's saturation file choice: SO, SD or DD
 };
 
 [[noreturn]] void Usage(const char* error) {
@@ -61,6 +62,7 @@ struct Flags {
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
+               "  [--fade_pick=SO|SD|DD]\n"
                "benchmarks: fillseq fillrandom overwrite readrandom readmissing deleterandom\n"
                "  seekrandom readseq ycsbdelete; steps: flush compact\n",
                error);
@@ -102,9 +104,12 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "stats") f.stats = ParseInt(name, v) != 0;
     else if (name == "delete_percent") f.delete_percent = static_cast<int>(ParseInt(name, v));
     else if (name == "dth_ops") f.dth_ops = ParseInt(name, v);
+    else if (name == "fade_pick") f.fade_pick = v;
     else Usage(("unknown flag --" + name).c_str());
   }
   if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.seek_nexts < 0) Usage("out-of-range flag value");
+  if (f.fade_pick != "SO" && f.fade_pick != "SD" && f.fade_pick != "DD") Usage("--fade_pick must be SO, SD or DD");
+  if (f.delete_percent < 0 || f.delete_percent > 50) Usage("--delete_percent must be in [0, 50]");
   if (f.reads < 0) f.reads = f.num;
   if (f.db.empty()) f.db = "/tmp/lethe_bench-" + std::to_string(getpid());
   return f;
@@ -154,6 +159,9 @@ class Benchmark {
       // Time is measured in operations: every operation moves the clock by 1 µs.
       o.clock = &clock_;
       o.cf_defaults.delete_persistence_threshold_us = static_cast<uint64_t>(f_.dth_ops);
+      o.cf_defaults.fade_file_pick = f_.fade_pick == "SO"   ? lethe::FadeFilePick::kMinOverlap
+                                     : f_.fade_pick == "DD" ? lethe::FadeFilePick::kOldestDelete
+                                                            : lethe::FadeFilePick::kMostDeletes;
     }
     if (!f_.use_existing_db) lethe::DestroyDB(f_.db, o);
     PrintHeader();

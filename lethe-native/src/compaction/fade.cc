@@ -10,14 +10,22 @@ int FadeLastLevel(const ColumnFamilyFiles& files) {
   return std::max(0, files.DeepestNonEmptyLevel());
 }
 
+// A level's share of the budget follows its capacity: level 0 holds about as
+// much as level 1 before it is compacted, level i >= 1 holds T^(i-1) times
+// level 1.
+static double FadeWeight(int level, double t) { return level == 0 ? 1 : std::pow(t, level - 1); }
+
 uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int level, int last_level) {
   const double budget = static_cast<double>(options.delete_persistence_threshold_us) * (1 - kFadeSlack);
   const int n = std::max(1, last_level);  // levels 0..n-1 share the budget
   if (level >= n) return static_cast<uint64_t>(budget);
   const double t = std::max(2, options.size_ratio);
-  // d_0 + ... + d_level with d_i = d_0 T^i and d_0 + ... + d_{n-1} = budget.
-  double cumulative = budget * (std::pow(t, level + 1) - 1) / (std::pow(t, n) - 1);
-  return std::max<uint64_t>(1, static_cast<uint64_t>(cumulative));
+  double total = 0, upto = 0;
+  for (int l = 0; l < n; l++) {
+    total += FadeWeight(l, t);
+    if (l <= level) upto += FadeWeight(l, t);
+  }
+  return std::max<uint64_t>(1, static_cast<uint64_t>(budget * upto / total));
 }
 
 uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_level) {

@@ -72,7 +72,9 @@ class OutputFile {
     meta_.raw_key_bytes = p.raw_key_bytes;
     meta_.raw_value_bytes = p.raw_value_bytes;
     if (p.point_tombstones + p.range_tombstones > 0) {
-      meta_.oldest_tombstone_time_us = options.oldest_tombstone_time_us;
+      meta_.oldest_tombstone_time_us = options.oldest_tombstone_time
+                                           ? options.oldest_tombstone_time(meta_.smallest, meta_.largest)
+                                           : options.oldest_tombstone_time_us;
       // A file can hold tombstones that outlive every input time (none known).
       if (meta_.oldest_tombstone_time_us == 0) meta_.oldest_tombstone_time_us = options.now_us | 1;
     }

@@ -24,6 +24,9 @@ struct TableWriterOptions {
   uint64_t max_file_bytes = UINT64_MAX;  // flushes write one file
   uint64_t now_us = 0;
   uint64_t oldest_tombstone_time_us = 0;  // inherited by outputs holding tombstones
+  // When set, replaces oldest_tombstone_time_us: the oldest tombstone time of
+  // the inputs that may have contributed to an output covering [lo, hi].
+  std::function<uint64_t(std::string_view lo, std::string_view hi)> oldest_tombstone_time;
   // Entries a range tombstone [lo, hi) may invalidate in deeper files, for a
   // file's estimated_invalidated (b); unset counts none.
   std::function<uint64_t(std::string_view lo, std::string_view hi)> estimate_covered;

@@ -255,6 +255,11 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;
   uint64_t input_bytes = 0, tombstone_time = 0;
+  struct TombstoneSource {
+    std::string smallest, largest;
+    uint64_t time_us;
+  };
+  std::vector<TombstoneSource> tombstone_sources;  // inputs holding tombstones
   Status s;
   for (int which = 0; which < 2 && s.ok(); which++) {
     int level = which == 0 ? plan.level : plan.output_level;
@@ -263,6 +268,9 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
       if (f->oldest_tombstone_time_us != 0 &&
           (tombstone_time == 0 || f->oldest_tombstone_time_us < tombstone_time)) {
         tombstone_time = f->oldest_tombstone_time_us;
+      }
+      if (f->oldest_tombstone_time_us != 0) {
+        tombstone_sources.push_back({f->smallest, f->largest, f->oldest_tombstone_time_us});
       }
       std::shared_ptr<const TableReader> table;
       s = table_cache_->FindTable(*f, &table);
@@ -297,6 +305,17 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     wo.max_file_bytes = cf_options.target_file_size;
     wo.now_us = clock_->NowMicros();
     wo.oldest_tombstone_time_us = tombstone_time;
+    // An output's tombstones come from inputs overlapping its key range: it
+    // takes their oldest time, not the oldest of the whole compaction (which
+    // would age every output of a wide compaction at once).
+    wo.oldest_tombstone_time = [&tombstone_sources, tombstone_time](std::string_view lo, std::string_view hi) {
+      uint64_t t = 0;
+      for (const TombstoneSource& src : tombstone_sources) {
+        if (hi < src.smallest || src.largest < lo) continue;
+        if (t == 0 || src.time_us < t) t = src.time_us;
+      }
+      return t != 0 ? t : tombstone_time;
+    };
     wo.estimate_covered = CoveredEntriesEstimate(files, out_level + 1);
     wo.new_file_number = [this] { return NewPendingFileNumber(); };
     wo.should_stop = [this] { return shutting_down_flag_.load(std::memory_order_relaxed); };

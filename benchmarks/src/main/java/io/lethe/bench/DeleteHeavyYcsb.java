@@ -36,14 +36,17 @@ import java.util.stream.Stream;
  * one process: 50 % lookups, 50 % writes of which a share are point deletes, uniform keys.
  *
  * <p>Per run: load N keys, run M operations (wall clock; D_th is a wall-clock duration too, since
- * RocksDB's ttl is one), measure, stay idle for 1.2 D_th, measure again. Space amplification =
- * live table bytes / logical bytes of the live keys; write amplification = bytes written by
- * flushes and compactions / bytes the workload wrote; tombstones and the oldest tombstone's age
+ * RocksDB's ttl is one, in whole seconds), count tombstones, flush, measure sizes, stay idle for
+ * 1.2 D_th, count tombstones again. Space amplification = live table bytes after the flush /
+ * logical bytes of the live keys; write amplification = bytes written by flushes and compactions
+ * (the final flush included) / bytes the workload wrote; tombstones and the oldest tombstone's age
  * from Lethe's statistics and, for RocksDB, from its table properties (a file's oldest key time,
  * an upper bound on its tombstones' age) plus its memtable counters (age unknown).
  *
- * <p>Arguments: {@code [quick|full] [csv file]}. Quick: 200 k keys, 1 M operations, D_th 5 s.
- * Full: 1 M keys, 4 M operations, D_th 10 s.
+ * <p>Arguments: {@code [quick|full] [D_th seconds] [csv file]}. Quick: 200 k keys, 1 M operations,
+ * D_th 1 s. Full: 1 M keys, 4 M operations, D_th 5 s. FADE has to push every tombstone through
+ * the tree within D_th, so its extra write work grows as D_th shrinks towards the time the
+ * workload takes to write the tree's size.
  */
 public final class DeleteHeavyYcsb {
     static final int KEY_BYTES = 16;
@@ -63,6 +66,9 @@ public final class DeleteHeavyYcsb {
         void delete(byte[] k) throws Exception;
 
         Measure measure() throws Exception;
+
+        /** Writes the memtables to files and waits, so file sizes cover every live key. */
+        void flush() throws Exception;
 
         @Override
         void close();
@@ -94,6 +100,11 @@ public final class DeleteHeavyYcsb {
             db.delete(WriteOptions.NO_WAL, cf, k);
         }
 
+        public void flush() throws Exception {
+            db.flush();
+            db.waitForBackgroundWork();
+        }
+
         public Measure measure() {
             Statistics s = db.statistics();
             Statistics.ColumnFamily c = s.columnFamilies().get(0);
@@ -107,6 +118,10 @@ public final class DeleteHeavyYcsb {
     }
 
     static final class Rocks implements Engine {
+        static {
+            RocksDB.loadLibrary();
+        }
+
         final LRUCache cache = new LRUCache(CACHE);
         final BloomFilter bloom = new BloomFilter(10);
         final org.rocksdb.Statistics stats = new org.rocksdb.Statistics();
@@ -115,7 +130,6 @@ public final class DeleteHeavyYcsb {
         final RocksDB db;
 
         Rocks(Path dir, String variant, Duration threshold) throws Exception {
-            RocksDB.loadLibrary();
             options = new Options().setCreateIfMissing(true).setWriteBufferSize(WRITE_BUFFER)
                     .setMaxWriteBufferNumber(2).setMaxBytesForLevelBase(LEVEL1).setTargetFileSizeBase(TARGET_FILE)
                     .setCompressionType(CompressionType.NO_COMPRESSION).setStatistics(stats)
@@ -142,6 +156,12 @@ public final class DeleteHeavyYcsb {
 
         public void delete(byte[] k) throws Exception {
             db.delete(writeOptions, k);
+        }
+
+        public void flush() throws Exception {
+            try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+                db.flush(fo);
+            }
         }
 
         public Measure measure() throws Exception {
@@ -230,13 +250,16 @@ public final class DeleteHeavyYcsb {
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             Measure end = e.measure();
+            // Sizes with every live key in files (the memtables would hide up to 16 MB).
+            e.flush();
+            Measure flushed = e.measure();
             long logical = (long) live.cardinality() * (KEY_BYTES + VALUE_BYTES);
             System.err.printf(Locale.ROOT, "\r  %-26s %2d%% deletes: idle for %.1f s%n", system, deletePercent,
                     threshold.toMillis() * 1.2 / 1000);
             Thread.sleep(threshold.toMillis() * 12 / 10);
             Measure idle = e.measure();
-            row = new Row(system, deletePercent, (double) end.liveBytes() / logical,
-                    (double) end.writtenBytes() / userBytes, lookups / (lookupNanos / 1e9), ops / seconds,
+            row = new Row(system, deletePercent, (double) flushed.liveBytes() / logical,
+                    (double) flushed.writtenBytes() / userBytes, lookups / (lookupNanos / 1e9), ops / seconds,
                     end.tombstones(), end.maxTombstoneAgeSeconds(), idle.tombstones(), idle.maxTombstoneAgeSeconds(),
                     threshold.toMillis() / 1000.0);
         } finally {
@@ -251,7 +274,7 @@ public final class DeleteHeavyYcsb {
         boolean full = args.length > 0 && args[0].equals("full");
         int keys = full ? 1_000_000 : 200_000;
         long ops = full ? 4_000_000 : 1_000_000;
-        Duration threshold = Duration.ofSeconds(full ? 10 : 5);
+        Duration threshold = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : full ? 5 : 1);
         Path root = Files.createTempDirectory("lethe-delete-heavy");
         List<Row> rows = new ArrayList<>();
         System.err.printf(Locale.ROOT, "delete-heavy YCSB-A: %d keys, %d operations, D_th %d s%n", keys, ops,
@@ -279,8 +302,8 @@ public final class DeleteHeavyYcsb {
                     "  %2d%% deletes: space-amp %.2fx lower, write-amp %.2fx of RocksDB's, lookups %.2fx", deletes,
                     p.spaceAmp() / l.spaceAmp(), l.writeAmp() / p.writeAmp(), l.lookupsPerSec() / p.lookupsPerSec()));
         }
-        if (args.length > 1) {
-            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(Path.of(args[1])))) {
+        if (args.length > 2) {
+            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(Path.of(args[2])))) {
                 w.println("system,delete_percent,space_amp,write_amp,lookups_per_s,ops_per_s,tombstones_end,"
                         + "max_tombstone_age_end_s,tombstones_idle,max_tombstone_age_idle_s,threshold_s");
                 for (Row r : rows) {
