@@ -284,22 +284,14 @@ bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
     m->Get(&ctx);
     if (ctx.saw_entry()) return true;
   }
-  const ColumnFamilyFiles& files = *sv->files;
-  auto may_contain = [&](const FileRef& f) {
+  bool may_exist = false;
+  ForEachFileContaining(*sv->files, key, [&](const FileRef& f) {
     std::shared_ptr<const TableReader> table;
     // Unreadable file: assume the key may be there; the tombstone is written.
-    return !table_cache_->FindTable(*f, &table).ok() || table->MayContain(key);
-  };
-  for (const FileRef& f : files.levels[0]) {
-    if (f->Contains(key) && may_contain(f)) return true;
-  }
-  for (int level = 1; level < kNumLevels; level++) {
-    const auto& files_of_level = files.levels[level];
-    auto it = std::lower_bound(files_of_level.begin(), files_of_level.end(), key,
-                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
-    if (it != files_of_level.end() && (*it)->Contains(key) && may_contain(*it)) return true;
-  }
-  return false;
+    may_exist = !table_cache_->FindTable(*f, &table).ok() || table->MayContain(key);
+    return may_exist;
+  });
+  return may_exist;
 }
 
 std::vector<SequenceNumber> DBImpl::SnapshotList() {

@@ -118,26 +118,14 @@ Status Version::Apply(const VersionEdit& edit, std::shared_ptr<Version>* result)
 
 Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
                     bool fill_cache) {
-  auto probe = [&](const FileMetaData& f) -> Status {
+  Status s;
+  ForEachFileContaining(files, ctx->key(), [&](const FileRef& f) {
     std::shared_ptr<const TableReader> table;
-    Status s = tables->FindTable(f, &table);
-    if (!s.ok()) return s;
-    return table->Get(ctx, fill_cache);
-  };
-  for (const FileRef& f : files.levels[0]) {
-    if (!f->Contains(ctx->key())) continue;
-    Status s = probe(*f);
-    if (!s.ok() || ctx->done()) return s;
-  }
-  for (int l = 1; l < kNumLevels; l++) {
-    const auto& level = files.levels[l];
-    auto it = std::lower_bound(level.begin(), level.end(), ctx->key(),
-                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
-    if (it == level.end() || ctx->key() < (*it)->smallest) continue;
-    Status s = probe(**it);
-    if (!s.ok() || ctx->done()) return s;
-  }
-  return Status::OK();
+    s = tables->FindTable(*f, &table);
+    if (s.ok()) s = table->Get(ctx, fill_cache);
+    return !s.ok() || ctx->done();
+  });
+  return s;
 }
 
 namespace {

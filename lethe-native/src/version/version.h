@@ -8,8 +8,10 @@
 //  3. for a sort key, entries in a lower-numbered level are newer.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "db/get_context.h"
@@ -47,6 +49,22 @@ class Version {
   Status Apply(const VersionEdit& edit, std::shared_ptr<Version>* result) const;
 };
 using VersionRef = std::shared_ptr<const Version>;
+
+// Calls fn(file) for every file that may hold `key`, newest first: the
+// overlapping level-0 files, then at most one file per deeper level. Stops
+// when fn returns true.
+template <typename Fn>
+void ForEachFileContaining(const ColumnFamilyFiles& files, std::string_view key, Fn&& fn) {
+  for (const FileRef& f : files.levels[0]) {
+    if (f->Contains(key) && fn(f)) return;
+  }
+  for (int l = 1; l < kNumLevels; l++) {
+    const auto& level = files.levels[l];
+    auto it = std::lower_bound(level.begin(), level.end(), key,
+                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
+    if (it != level.end() && !(key < (*it)->smallest) && fn(*it)) return;
+  }
+}
 
 // Point lookup through a column family's files (after the memtables).
 Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
