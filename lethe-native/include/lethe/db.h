@@ -89,6 +89,26 @@ class DB {
                        uint64_t delete_key = kMaxDeleteKey) = 0;
   virtual Status Write(const WriteOptions& options, const WriteBatch& batch) = 0;
 
+  // Secondary range delete (KiWi): removes every value and merge operand of
+  // the family written before this call whose delete key lies in [lo, hi].
+  // Entries with kMaxDeleteKey (and point tombstones) are never removed this
+  // way. Logically immediate: reads, iterators and snapshots taken afterwards
+  // no longer see them (a removed entry acts as a point delete of its key at
+  // its own sequence number); snapshots taken before still do. Whole pages
+  // whose entries are all removed are dropped by a manifest edit, without
+  // reading or rewriting them; the rest goes with the compactions that FADE
+  // schedules within the delete persistence threshold. Durable on return.
+  virtual Status DeleteByDeleteKey(ColumnFamilyHandle* cf, uint64_t lo, uint64_t hi) = 0;
+  // Expiry horizon: every value and merge operand of the family whose delete
+  // key is < horizon is removed, including ones written later. Horizons only
+  // move forward: a horizon at or below the current one changes nothing.
+  // Part of every checkpoint; durable on return. Relies on the monotone
+  // delete-key contract (above): older versions of a removed entry are
+  // removed too, so none resurfaces.
+  virtual Status AdvanceHorizon(ColumnFamilyHandle* cf, uint64_t horizon) = 0;
+  // The family's current horizon (0 if none was set).
+  virtual Status GetHorizon(ColumnFamilyHandle* cf, uint64_t* horizon) = 0;
+
   // NotFound if the key has no live value. delete_key may be nullptr.
   virtual Status Get(const ReadOptions& options, ColumnFamilyHandle* cf, std::string_view key,
                      std::string* value, uint64_t* delete_key = nullptr) = 0;

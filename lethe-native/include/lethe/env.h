@@ -81,6 +81,8 @@ class Env {
   // Releases the storage of [offset, offset + len) while keeping the file's
   // size and the other bytes (hole punching). NotSupported is acceptable.
   virtual Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len) = 0;
+  // The number of directory entries (hard links) naming the file.
+  virtual Status GetLinkCount(const std::string& fname, uint64_t* count) = 0;
 };
 
 // An in-memory file system for tests. It remembers what was synced:

@@ -7,9 +7,11 @@ namespace lethe {
 CompactionStream::CompactionStream(InternalIterator* input,
                                    const std::vector<RangeTombstone>& tombstones,
                                    std::vector<SequenceNumber> snapshots,
-                                   std::function<bool(std::string_view, std::string_view)> deeper_data)
+                                   std::function<bool(std::string_view, std::string_view)> deeper_data,
+                                   const SecondaryDeletes* secondary)
     : input_(input), fragments_(tombstones), snapshots_(std::move(snapshots)),
-      deeper_data_(std::move(deeper_data)) {
+      deeper_data_(std::move(deeper_data)),
+      secondary_(secondary != nullptr && !secondary->empty() ? secondary : nullptr) {
   std::sort(snapshots_.begin(), snapshots_.end());
 }
 
@@ -30,12 +32,36 @@ bool CompactionStream::Covered(std::string_view key, SequenceNumber seq, size_t 
   return false;
 }
 
+void CompactionStream::RemoveHidden(std::string_view key) {
+  size_t out = 0;
+  for (size_t k = 0; k < versions_.size(); k++) {
+    Version& v = versions_[k];
+    if (v.kind != EntryKind::kTombstone) {
+      size_t stripe = Stripe(v.seq);
+      // The earliest reader that can see this version; the current state
+      // (no snapshot above) sees every record that exists.
+      SequenceNumber reader = stripe < snapshots_.size() ? snapshots_[stripe] : kMaxSequenceNumber;
+      if (secondary_->HiddenFrom(v.seq, v.delete_key) <= reader) {
+        stats_.secondary_removed++;
+        stats_.secondary_removed_bytes += key.size() + v.value.size();
+        if (secondary_->HorizonHiddenFrom(v.delete_key) <= reader) continue;  // dropped
+        v.kind = EntryKind::kTombstone;
+        v.value.clear();
+        v.delete_key = kMaxDeleteKey;
+      }
+    }
+    if (out != k) versions_[out] = std::move(v);
+    out++;
+  }
+  versions_.resize(out);
+}
+
 bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
   if (!started_) {
     input_->SeekToFirst();
     started_ = true;
   }
-  if (!input_->Valid()) return false;
+  if (!input_->Valid() || !status_.ok()) return false;
 
   std::string key(ExtractSortKey(input_->key()));
   versions_.clear();
@@ -46,6 +72,21 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
     input_->Next();
   }
   stats_.input_entries += versions_.size();
+#ifdef LETHE_INVARIANT_CHECKS
+  // The monotone delete-key contract: between tombstones, an older version
+  // never carries a larger delete key than a newer one.
+  for (size_t k = 1; k < versions_.size(); k++) {
+    const Version& newer = versions_[k - 1];
+    const Version& older = versions_[k];
+    if (newer.kind != EntryKind::kTombstone && older.kind != EntryKind::kTombstone &&
+        older.delete_key > newer.delete_key) {
+      status_ = Status::Corruption("invariant: delete key of a newer version is smaller than an older one's",
+                                   key);
+      return false;
+    }
+  }
+#endif
+  if (secondary_ != nullptr) RemoveHidden(key);
   size_t emitted_before = out->size();
   bool deeper = deeper_data_(key, key);
 

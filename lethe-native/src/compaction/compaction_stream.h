@@ -11,6 +11,11 @@
 //  * Range tombstones are cut into fragments; per fragment and stripe only
 //    the newest survives; at the bottom, one visible to every snapshot and
 //    covering no deeper file is dropped.
+//  * An entry under a secondary delete (secondary_deletes.h) that every
+//    reader of its stripe sees as deleted is removed: dropped outright when a
+//    horizon covers it (every older version is covered too, by the monotone
+//    delete-key contract), otherwise turned into a point tombstone, which the
+//    rule above drops when nothing older remains.
 //
 // Thread-safety: one thread.
 #pragma once
@@ -22,6 +27,7 @@
 #include "db/dbformat.h"
 #include "iterator/internal_iterator.h"
 #include "memtable/range_tombstone.h"
+#include "version/secondary_deletes.h"
 
 namespace lethe {
 
@@ -36,6 +42,8 @@ struct CompactionStreamStats {
   uint64_t dropped_entries = 0;
   uint64_t dropped_point_tombstones = 0;
   uint64_t dropped_range_tombstones = 0;
+  uint64_t secondary_removed = 0;      // entries removed under secondary deletes
+  uint64_t secondary_removed_bytes = 0;  // their key and value bytes
 };
 
 class CompactionStream {
@@ -44,12 +52,13 @@ class CompactionStream {
   // [lo, hi] (inclusive); flushes pass a function that always says true.
   CompactionStream(InternalIterator* input, const std::vector<RangeTombstone>& tombstones,
                    std::vector<SequenceNumber> snapshots,
-                   std::function<bool(std::string_view, std::string_view)> deeper_data);
+                   std::function<bool(std::string_view, std::string_view)> deeper_data,
+                   const SecondaryDeletes* secondary = nullptr);
 
   // Appends the surviving entries of the next sort key (newest first).
   // Returns false when the input is exhausted (or failed: see status()).
   bool NextKey(std::vector<OutputEntry>* out);
-  Status status() const { return input_->status(); }
+  Status status() const { return status_.ok() ? input_->status() : status_; }
 
   // The range tombstones to write, as disjoint fragments.
   std::vector<RangeTombstone> OutputTombstones();
@@ -58,6 +67,8 @@ class CompactionStream {
 
  private:
   size_t Stripe(SequenceNumber seq) const;
+  // Applies the secondary deletes to versions_ (see the class comment).
+  void RemoveHidden(std::string_view key);
   // Whether a tombstone newer than seq, in the same stripe, covers key.
   bool Covered(std::string_view key, SequenceNumber seq, size_t stripe);
 
@@ -66,7 +77,9 @@ class CompactionStream {
   size_t fragment_cursor_ = 0;
   std::vector<SequenceNumber> snapshots_;  // ascending
   std::function<bool(std::string_view, std::string_view)> deeper_data_;
+  const SecondaryDeletes* secondary_;
   CompactionStreamStats stats_;
+  Status status_;
   bool started_ = false;
 
   struct Version {

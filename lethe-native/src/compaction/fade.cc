@@ -36,8 +36,14 @@ uint64_t FadeCheckPeriodUs(const ColumnFamilyOptions& options) {
   return std::clamp<uint64_t>(options.delete_persistence_threshold_us / 20, 1000, 1000000);
 }
 
-static bool HasTombstones(const FileMetaData& f) {
-  return f.oldest_tombstone_time_us != 0 && f.num_point_tombstones + f.num_range_tombstones > 0;
+uint64_t FadeInvalidSinceUs(const ColumnFamilyFiles& files, const FileMetaData& f) {
+  uint64_t t = f.num_point_tombstones + f.num_range_tombstones > 0 ? f.oldest_tombstone_time_us : 0;
+  if (!files.secondary.empty()) {
+    uint64_t s = files.secondary.InvalidationTime(f.secondary_applied_seq, f.smallest_seq, f.delete_key_min,
+                                                  f.delete_key_max);
+    if (s != 0 && (t == 0 || s < t)) t = s;
+  }
+  return t;
 }
 
 static uint64_t OverlapBytes(const ColumnFamilyFiles& files, int level, const FileMetaData& f) {
@@ -59,8 +65,9 @@ std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
   for (int level = 0; level <= last; level++) {
     const uint64_t deadline = FadeDeadlineUs(options, level, last);
     for (const FileRef& f : files.levels[level]) {
-      if (!HasTombstones(*f)) continue;
-      const uint64_t expiry = f->oldest_tombstone_time_us + deadline;
+      const uint64_t since = FadeInvalidSinceUs(files, *f);
+      if (since == 0) continue;
+      const uint64_t expiry = since + deadline;
       if (expiry > now_us) continue;
       // A rewrite in place could not drop what a snapshot still needs.
       if (level == last && level > 0 && oldest_snapshot < f->largest_seq) continue;
@@ -106,18 +113,23 @@ FileRef PickFadeSaturationFile(const ColumnFamilyFiles& files, const ColumnFamil
     }
   }
   FileRef chosen;
+  uint64_t chosen_since = 0;
   for (const FileRef& f : candidates) {
-    if (!HasTombstones(*f)) continue;
+    const uint64_t since = FadeInvalidSinceUs(files, *f);
+    if (since == 0) continue;
     switch (options.fade_file_pick) {
       case FadeFilePick::kMostDeletes:
         if (chosen == nullptr || f->estimated_invalidated > chosen->estimated_invalidated ||
-            (f->estimated_invalidated == chosen->estimated_invalidated &&
-             f->oldest_tombstone_time_us < chosen->oldest_tombstone_time_us)) {
+            (f->estimated_invalidated == chosen->estimated_invalidated && since < chosen_since)) {
           chosen = f;
+          chosen_since = since;
         }
         break;
       case FadeFilePick::kOldestDelete:
-        if (chosen == nullptr || f->oldest_tombstone_time_us < chosen->oldest_tombstone_time_us) chosen = f;
+        if (chosen == nullptr || since < chosen_since) {
+          chosen = f;
+          chosen_since = since;
+        }
         break;
       case FadeFilePick::kMinOverlap:
         break;

@@ -41,6 +41,11 @@ uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int level, int last_
 uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_level);
 
 // How often an idle engine re-checks the budgets: D_th / 20 within [1 ms, 1 s].
+// When the file's oldest invalid entry became invalid: its oldest point or
+// range tombstone, or the earliest secondary delete covering part of it
+// (0: nothing invalid).
+uint64_t FadeInvalidSinceUs(const ColumnFamilyFiles& files, const FileMetaData& f);
+
 uint64_t FadeCheckPeriodUs(const ColumnFamilyOptions& options);
 
 // The delete-driven compaction of the file whose budget expired first (ties:

@@ -79,6 +79,7 @@ class OutputFile {
       if (meta_.oldest_tombstone_time_us == 0) meta_.oldest_tombstone_time_us = options.now_us | 1;
     }
     meta_.estimated_invalidated = p.point_tombstones + range_invalidated;
+    meta_.secondary_applied_seq = options.secondary_applied_seq;
     *out = meta_;
     return Status::OK();
   }

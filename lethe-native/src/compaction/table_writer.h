@@ -30,6 +30,9 @@ struct TableWriterOptions {
   // Entries a range tombstone [lo, hi) may invalidate in deeper files, for a
   // file's estimated_invalidated (b); unset counts none.
   std::function<uint64_t(std::string_view lo, std::string_view hi)> estimate_covered;
+  // Secondary-delete records up to this sequence were fully applied to the
+  // outputs (FileMetaData::secondary_applied_seq).
+  uint64_t secondary_applied_seq = 0;
   // Returns a fresh file number (registered as a pending output).
   std::function<uint64_t()> new_file_number;
   // Polled between keys; true aborts the job (shutdown).

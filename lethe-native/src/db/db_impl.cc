@@ -197,16 +197,18 @@ Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_vie
                    std::string* value, uint64_t* delete_key) {
   if (value == nullptr) return Status::InvalidArgument("null value pointer");
   std::shared_ptr<const SuperVersion> sv;
+  SequenceNumber seq;
   {
+    // The sequence is read with the super version: a secondary delete
+    // publishes its sequence and its records together, under mu_.
     std::lock_guard<std::mutex> l(mu_);
     Status s;
     ColumnFamilyData* cfd = Resolve(cf, &s);
     if (cfd == nullptr) return s;
     sv = cfd->super_version;
+    seq = o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
   }
-  SequenceNumber seq = o.snapshot != nullptr ? o.snapshot->sequence()
-                                             : last_sequence_.load(std::memory_order_acquire);
-  GetContext ctx(key, seq);
+  GetContext ctx(key, seq, &sv->files->secondary);
   sv->mem->Get(&ctx);
   if (!ctx.done() && sv->imm) sv->imm->Get(&ctx);
   if (!ctx.done()) {
@@ -218,6 +220,7 @@ Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_vie
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) {
   std::shared_ptr<const SuperVersion> sv;
+  SequenceNumber seq;
   {
     std::lock_guard<std::mutex> l(mu_);
     Status s;
@@ -226,9 +229,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
       return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
     }
     sv = cfd->super_version;
+    seq = o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
   }
-  SequenceNumber seq = o.snapshot != nullptr ? o.snapshot->sequence()
-                                             : last_sequence_.load(std::memory_order_acquire);
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;
   // An empty memtable contributes nothing: the iterator reads at `seq`, so
@@ -252,7 +254,9 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
              (o.has_upper_bound && t.start >= o.upper_bound);
     });
   }
-  return NewDBIterator(NewMergingIterator(std::move(iters)), std::move(tombstones), seq, o, sv);
+  const SecondaryDeletes* secondary = &sv->files->secondary;
+  return NewDBIterator(NewMergingIterator(std::move(iters)), std::move(tombstones), seq, o, sv,
+                       secondary);
 }
 
 const Snapshot* DBImpl::GetSnapshot() {
@@ -268,6 +272,14 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
   auto it = snapshots_.find(snapshot->sequence());
   if (it != snapshots_.end()) snapshots_.erase(it);
   delete static_cast<const SnapshotImpl*>(snapshot);
+  // Pages that the snapshot kept from being dropped may go now.
+  for (const auto& [id, cfd] : cfds_) {
+    if (!cfd->super_version->files->secondary.empty()) {
+      page_drops_pending_ = true;
+      bg_cv_.notify_all();
+      break;
+    }
+  }
 }
 
 bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
@@ -288,7 +300,7 @@ bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
   ForEachFileContaining(*sv->files, key, [&](const FileRef& f) {
     std::shared_ptr<const TableReader> table;
     // Unreadable file: assume the key may be there; the tombstone is written.
-    may_exist = !table_cache_->FindTable(*f, &table).ok() || table->MayContain(key);
+    may_exist = !table_cache_->FindTable(*f, &table).ok() || table->MayContain(key, &f->dropped_pages);
     return may_exist;
   });
   return may_exist;

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -100,6 +101,10 @@ class DBImpl final : public DB {
                std::string_view operand, uint64_t delete_key) override;
   Status Write(const WriteOptions& o, const WriteBatch& batch) override;
 
+  Status DeleteByDeleteKey(ColumnFamilyHandle* cf, uint64_t lo, uint64_t hi) override;
+  Status AdvanceHorizon(ColumnFamilyHandle* cf, uint64_t horizon) override;
+  Status GetHorizon(ColumnFamilyHandle* cf, uint64_t* horizon) override;
+
   Status Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_view key,
              std::string* value, uint64_t* delete_key) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) override;
@@ -147,6 +152,21 @@ class DBImpl final : public DB {
   uint64_t NewPendingFileNumber();              // takes mu_
   void ReleasePendingOutputs(const std::vector<FileMetaData>& files);  // mu_ held
 
+  // Secondary deletes (db_impl_secondary.cc).
+  // Lets `add` extend the family's records with a record that takes the next
+  // sequence number (add returns false: nothing to do), and installs them.
+  Status AddSecondaryRecord(ColumnFamilyHandle* cf,
+                            const std::function<bool(SecondaryDeletes*, SequenceNumber, uint64_t)>& add);
+  // Drops every page that secondary deletes fully cover; REQUIRES
+  // compaction_mu_ held, mu_ held via l.
+  Status DropCoveredPages(std::unique_lock<std::mutex>& l);
+  // Punches holes for dropped pages no reader or checkpoint link needs any more.
+  void PunchDroppedPages();  // mu_ held
+  // Writes a smaller record list for each family where some records no
+  // longer matter (mu_ held).
+  Status TidySecondaryDeletes();
+  SequenceNumber OldestUnflushedSequence(const ColumnFamilyData* cfd);  // mu_ held
+
   const Options options_;
   const std::string dbname_;
   Env* const env_;
@@ -179,6 +199,16 @@ class DBImpl final : public DB {
   bool shutting_down_ = false;
   std::atomic<bool> shutting_down_flag_{false};
   int manual_compactions_ = 0;  // CompactAll calls in progress
+  bool page_drops_pending_ = false;  // a secondary delete may have covered whole pages
+  // Extents of dropped pages whose hole is not punched yet: waits until no
+  // version still reads the file without the drop (`before` expired) and no
+  // other hard link (a checkpoint) shares the file.
+  struct PendingPunch {
+    uint64_t file_number;
+    std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, length
+    std::weak_ptr<const FileMetaData> before;
+  };
+  std::vector<PendingPunch> pending_punches_;
   bool compaction_running_ = false;
 
   std::thread flush_thread_, compaction_thread_;
@@ -186,7 +216,9 @@ class DBImpl final : public DB {
   // Statistics.
   std::atomic<uint64_t> stat_wal_bytes_{0}, stat_flush_bytes_{0}, stat_compaction_bytes_{0},
       stat_compaction_read_bytes_{0}, stat_flushes_{0}, stat_write_stalls_{0}, stat_user_bytes_{0},
-      stat_blind_deletes_skipped_{0};
+      stat_blind_deletes_skipped_{0}, stat_pages_dropped_{0}, stat_page_bytes_dropped_{0},
+      stat_files_dropped_{0}, stat_bytes_punched_{0}, stat_secondary_bytes_compacted_{0},
+      stat_partially_covered_pages_{0}, stat_secondary_records_{0};
   std::atomic<uint64_t> stat_compactions_[static_cast<int>(CompactionReason::kCount)] = {};
   std::atomic<uint64_t> stat_compaction_bytes_by_reason_[static_cast<int>(CompactionReason::kCount)] = {};
 };

@@ -42,6 +42,19 @@ static std::function<uint64_t(std::string_view, std::string_view)> CoveredEntrie
   };
 }
 
+// The newest secondary-delete record that a flush or compaction applies in
+// full: every record, unless a snapshot older than the newest one may keep
+// entries that it hides.
+static uint64_t SecondaryAppliedSeq(const SecondaryDeletes* secondary,
+                                    const std::vector<SequenceNumber>& snapshots) {
+  if (secondary == nullptr || secondary->empty()) return 0;
+  const SequenceNumber latest = secondary->LatestSequence();
+  for (SequenceNumber s : snapshots) {
+    if (s < latest) return 0;
+  }
+  return latest;
+}
+
 uint64_t DBImpl::OldestSnapshot() {
   return snapshots_.empty() ? kMaxSequenceNumber : *snapshots_.begin();
 }
@@ -109,20 +122,23 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   Status s;
   for (const Job& job : jobs) {
     auto iter = job.imm->NewIterator();
+    const SecondaryDeletes* secondary = job.files != nullptr ? &job.files->secondary : nullptr;
     CompactionStream stream(iter.get(), job.imm->RangeTombstones(), snapshots,
-                            [](std::string_view, std::string_view) { return true; });
+                            [](std::string_view, std::string_view) { return true; }, secondary);
     TableWriterOptions wo;
     wo.dbname = dbname_;
     wo.env = env_;
     wo.cf_options = job.options;
     wo.now_us = clock_->NowMicros();
     wo.oldest_tombstone_time_us = job.tombstone_time;
+    wo.secondary_applied_seq = SecondaryAppliedSeq(secondary, snapshots);
     wo.estimate_covered = CoveredEntriesEstimate(job.files, 0);
     wo.new_file_number = [this] { return NewPendingFileNumber(); };
     TableWriterResult result;
     s = WriteTables(wo, &stream, &result);
     if (!s.ok()) break;
     stat_flush_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
+    stat_secondary_bytes_compacted_.fetch_add(stream.stats().secondary_removed_bytes, std::memory_order_relaxed);
     for (FileMetaData& f : result.files) {
       edit.AddFile(job.cf, 0, f);
       outputs.push_back(std::move(f));
@@ -153,7 +169,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   stat_flushes_.fetch_add(1, std::memory_order_relaxed);
   DeleteObsoleteFiles();
   bg_cv_.notify_all();
-  return Status::OK();
+  return TidySecondaryDeletes();
 }
 
 bool DBImpl::PickBackgroundCompaction(ColumnFamilyData** cfd_out, CompactionPlan* plan_out) {
@@ -182,6 +198,7 @@ void DBImpl::CompactionThread() {
     bool flush_due = false, compaction_due = false;
     auto ready = [&] {
       if (shutting_down_) return true;
+      if (page_drops_pending_ && bg_error_.ok()) return true;
       if (!options_.background_compactions || !bg_error_.ok() || manual_compactions_ != 0) return false;
       flush_due = FadeFlushDue();
       compaction_due = PickBackgroundCompaction(&cfd, &plan);
@@ -195,6 +212,22 @@ void DBImpl::CompactionThread() {
       continue;
     }
     if (shutting_down_) return;
+    if (page_drops_pending_ && bg_error_.ok()) {
+      // Secondary deletes: metadata-only page drops, under the compaction
+      // lock so that no compaction rewrites the files meanwhile.
+      l.unlock();
+      cl.lock();
+      l.lock();
+      if (!shutting_down_ && bg_error_.ok()) {
+        compaction_running_ = true;
+        Status s = DropCoveredPages(l);
+        compaction_running_ = false;
+        if (!s.ok()) RecordBackgroundError(s);
+      }
+      cl.unlock();
+      bg_cv_.notify_all();
+      continue;
+    }
     if (flush_due) {
       // FADE: a memtable's tombstones outlived its budget. Switching needs the
       // writer lock, taken without blocking: a writer stalled on compaction
@@ -265,13 +298,13 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     int level = which == 0 ? plan.level : plan.output_level;
     for (const FileRef& f : plan.inputs[which]) {
       input_bytes += f->file_size;
-      if (f->oldest_tombstone_time_us != 0 &&
-          (tombstone_time == 0 || f->oldest_tombstone_time_us < tombstone_time)) {
-        tombstone_time = f->oldest_tombstone_time_us;
+      // Tombstones written for entries under secondary deletes count from
+      // the time those deletes were made.
+      const uint64_t invalid_since = FadeInvalidSinceUs(*files, *f);
+      if (invalid_since != 0 && (tombstone_time == 0 || invalid_since < tombstone_time)) {
+        tombstone_time = invalid_since;
       }
-      if (f->oldest_tombstone_time_us != 0) {
-        tombstone_sources.push_back({f->smallest, f->largest, f->oldest_tombstone_time_us});
-      }
+      if (invalid_since != 0) tombstone_sources.push_back({f->smallest, f->largest, invalid_since});
       std::shared_ptr<const TableReader> table;
       s = table_cache_->FindTable(*f, &table);
       if (!s.ok()) break;
@@ -297,7 +330,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
       }
       return false;
     };
-    CompactionStream stream(input.get(), tombstones, snapshots, deeper);
+    CompactionStream stream(input.get(), tombstones, snapshots, deeper, &files->secondary);
     TableWriterOptions wo;
     wo.dbname = dbname_;
     wo.env = env_;
@@ -305,6 +338,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     wo.max_file_bytes = cf_options.target_file_size;
     wo.now_us = clock_->NowMicros();
     wo.oldest_tombstone_time_us = tombstone_time;
+    wo.secondary_applied_seq = SecondaryAppliedSeq(&files->secondary, snapshots);
     // An output's tombstones come from inputs overlapping its key range: it
     // takes their oldest time, not the oldest of the whole compaction (which
     // would age every output of a wide compaction at once).
@@ -320,6 +354,8 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     wo.new_file_number = [this] { return NewPendingFileNumber(); };
     wo.should_stop = [this] { return shutting_down_flag_.load(std::memory_order_relaxed); };
     s = WriteTables(wo, &stream, &result);
+    stat_secondary_bytes_compacted_.fetch_add(stream.stats().secondary_removed_bytes,
+                                              std::memory_order_relaxed);
   }
   stat_compaction_read_bytes_.fetch_add(input_bytes, std::memory_order_relaxed);
   if (s.ok() && !result.files.empty()) s = env_->SyncDir(dbname_);
@@ -349,7 +385,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   cfd->pointers.after[plan.level] = largest;
   InstallSuperVersion(cfd);
   DeleteObsoleteFiles();
-  return Status::OK();
+  return TidySecondaryDeletes();
 }
 
 void DBImpl::DeleteObsoleteFiles() {
@@ -372,6 +408,7 @@ void DBImpl::DeleteObsoleteFiles() {
       env_->RemoveFile(dbname_ + "/" + c);
     }
   }
+  PunchDroppedPages();
 }
 
 Status DBImpl::WaitForFlush(std::unique_lock<std::mutex>& l) {
@@ -436,7 +473,7 @@ Status DBImpl::WaitForBackgroundWork() {
     CompactionPlan plan;
     bool compaction_due = options_.background_compactions &&
                           (PickBackgroundCompaction(&cfd, &plan) || FadeFlushDue());
-    if (!imm_pending_ && !compaction_running_ && !compaction_due) return Status::OK();
+    if (!imm_pending_ && !compaction_running_ && !compaction_due && !page_drops_pending_) return Status::OK();
     bg_cv_.notify_all();
     bg_cv_.wait(l);
   }

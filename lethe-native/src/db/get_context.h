@@ -16,12 +16,18 @@
 #include "db/dbformat.h"
 #include "lethe/options.h"
 #include "lethe/status.h"
+#include "version/secondary_deletes.h"
 
 namespace lethe {
 
 class GetContext {
  public:
-  GetContext(std::string_view key, SequenceNumber read_seq) : key_(key), read_seq_(read_seq) {}
+  // `secondary` (may be null) hides entries under secondary deletes: a
+  // hidden entry acts as a point tombstone (secondary_deletes.h).
+  GetContext(std::string_view key, SequenceNumber read_seq,
+             const SecondaryDeletes* secondary = nullptr)
+      : key_(key), read_seq_(read_seq),
+        secondary_(secondary != nullptr && !secondary->empty() ? secondary : nullptr) {}
 
   std::string_view key() const { return key_; }
   SequenceNumber read_seq() const { return read_seq_; }
@@ -39,6 +45,9 @@ class GetContext {
   // source newest first). Returns true when the lookup is resolved.
   bool SaveEntry(SequenceNumber seq, EntryKind kind, std::string_view value, uint64_t delete_key) {
     if (seq < tombstone_seq_) kind = EntryKind::kTombstone;  // under a range tombstone
+    if (secondary_ != nullptr && secondary_->Hides(seq, kind, delete_key, read_seq_)) {
+      kind = EntryKind::kTombstone;
+    }
     if (!have_delete_key_ && kind != EntryKind::kTombstone) {
       delete_key_ = delete_key;  // the newest contributing entry's delete key
       have_delete_key_ = true;
@@ -88,6 +97,7 @@ class GetContext {
 
   std::string_view key_;
   SequenceNumber read_seq_;
+  const SecondaryDeletes* secondary_;
   SequenceNumber tombstone_seq_ = 0;
   State state_ = State::kSearching;
   std::optional<std::string> base_;

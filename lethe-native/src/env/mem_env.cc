@@ -216,6 +216,15 @@ class MemEnvImpl final : public MemEnv {
     return Status::OK();
   }
 
+  Status GetLinkCount(const std::string& fname, uint64_t* count) override {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = files_.find(fname);
+    if (it == files_.end()) return Status::NotFound(fname, "no such file");
+    *count = 0;
+    for (const auto& [name, f] : files_) *count += f == it->second ? 1 : 0;
+    return Status::OK();
+  }
+
   void SimulateCrash() override {
     std::lock_guard<std::mutex> l(mu_);
     for (auto it = files_.begin(); it != files_.end();) {

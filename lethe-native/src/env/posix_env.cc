@@ -264,6 +264,13 @@ class PosixEnv final : public Env {
     ::close(fd);
     return s;
   }
+
+  Status GetLinkCount(const std::string& fname, uint64_t* count) override {
+    struct stat st;
+    if (::stat(fname.c_str(), &st) != 0) return PosixError(fname, errno);
+    *count = static_cast<uint64_t>(st.st_nlink);
+    return Status::OK();
+  }
 };
 
 }  // namespace

@@ -8,8 +8,10 @@ namespace {
 class DBIter final : public Iterator {
  public:
   DBIter(std::unique_ptr<InternalIterator> input, std::vector<RangeTombstone> tombstones,
-         SequenceNumber read_seq, const ReadOptions& options, std::shared_ptr<const void> pin)
-      : pin_(std::move(pin)), input_(std::move(input)), tombstones_(tombstones),
+         SequenceNumber read_seq, const ReadOptions& options, std::shared_ptr<const void> pin,
+         const SecondaryDeletes* secondary)
+      : pin_(std::move(pin)), secondary_(secondary != nullptr && !secondary->empty() ? secondary : nullptr),
+        input_(std::move(input)), tombstones_(tombstones),
         read_seq_(read_seq), has_lower_(options.has_lower_bound), has_upper_(options.has_upper_bound),
         lower_(options.lower_bound), upper_(options.upper_bound) {}
 
@@ -49,6 +51,11 @@ class DBIter final : public Iterator {
     return 0;
   }
 
+  // Under a secondary delete: acts as a point tombstone.
+  bool Hidden(SequenceNumber seq, EntryKind kind, uint64_t dk) const {
+    return secondary_ != nullptr && secondary_->Hides(seq, kind, dk, read_seq_);
+  }
+
   // Moves to the newest visible live entry at or after the input position;
   // with skipping, first passes the remaining versions of key_.
   void FindNextUserEntry(bool skipping) {
@@ -66,7 +73,8 @@ class DBIter final : public Iterator {
       key_.assign(sk);
       EntryKind kind = TagKind(tag);
       SequenceNumber tomb = tombstones_.empty() ? 0 : TombstoneSeq(key_);
-      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone) {
+      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone ||
+          Hidden(TagSequence(tag), kind, input_->delete_key())) {
         skipping = true;
         input_->Next();
         continue;
@@ -101,7 +109,10 @@ class DBIter final : public Iterator {
       if (ExtractSortKey(ikey) != key_) break;
       uint64_t tag = ExtractTag(ikey);
       EntryKind kind = TagKind(tag);
-      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone) break;
+      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone ||
+          Hidden(TagSequence(tag), kind, input_->delete_key())) {
+        break;
+      }
       if (kind == EntryKind::kValue) {
         base.assign(input_->value());
         has_base = true;
@@ -124,6 +135,7 @@ class DBIter final : public Iterator {
   }
 
   std::shared_ptr<const void> pin_;
+  const SecondaryDeletes* secondary_;
   std::unique_ptr<InternalIterator> input_;
   FragmentedTombstones tombstones_;
   size_t fragment_ = 0;
@@ -146,9 +158,10 @@ class DBIter final : public Iterator {
 std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
                                         std::vector<RangeTombstone> tombstones,
                                         SequenceNumber read_seq, const ReadOptions& options,
-                                        std::shared_ptr<const void> pin) {
+                                        std::shared_ptr<const void> pin,
+                                        const SecondaryDeletes* secondary) {
   return std::make_unique<DBIter>(std::move(input), std::move(tombstones), read_seq, options,
-                                  std::move(pin));
+                                  std::move(pin), secondary);
 }
 
 }  // namespace lethe

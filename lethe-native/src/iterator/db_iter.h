@@ -12,13 +12,16 @@
 #include "lethe/iterator.h"
 #include "lethe/options.h"
 #include "memtable/range_tombstone.h"
+#include "version/secondary_deletes.h"
 
 namespace lethe {
 
-// `pin` keeps the sources of `input` (memtables, version) alive.
+// `pin` keeps the sources of `input` (memtables, version) and `secondary`
+// (may be null: entries it hides act as point tombstones) alive.
 std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
                                         std::vector<RangeTombstone> tombstones,
                                         SequenceNumber read_seq, const ReadOptions& options,
-                                        std::shared_ptr<const void> pin);
+                                        std::shared_ptr<const void> pin,
+                                        const SecondaryDeletes* secondary = nullptr);
 
 }  // namespace lethe

@@ -60,6 +60,7 @@ int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
 
 void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
                    std::string_view value, uint64_t delete_key) {
+  if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
   size_t ikey_len = key.size() + 8;
   size_t len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size() + 8;
   char* buf = arena_.Allocate(len);
@@ -79,6 +80,7 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
 
 void MemTable::AddRangeTombstone(SequenceNumber seq, std::string_view start,
                                  std::string_view end) {
+  if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
   std::lock_guard<std::mutex> l(tombstones_mu_);
   tombstones_.push_back(RangeTombstone{std::string(start), std::string(end), seq});
   tombstone_bytes_.fetch_add(start.size() + end.size() + 64);

@@ -43,6 +43,8 @@ class MemTable {
 
   size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage() + tombstone_bytes_.load(); }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
+  // The sequence number of the first entry added (0 while empty).
+  SequenceNumber first_sequence() const { return first_seq_.load(std::memory_order_relaxed); }
   uint64_t num_point_tombstones() const { return num_point_tombstones_.load(); }
   bool empty() const { return num_entries() == 0 && !HasRangeTombstones(); }
 
@@ -56,6 +58,7 @@ class MemTable {
   Arena arena_;
   Table table_;
   std::atomic<uint64_t> num_entries_{0};
+  std::atomic<SequenceNumber> first_seq_{0};
   std::atomic<uint64_t> num_point_tombstones_{0};
 
   mutable std::mutex tombstones_mu_;

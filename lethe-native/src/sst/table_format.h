@@ -52,6 +52,7 @@ struct PageMeta {
   uint64_t delete_key_max = 0;
   uint64_t filter_offset = 0;  // relative to the filter region
   uint32_t filter_size = 0;
+  uint32_t index = 0;  // position in the file (not stored: numbered when the index is read)
 };
 
 struct TileMeta {

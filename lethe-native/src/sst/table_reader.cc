@@ -10,6 +10,11 @@
 
 namespace lethe {
 
+static bool IsDropped(const std::vector<uint32_t>* dropped, const PageMeta& meta) {
+  return dropped != nullptr && !dropped->empty() &&
+         std::binary_search(dropped->begin(), dropped->end(), meta.index);
+}
+
 Status TableReader::Open(const Options& options, std::string fname, uint64_t file_number,
                          std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
                          std::unique_ptr<TableReader>* result) {
@@ -37,8 +42,10 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   std::string block;
   if (!(s = r->ReadBlock(footer.index, &block)).ok()) return s;
   if (!(s = DecodeIndex(block, &r->tiles_)).ok()) return Status::Corruption(r->fname_, s.message());
-  for (const TileMeta& t : r->tiles_) {
-    for (const PageMeta& p : t.pages) {
+  uint32_t page_index = 0;
+  for (TileMeta& t : r->tiles_) {
+    for (PageMeta& p : t.pages) {
+      p.index = page_index++;
       if (p.offset + p.size + kBlockTrailerSize > footer.filter.offset ||
           p.filter_offset + p.filter_size > footer.filter.size) {
         return Status::Corruption(r->fname_, "page outside the data region");
@@ -118,17 +125,18 @@ size_t TableReader::FindTile(std::string_view sort_key) const {
   return static_cast<size_t>(it - tiles_.begin());
 }
 
-bool TableReader::MayContain(std::string_view sort_key) const {
+bool TableReader::MayContain(std::string_view sort_key, const std::vector<uint32_t>* dropped) const {
   size_t t = FindTile(sort_key);
   if (t == tiles_.size() || sort_key < tiles_[t].smallest) return false;
   for (const PageMeta& meta : tiles_[t].pages) {
+    if (IsDropped(dropped, meta)) continue;
     std::string_view filter = PageFilter(meta);
     if (filter.empty() || BloomMayContain(filter, sort_key)) return true;
   }
   return false;
 }
 
-Status TableReader::Get(GetContext* ctx, bool fill_cache) const {
+Status TableReader::Get(GetContext* ctx, bool fill_cache, const std::vector<uint32_t>* dropped) const {
   if (!fragmented_.empty()) {
     ctx->AddCoveringTombstone(fragmented_.MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
@@ -144,6 +152,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache) const {
   std::vector<PageRef> pages;  // keeps the views in `found` alive
   std::string lookup = MakeInternalKey(ctx->key(), ctx->read_seq(), kSeekKind);
   for (const PageMeta& meta : tiles_[t].pages) {
+    if (IsDropped(dropped, meta)) continue;
     std::string_view filter = PageFilter(meta);
     if (!filter.empty() && !BloomMayContain(filter, ctx->key())) {
       if (options_.counters) options_.counters->bloom_useful.fetch_add(1, std::memory_order_relaxed);
@@ -175,7 +184,8 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache) const {
 // descend into the tile iterator again.
 class TableIterator final : public InternalIterator {
  public:
-  TableIterator(const TableReader* table, bool fill_cache) : table_(table), fill_cache_(fill_cache) {}
+  TableIterator(const TableReader* table, bool fill_cache, const std::vector<uint32_t>* dropped)
+      : table_(table), fill_cache_(fill_cache), dropped_(dropped) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override {
@@ -221,6 +231,7 @@ class TableIterator final : public InternalIterator {
     std::vector<std::unique_ptr<InternalIterator>> pages;
     pages.reserve(metas.size());
     for (const PageMeta& meta : metas) {
+      if (IsDropped(dropped_, meta)) continue;
       PageRef page;
       Status s = table_->ReadPage(meta, fill_cache_, &page);
       if (!s.ok()) {
@@ -229,7 +240,9 @@ class TableIterator final : public InternalIterator {
       }
       pages.push_back(std::make_unique<PageIterator>(std::move(page)));
     }
-    if (pages.size() == 1) {
+    if (pages.empty()) {
+      tile_iter_ = std::make_unique<EmptyIterator>(Status::OK());
+    } else if (pages.size() == 1) {
       page_ = static_cast<PageIterator*>(pages[0].get());
       tile_iter_ = std::move(pages[0]);
     } else {
@@ -256,6 +269,7 @@ class TableIterator final : public InternalIterator {
 
   const TableReader* table_;
   bool fill_cache_;
+  const std::vector<uint32_t>* dropped_;  // pinned by the caller's FileRef
   size_t tile_ = 0;
   std::unique_ptr<InternalIterator> tile_iter_;
   PageIterator* page_ = nullptr;  // tile_iter_ when the tile has one page
@@ -265,8 +279,9 @@ class TableIterator final : public InternalIterator {
   Status status_;
 };
 
-std::unique_ptr<InternalIterator> TableReader::NewIterator(bool fill_cache) const {
-  return std::make_unique<TableIterator>(this, fill_cache);
+std::unique_ptr<InternalIterator> TableReader::NewIterator(bool fill_cache,
+                                                         const std::vector<uint32_t>* dropped) const {
+  return std::make_unique<TableIterator>(this, fill_cache, dropped);
 }
 
 }  // namespace lethe

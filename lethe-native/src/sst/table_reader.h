@@ -43,13 +43,17 @@ class TableReader {
                      std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
                      std::unique_ptr<TableReader>* result);
 
+  // The pages listed in `dropped` (ascending page indexes, may be null) are
+  // skipped by every read below: they were dropped by secondary deletes.
+
   // Feeds the entries of ctx->key() visible at ctx->read_seq(), newest first.
-  Status Get(GetContext* ctx, bool fill_cache) const;
+  Status Get(GetContext* ctx, bool fill_cache, const std::vector<uint32_t>* dropped = nullptr) const;
   // False only if no entry of `sort_key` is in this file (its tile's page
   // Bloom filters say so). Reads no page.
-  bool MayContain(std::string_view sort_key) const;
+  bool MayContain(std::string_view sort_key, const std::vector<uint32_t>* dropped = nullptr) const;
 
-  std::unique_ptr<InternalIterator> NewIterator(bool fill_cache) const;
+  std::unique_ptr<InternalIterator> NewIterator(bool fill_cache,
+                                                const std::vector<uint32_t>* dropped = nullptr) const;
 
   const std::vector<RangeTombstone>& range_tombstones() const { return tombstones_; }
   const FragmentedTombstones& fragmented_tombstones() const { return fragmented_; }

@@ -3,9 +3,11 @@
 // reopen and checkpoints.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lethe/options.h"
 
@@ -34,6 +36,20 @@ struct FileMetaData {
   uint64_t created_time_us = 0;
   uint64_t raw_key_bytes = 0;
   uint64_t raw_value_bytes = 0;
+  // Pages dropped by secondary deletes (indexes in file order, ascending):
+  // the file stays immutable, readers skip them, and the local copy may have
+  // a hole there. num_entries and the delete-key bounds describe the pages
+  // that remain.
+  std::vector<uint32_t> dropped_pages;
+  // Secondary-delete records with a sequence up to this one were applied
+  // when the file was written (no snapshot kept anything they hide): FADE
+  // counts only later records as invalidating it.
+  uint64_t secondary_applied_seq = 0;
+
+  bool PageDropped(uint32_t index) const {
+    return !dropped_pages.empty() &&
+           std::binary_search(dropped_pages.begin(), dropped_pages.end(), index);
+  }
 
   bool Overlaps(std::string_view lo, std::string_view hi) const {  // inclusive bounds
     return !(largest < lo || hi < smallest);

@@ -93,6 +93,10 @@ Status Version::Apply(const VersionEdit& edit, std::shared_ptr<Version>* result)
     }
     level.erase(it);
   }
+  for (const auto& [cf, records] : edit.secondary_deletes_) {
+    ColumnFamilyFiles* files = touch(cf);
+    if (files != nullptr) files->secondary = records;
+  }
   for (const auto& n : edit.new_files_) {
     ColumnFamilyFiles* files = touch(n.cf);
     if (files == nullptr) continue;
@@ -122,7 +126,7 @@ Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetConte
   ForEachFileContaining(files, ctx->key(), [&](const FileRef& f) {
     std::shared_ptr<const TableReader> table;
     s = tables->FindTable(*f, &table);
-    if (s.ok()) s = table->Get(ctx, fill_cache);
+    if (s.ok()) s = table->Get(ctx, fill_cache, &f->dropped_pages);
     return !s.ok() || ctx->done();
   });
   return s;
@@ -172,7 +176,7 @@ class LevelIterator final : public InternalIterator {
       status_ = s;
       return;
     }
-    iter_ = table_->NewIterator(fill_cache_);
+    iter_ = table_->NewIterator(fill_cache_, &files_[index]->dropped_pages);
   }
   void SkipEmpty() {
     while (iter_ != nullptr && !iter_->Valid()) {
@@ -208,8 +212,9 @@ class LevelIterator final : public InternalIterator {
 // Holds a table open for the lifetime of its iterator.
 class OwningTableIterator final : public InternalIterator {
  public:
-  OwningTableIterator(std::shared_ptr<const TableReader> table, bool fill_cache)
-      : table_(std::move(table)), iter_(table_->NewIterator(fill_cache)) {}
+  OwningTableIterator(std::shared_ptr<const TableReader> table, FileRef file, bool fill_cache)
+      : table_(std::move(table)), file_(std::move(file)),
+        iter_(table_->NewIterator(fill_cache, &file_->dropped_pages)) {}
   bool Valid() const override { return iter_->Valid(); }
   void SeekToFirst() override { iter_->SeekToFirst(); }
   void Seek(std::string_view t) override { iter_->Seek(t); }
@@ -221,6 +226,7 @@ class OwningTableIterator final : public InternalIterator {
 
  private:
   std::shared_ptr<const TableReader> table_;
+  FileRef file_;  // its dropped-page list is read by iter_
   std::unique_ptr<InternalIterator> iter_;
 };
 
@@ -248,7 +254,7 @@ Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool
     std::shared_ptr<const TableReader> table;
     Status s = tables->FindTable(*f, &table);
     if (!s.ok()) return s;
-    iters->push_back(std::make_unique<OwningTableIterator>(std::move(table), fill_cache));
+    iters->push_back(std::make_unique<OwningTableIterator>(std::move(table), f, fill_cache));
   }
   for (int l = 1; l < kNumLevels; l++) {
     if (!files.levels[l].empty()) {

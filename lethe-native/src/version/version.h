@@ -26,6 +26,7 @@ namespace lethe {
 struct ColumnFamilyFiles {
   ColumnFamilyDescriptor descriptor;
   std::vector<FileRef> levels[kNumLevels];
+  SecondaryDeletes secondary;
 
   // Files in `level` overlapping [lo, hi] (inclusive sort keys).
   std::vector<FileRef> Overlapping(int level, std::string_view lo, std::string_view hi) const;

@@ -15,6 +15,7 @@ enum Tag : uint32_t {
   kDeletedFile = 6,       // cf varint32 | level varint32 | number varint64
   kNewFile = 7,           // cf varint32 | level varint32 | file fields lp
   kMaxColumnFamily = 8,
+  kSecondaryDeletes = 9,  // cf varint32 | records lp (SecondaryDeletes::EncodeTo); replaces
 };
 
 // Fields of a file record (tag varint32 then varint64 unless noted).
@@ -24,6 +25,8 @@ enum FileTag : uint32_t {
   kFRangeTombstones = 9, kFMerges = 10, kFDeleteKeyMin = 11 /* fixed64 */,
   kFDeleteKeyMax = 12 /* fixed64 */, kFOldestTombstoneTime = 13, kFCreatedTime = 14,
   kFRawKeyBytes = 15, kFRawValueBytes = 16, kFEstimatedInvalidated = 17,
+  kFDroppedPages = 18 /* lp: count varint32 | ascending page indexes as varint32 deltas */,
+  kFSecondaryAppliedSeq = 19,
 };
 
 // Column family option fields (tag varint32 then varint64).
@@ -59,6 +62,31 @@ void EncodeFile(const FileMetaData& f, std::string* dst) {
   v(kFRawKeyBytes, f.raw_key_bytes);
   v(kFRawValueBytes, f.raw_value_bytes);
   v(kFEstimatedInvalidated, f.estimated_invalidated);
+  if (f.secondary_applied_seq != 0) v(kFSecondaryAppliedSeq, f.secondary_applied_seq);
+  if (!f.dropped_pages.empty()) {
+    std::string pages;
+    PutVarint32(&pages, static_cast<uint32_t>(f.dropped_pages.size()));
+    uint32_t prev = 0;
+    for (uint32_t p : f.dropped_pages) {
+      PutVarint32(&pages, p - prev);
+      prev = p;
+    }
+    PutVarint32(dst, kFDroppedPages);
+    PutLengthPrefixed(dst, pages);
+  }
+}
+
+Status DecodeDroppedPages(std::string_view in, std::vector<uint32_t>* pages) {
+  uint32_t n;
+  if (!GetVarint32(&in, &n) || n > in.size()) return Status::Corruption("manifest: bad dropped page count");
+  uint32_t prev = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t d;
+    if (!GetVarint32(&in, &d) || (i > 0 && d == 0)) return Status::Corruption("manifest: bad dropped page list");
+    prev += d;
+    pages->push_back(prev);
+  }
+  return in.empty() ? Status::OK() : Status::Corruption("manifest: bad dropped page list");
 }
 
 Status DecodeFile(std::string_view in, FileMetaData* f) {
@@ -75,6 +103,13 @@ Status DecodeFile(std::string_view in, FileMetaData* f) {
         ok = GetLengthPrefixed(&in, &s);
         (tag == kFSmallest ? f->smallest : f->largest).assign(s);
         break;
+      case kFDroppedPages: {
+        ok = GetLengthPrefixed(&in, &s);
+        if (!ok) break;
+        Status st = DecodeDroppedPages(s, &f->dropped_pages);
+        if (!st.ok()) return st;
+        break;
+      }
       case kFDeleteKeyMin:
       case kFDeleteKeyMax:
         ok = GetFixed64(&in, &x);
@@ -96,6 +131,7 @@ Status DecodeFile(std::string_view in, FileMetaData* f) {
           case kFRawKeyBytes: f->raw_key_bytes = x; break;
           case kFRawValueBytes: f->raw_value_bytes = x; break;
           case kFEstimatedInvalidated: f->estimated_invalidated = x; break;
+          case kFSecondaryAppliedSeq: f->secondary_applied_seq = x; break;
           default: return Status::Corruption("manifest: unknown file field", std::to_string(tag));
         }
       }
@@ -177,6 +213,13 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutVarint32(dst, static_cast<uint32_t>(d.level));
     PutVarint64(dst, d.number);
   }
+  for (const auto& [cf, records] : secondary_deletes_) {
+    PutVarint32(dst, kSecondaryDeletes);
+    PutVarint32(dst, cf);
+    std::string r;
+    records.EncodeTo(&r);
+    PutLengthPrefixed(dst, r);
+  }
   for (const auto& n : new_files_) {
     PutVarint32(dst, kNewFile);
     PutVarint32(dst, n.cf);
@@ -243,6 +286,16 @@ Status VersionEdit::DecodeFrom(std::string_view in) {
         Status st = DecodeFile(s, &n.meta);
         if (!st.ok()) return st;
         new_files_.push_back(std::move(n));
+        break;
+      }
+      case kSecondaryDeletes: {
+        SecondaryDeletes records;
+        if (!GetVarint32(&in, &a) || !GetLengthPrefixed(&in, &s)) {
+          return Status::Corruption("manifest: bad secondary delete record");
+        }
+        Status st = records.DecodeFrom(s);
+        if (!st.ok()) return st;
+        secondary_deletes_.emplace_back(a, std::move(records));
         break;
       }
       default:

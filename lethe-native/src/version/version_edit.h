@@ -12,6 +12,7 @@
 #include "lethe/options.h"
 #include "lethe/status.h"
 #include "version/file_metadata.h"
+#include "version/secondary_deletes.h"
 
 namespace lethe {
 
@@ -36,6 +37,12 @@ class VersionEdit {
     deleted_files_.push_back({cf, level, number});
   }
 
+  // Replaces the family's secondary-delete records (horizons and delete-key
+  // ranges) with `records`.
+  void SetSecondaryDeletes(uint32_t cf, SecondaryDeletes records) {
+    secondary_deletes_.emplace_back(cf, std::move(records));
+  }
+
   void EncodeTo(std::string* dst) const;
   Status DecodeFrom(std::string_view input);
 
@@ -55,6 +62,7 @@ class VersionEdit {
   std::vector<uint32_t> dropped_cfs_;
   std::vector<NewFile> new_files_;
   std::vector<DeletedFile> deleted_files_;
+  std::vector<std::pair<uint32_t, SecondaryDeletes>> secondary_deletes_;
 };
 
 void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst);

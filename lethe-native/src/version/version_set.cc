@@ -70,6 +70,7 @@ void VersionSet::EncodeSnapshot(VersionEdit* edit) const {
   edit->SetMaxColumnFamily(max_column_family_);
   for (const auto& [id, files] : current_->cfs) {
     edit->AddColumnFamily(files->descriptor);
+    if (!files->secondary.empty()) edit->SetSecondaryDeletes(id, files->secondary);
     for (int l = 0; l < kNumLevels; l++) {
       for (const FileRef& f : files->levels[l]) edit->AddFile(id, l, *f);
     }
