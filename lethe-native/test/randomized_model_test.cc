@@ -1,7 +1,9 @@
 // The randomized model-based test: the engine against a plain in-memory model
 // (std::map per column family), under random puts, deletes, sort-key range
 // deletes, merges, batches, snapshots, iterators with bounds, flushes,
-// compactions, reopens, checkpoints, column family changes and crashes.
+// compactions, reopens, checkpoints, column family changes, crashes, and
+// secondary deletes by delete key (horizons and delete-key ranges, with the
+// page drops they cause).
 //
 // Every run prints its seed and option set on failure together with the last
 // operations. Replay one case with LETHE_MODEL_SEED=<seed>; scale the number
@@ -24,15 +26,39 @@
 namespace lethe {
 namespace {
 
-using Entry = std::pair<std::string, uint64_t>;  // value, delete key
+// A key's state: its value and delete key as reads must return them, and
+// the entries that make it up (a base value, then merge operands), each
+// with its delete key, so that secondary deletes can remove single entries.
+struct Entry {
+  std::string first;   // the value
+  uint64_t second = 0; // the newest entry's delete key
+  std::vector<std::pair<std::string, uint64_t>> parts;
+
+  void Recompute() {
+    first.clear();
+    for (size_t i = 0; i < parts.size(); i++) {
+      if (i > 0) first += ",";
+      first += parts[i].first;
+    }
+    second = parts.empty() ? 0 : parts.back().second;
+  }
+};
 using Family = std::map<std::string, Entry>;
 
 // The model: what every column family must contain.
+//
+// Secondary deletes: an entry under one acts as a point delete at its own
+// position, so the key keeps only the entries after the newest removed one
+// (none: the key is gone). A horizon also removes later writes below it.
 struct Model {
   std::map<std::string, Family> families;
+  std::map<std::string, uint64_t> horizons;
 
   void Put(const std::string& cf, const std::string& k, const std::string& v, uint64_t dk) {
-    families[cf][k] = {v, dk};
+    if (dk < horizons[cf]) return Delete(cf, k);
+    Entry& e = families[cf][k];
+    e.parts = {{v, dk}};
+    e.Recompute();
   }
   void Delete(const std::string& cf, const std::string& k) { families[cf].erase(k); }
   void DeleteRange(const std::string& cf, const std::string& b, const std::string& e) {
@@ -40,14 +66,36 @@ struct Model {
     f.erase(f.lower_bound(b), f.lower_bound(e));
   }
   void Merge(const std::string& cf, const std::string& k, const std::string& op, uint64_t dk) {
+    if (dk < horizons[cf]) return Delete(cf, k);
+    Entry& e = families[cf][k];
+    e.parts.emplace_back(op, dk);
+    e.Recompute();
+  }
+  template <typename Pred>
+  void RemoveEntries(const std::string& cf, Pred removed) {
     Family& f = families[cf];
-    auto it = f.find(k);
-    if (it == f.end()) {
-      f[k] = {op, dk};
-    } else {
-      it->second.first += "," + op;
-      it->second.second = dk;
+    for (auto it = f.begin(); it != f.end();) {
+      auto& parts = it->second.parts;
+      size_t keep_from = 0;
+      for (size_t i = 0; i < parts.size(); i++) {
+        if (parts[i].second != kMaxDeleteKey && removed(parts[i].second)) keep_from = i + 1;
+      }
+      parts.erase(parts.begin(), parts.begin() + static_cast<long>(keep_from));
+      if (parts.empty()) {
+        it = f.erase(it);
+      } else {
+        it->second.Recompute();
+        ++it;
+      }
     }
+  }
+  void AdvanceHorizon(const std::string& cf, uint64_t h) {
+    if (h <= horizons[cf]) return;
+    horizons[cf] = h;
+    RemoveEntries(cf, [h](uint64_t dk) { return dk < h; });
+  }
+  void DeleteByDeleteKey(const std::string& cf, uint64_t lo, uint64_t hi) {
+    RemoveEntries(cf, [lo, hi](uint64_t dk) { return lo <= dk && dk <= hi; });
   }
 };
 
@@ -205,7 +253,9 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
       }
       if (!want) break;
       if (it->key() != m->first || it->value() != m->second.first || it->delete_key() != m->second.second) {
-        return ::testing::AssertionFailure() << "scan entry " << n << ": got " << it->key() << " want " << m->first;
+        return ::testing::AssertionFailure() << "scan entry " << n << ": got " << it->key() << "='" << (it->value().size() > 60 ? std::string(it->value().substr(it->value().size() - 60)) : std::string(it->value()))
+                                             << "' dk " << it->delete_key() << " want " << m->first << "='"
+                                             << m->second.first.substr(0, 60) << "' dk " << m->second.second;
       }
     }
     if (!it->status().ok()) return ::testing::AssertionFailure() << "scan status " << it->status().ToString();
@@ -250,7 +300,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
 
   void Record(std::string op) {
     history_.push_back("#" + std::to_string(step_) + " " + std::move(op));
-    if (history_.size() > 60) history_.pop_front();
+    if (history_.size() > 3000) history_.pop_front();
   }
   std::string History() const {
     std::string h = "seed " + std::to_string(seed_) + ", option set " + set_.name + ", last operations:\n";
@@ -409,9 +459,26 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
         Record("drop-cf(" + cf + ")");
         s = db_->DropColumnFamily(Handle(cf));
         model_.families.erase(cf);
+        model_.horizons.erase(cf);
         for (auto& [snap, model] : snapshots_) model.families.erase(cf);
       }
-    } else if (r < 910 && set_.crashes) {
+    } else if (r < 922) {
+      // Delete keys are step numbers: a horizon some steps back, or a range
+      // of recent steps.
+      uint64_t now = static_cast<uint64_t>(step_);
+      if (rnd_->OneIn(2)) {
+        uint64_t h = now - std::min<uint64_t>(now, rnd_->Uniform(400));
+        Record("advance-horizon(" + cf + "," + std::to_string(h) + ")");
+        s = db_->AdvanceHorizon(Handle(cf), h);
+        model_.AdvanceHorizon(cf, h);
+      } else {
+        uint64_t lo = now - std::min<uint64_t>(now, rnd_->Uniform(3000));
+        uint64_t hi = rnd_->OneIn(10) ? kMaxDeleteKey : lo + rnd_->Uniform(500);
+        Record("delete-by-delete-key(" + cf + "," + std::to_string(lo) + "," + std::to_string(hi) + ")");
+        s = db_->DeleteByDeleteKey(Handle(cf), lo, hi);
+        model_.DeleteByDeleteKey(cf, lo, hi);
+      }
+    } else if (r < 925 && set_.crashes) {
       Record("crash");
       Reopen(true);
       return;

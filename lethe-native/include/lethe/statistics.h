@@ -42,6 +42,9 @@ struct ColumnFamilyStatistics {
   // taking each point tombstone and each estimated invalidated entry as one
   // dead entry (1.0: nothing obsolete on disk).
   double space_amplification_estimate = 1.0;
+  // Secondary deletes: the expiry horizon (0: none) and the records kept.
+  uint64_t horizon = 0;
+  uint64_t secondary_delete_records = 0;
 };
 
 // Why a compaction ran.
@@ -71,6 +74,14 @@ struct DbStatistics {
   uint64_t user_bytes_written = 0;  // bytes of keys and values handed to writes
   uint64_t blind_deletes_skipped = 0;  // point deletes not written (avoid_blind_deletes)
   uint64_t live_bytes = 0;          // bytes of all live table files
+  // Secondary deletes (DeleteByDeleteKey, AdvanceHorizon).
+  uint64_t secondary_deletes = 0;              // calls that added a record
+  uint64_t pages_dropped = 0;                  // full page drops (manifest edits, no I/O)
+  uint64_t page_bytes_dropped = 0;             // their bytes: reclaimed without reading or rewriting
+  uint64_t files_dropped = 0;                  // files all of whose pages were dropped
+  uint64_t bytes_punched = 0;                  // local bytes released by hole punching
+  uint64_t partially_covered_pages = 0;        // at the last check: pages left for compaction
+  uint64_t secondary_bytes_compacted = 0;      // key and value bytes removed by flush and compaction
 };
 
 }  // namespace lethe

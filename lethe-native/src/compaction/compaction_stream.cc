@@ -41,10 +41,12 @@ void CompactionStream::RemoveHidden(std::string_view key) {
       // The earliest reader that can see this version; the current state
       // (no snapshot above) sees every record that exists.
       SequenceNumber reader = stripe < snapshots_.size() ? snapshots_[stripe] : kMaxSequenceNumber;
-      if (secondary_->HiddenFrom(v.seq, v.delete_key) <= reader) {
+      const SequenceNumber from = secondary_->HiddenFrom(v.seq, v.delete_key);
+      if (from != kMaxSequenceNumber && from <= reader) {
         stats_.secondary_removed++;
         stats_.secondary_removed_bytes += key.size() + v.value.size();
-        if (secondary_->HorizonHiddenFrom(v.delete_key) <= reader) continue;  // dropped
+        const SequenceNumber by_horizon = secondary_->HorizonHiddenFrom(v.delete_key);
+        if (by_horizon != kMaxSequenceNumber && by_horizon <= reader) continue;  // dropped
         v.kind = EntryKind::kTombstone;
         v.value.clear();
         v.delete_key = kMaxDeleteKey;
@@ -93,24 +95,40 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
   auto emit = [&](SequenceNumber seq, EntryKind kind, std::string value, uint64_t dk) {
     out->push_back(OutputEntry{MakeInternalKey(key, seq, kind), std::move(value), dk});
   };
-  auto fold = [](const std::string* base, const std::vector<const Version*>& operands) {
-    std::string v;
-    bool empty = true;
-    if (base != nullptr) {
-      v = *base;
-      empty = false;
+  // Emits a merge chain (operands newest first, then an optional base value).
+  // Entries fold only with neighbours of the same delete key: a secondary
+  // delete removes single entries, so entries that one could remove and not
+  // the other stay apart. `closed`: nothing older is visible below the chain
+  // (a tombstone, a cut, or no older data), so its oldest part is a value.
+  auto emit_chain = [&](const std::vector<const Version*>& operands, const Version* base, bool closed) {
+    size_t a = 0;
+    while (a < operands.size()) {
+      size_t b = a + 1;
+      while (b < operands.size() && operands[b]->delete_key == operands[a]->delete_key) b++;
+      const bool last_group = b == operands.size();
+      const bool with_base = last_group && base != nullptr && base->delete_key == operands[a]->delete_key;
+      std::string v;
+      bool empty = true;
+      if (with_base) {
+        v = base->value;
+        empty = false;
+      }
+      for (size_t k = b; k-- > a;) {
+        AppendMergeOperand(&v, empty, operands[k]->value);
+        empty = false;
+      }
+      const bool value = with_base || (last_group && base == nullptr && closed);
+      emit(operands[a]->seq, value ? EntryKind::kValue : EntryKind::kMerge, std::move(v),
+           operands[a]->delete_key);
+      if (with_base) return;
+      a = b;
     }
-    for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
-      AppendMergeOperand(&v, empty, (*it)->value);
-      empty = false;
-    }
-    return v;
+    if (base != nullptr) emit(base->seq, EntryKind::kValue, base->value, base->delete_key);
   };
 
   size_t i = 0, n = versions_.size();
   while (i < n) {
     size_t stripe = Stripe(versions_[i].seq);
-    const Version& newest = versions_[i];
     std::vector<const Version*> operands;
     bool resolved = false;
     size_t j = i;
@@ -120,7 +138,7 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
       bool covered = Covered(key, v.seq, stripe);
       if (covered || v.kind == EntryKind::kTombstone) {
         if (!operands.empty()) {
-          emit(newest.seq, EntryKind::kValue, fold(nullptr, operands), newest.delete_key);
+          emit_chain(operands, nullptr, /*closed=*/true);
         } else if (!covered) {
           // Keep the tombstone while anything older may still be shadowed.
           bool older_in_input = false;
@@ -138,7 +156,7 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
         }
         resolved = true;
       } else if (v.kind == EntryKind::kValue) {
-        emit(newest.seq, EntryKind::kValue, fold(&v.value, operands), newest.delete_key);
+        emit_chain(operands, &v, /*closed=*/true);
         resolved = true;
       } else {
         operands.push_back(&v);
@@ -146,9 +164,7 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
     }
     if (!resolved && !operands.empty()) {
       // No base in this stripe: a value if nothing older can exist anywhere.
-      bool older = j < n || deeper;
-      emit(newest.seq, older ? EntryKind::kMerge : EntryKind::kValue, fold(nullptr, operands),
-           newest.delete_key);
+      emit_chain(operands, nullptr, /*closed=*/!(j < n || deeper));
     }
     i = j;
   }

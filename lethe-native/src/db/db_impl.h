@@ -157,8 +157,9 @@ class DBImpl final : public DB {
   // sequence number (add returns false: nothing to do), and installs them.
   Status AddSecondaryRecord(ColumnFamilyHandle* cf,
                             const std::function<bool(SecondaryDeletes*, SequenceNumber, uint64_t)>& add);
-  // Drops every page that secondary deletes fully cover; REQUIRES
-  // compaction_mu_ held, mu_ held via l.
+  // Drops every page that secondary deletes fully cover (a manifest edit);
+  // REQUIRES compaction_mu_ held, mu_ held via l. The caller then deletes
+  // obsolete files and punches holes.
   Status DropCoveredPages(std::unique_lock<std::mutex>& l);
   // Punches holes for dropped pages no reader or checkpoint link needs any more.
   void PunchDroppedPages();  // mu_ held

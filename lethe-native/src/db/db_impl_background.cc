@@ -221,6 +221,12 @@ void DBImpl::CompactionThread() {
       if (!shutting_down_ && bg_error_.ok()) {
         compaction_running_ = true;
         Status s = DropCoveredPages(l);
+        if (s.ok()) {
+          // After the drop's references to the old file records are gone:
+          // whole files go, holes are punched where nothing reads them.
+          DeleteObsoleteFiles();
+          s = TidySecondaryDeletes();
+        }
         compaction_running_ = false;
         if (!s.ok()) RecordBackgroundError(s);
       }

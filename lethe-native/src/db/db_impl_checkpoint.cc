@@ -104,6 +104,8 @@ DbStatistics DBImpl::GetStatistics() {
       cs.memtable_bytes = cfd->mem->ApproximateMemoryUsage() + (cfd->imm ? cfd->imm->ApproximateMemoryUsage() : 0);
       cs.memtable_entries = cfd->mem->num_entries() + (cfd->imm ? cfd->imm->num_entries() : 0);
       const ColumnFamilyFiles& files = *cfd->super_version->files;
+      cs.horizon = files.secondary.horizon();
+      cs.secondary_delete_records = files.secondary.horizons.size() + files.secondary.ranges.size();
       const uint64_t now = clock_->NowMicros();
       const uint64_t threshold = cfd->options.delete_persistence_threshold_us;
       auto age = [now](uint64_t t) { return t == 0 || now < t ? 0 : now - t; };
@@ -159,6 +161,13 @@ DbStatistics DBImpl::GetStatistics() {
   st.write_stalls = stat_write_stalls_.load();
   st.user_bytes_written = stat_user_bytes_.load();
   st.blind_deletes_skipped = stat_blind_deletes_skipped_.load();
+  st.secondary_deletes = stat_secondary_records_.load();
+  st.pages_dropped = stat_pages_dropped_.load();
+  st.page_bytes_dropped = stat_page_bytes_dropped_.load();
+  st.files_dropped = stat_files_dropped_.load();
+  st.bytes_punched = stat_bytes_punched_.load();
+  st.partially_covered_pages = stat_partially_covered_pages_.load();
+  st.secondary_bytes_compacted = stat_secondary_bytes_compacted_.load();
   return st;
 }
 

@@ -285,8 +285,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   }
   stat_pages_dropped_.fetch_add(pages, std::memory_order_relaxed);
   stat_page_bytes_dropped_.fetch_add(bytes, std::memory_order_relaxed);
-  DeleteObsoleteFiles();  // whole files; also punches what it can
-  return TidySecondaryDeletes();
+  return Status::OK();
 }
 
 void DBImpl::PunchDroppedPages() {

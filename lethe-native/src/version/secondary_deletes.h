@@ -73,7 +73,9 @@ struct SecondaryDeletes {
   }
   // Whether a read at read_seq treats entry (seq, dk, kind) as deleted.
   bool Hides(SequenceNumber seq, EntryKind kind, uint64_t dk, SequenceNumber read_seq) const {
-    return kind != EntryKind::kTombstone && !empty() && HiddenFrom(seq, dk) <= read_seq;
+    if (kind == EntryKind::kTombstone || empty()) return false;
+    const SequenceNumber from = HiddenFrom(seq, dk);
+    return from != kMaxSequenceNumber && from <= read_seq;
   }
 
   // FADE: when entries of a file with the given sequence and delete-key

@@ -1,0 +1,226 @@
+// Secondary deletes by delete key: horizons, delete-key ranges, page drops,
+// hole punching, checkpoints.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "lethe/db.h"
+#include "lethe/env.h"
+
+namespace lethe {
+namespace {
+
+class SecondaryDeleteTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = NewMemEnv();
+    options_.env = env_.get();
+    options_.write_buffer_size = 64 * 1024;
+    options_.background_compactions = false;
+    options_.cf_defaults.page_size = 256;
+    options_.cf_defaults.pages_per_tile = 8;
+    options_.cf_defaults.level1_bytes = 64 * 1024;
+    options_.cf_defaults.target_file_size = 16 * 1024;
+    Reopen();
+  }
+  void Reopen() {
+    db_.reset();
+    ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());
+    cf_ = db_->DefaultColumnFamily();
+  }
+  std::string Get(std::string_view key, const Snapshot* snap = nullptr) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::string v;
+    Status s = db_->Get(ro, cf_, key, &v);
+    if (s.IsNotFound()) return "NOT_FOUND";
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return v;
+  }
+  std::string Scan(DB* db, const Snapshot* snap = nullptr) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::string r;
+    auto it = db->NewIterator(ro, db->DefaultColumnFamily());
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      r.append(it->key()).append("=").append(it->value()).append(" ");
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    return r;
+  }
+  std::string Scan() { return Scan(db_.get()); }
+  void Put(std::string_view k, std::string_view v, uint64_t dk) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), cf_, k, v, dk).ok());
+  }
+  void Merge(std::string_view k, std::string_view v, uint64_t dk) {
+    ASSERT_TRUE(db_->Merge(WriteOptions(), cf_, k, v, dk).ok());
+  }
+
+  std::unique_ptr<MemEnv> env_;
+  Options options_;
+  std::unique_ptr<DB> db_;
+  ColumnFamilyHandle* cf_ = nullptr;
+};
+
+TEST_F(SecondaryDeleteTest, HorizonHidesOlderMergeBaseAfterCompaction) {
+  Put("k", "base", 5432);
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 5099).ok());
+  Merge("k", "m1", 5712);
+  ASSERT_TRUE(db_->Flush().ok());
+  Reopen();
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 5709).ok());
+  EXPECT_EQ("m1", Get("k"));
+  EXPECT_EQ("k=m1 ", Scan());
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ("m1", Get("k"));
+  EXPECT_EQ("k=m1 ", Scan());
+}
+
+}  // namespace
+}  // namespace lethe
+
+namespace lethe {
+namespace {
+
+TEST_F(SecondaryDeleteTest, RangeDeleteRemovesOnlyOlderEntriesAndSnapshotsKeepTheirView) {
+  Put("a", "1", 10);
+  Put("b", "2", 20);
+  Put("n", "never", kMaxDeleteKey);
+  const Snapshot* snap = db_->GetSnapshot();
+  ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 5, kMaxDeleteKey).ok());
+  Put("c", "3", 12);  // written after the delete: stays
+  EXPECT_EQ("c=3 n=never ", Scan());
+  EXPECT_EQ("a=1 b=2 n=never ", Scan(db_.get(), snap));
+  EXPECT_EQ("1", Get("a", snap));
+  db_->ReleaseSnapshot(snap);
+  ASSERT_TRUE(db_->Flush().ok());
+  Reopen();
+  EXPECT_EQ("c=3 n=never ", Scan());
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ("c=3 n=never ", Scan());
+  EXPECT_TRUE(db_->DeleteByDeleteKey(cf_, 9, 3).IsInvalidArgument());
+}
+
+TEST_F(SecondaryDeleteTest, HorizonIsMonotoneAndHidesLaterWritesBelowIt) {
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 100).ok());
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 50).ok());  // ignored
+  uint64_t h = 0;
+  ASSERT_TRUE(db_->GetHorizon(cf_, &h).ok());
+  EXPECT_EQ(100u, h);
+  Put("late", "x", 99);
+  Put("live", "y", 100);
+  EXPECT_EQ("NOT_FOUND", Get("late"));
+  EXPECT_EQ("live=y ", Scan());
+  Reopen();
+  ASSERT_TRUE(db_->GetHorizon(cf_, &h).ok());
+  EXPECT_EQ(100u, h);
+  EXPECT_EQ("live=y ", Scan());
+}
+
+TEST_F(SecondaryDeleteTest, MemtableEntriesUnderTheHorizonNeverReachDisk) {
+  for (int i = 0; i < 500; i++) Put("key" + std::to_string(1000 + i), std::string(50, 'v'), i < 400 ? 1 : 9);
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 5).ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  DbStatistics st = db_->GetStatistics();
+  uint64_t entries = 0;
+  for (const auto& l : st.column_families[0].levels) entries += l.entries;
+  EXPECT_EQ(100u, entries);  // only the live ones were written
+  EXPECT_EQ(0u, st.pages_dropped);  // nothing was on disk to drop
+  EXPECT_GT(st.secondary_bytes_compacted, 400u * 50);
+}
+
+// A KiWi file with delete tiles of 8 pages and delete keys uncorrelated with
+// the sort key: a horizon dropping one delete key value in 7 drops whole
+// pages by a manifest edit, reading and writing no page.
+class PageDropTest : public SecondaryDeleteTest {
+ protected:
+  void Load() {
+    for (int i = 0; i < 4000; i++) {
+      char key[16];
+      std::snprintf(key, sizeof(key), "key%06d", i);
+      Put(key, std::string(40, static_cast<char>('a' + i % 7)), static_cast<uint64_t>(i % 7));
+    }
+    ASSERT_TRUE(db_->CompactAll().ok());
+  }
+  uint64_t Live() {
+    uint64_t n = 0;
+    auto it = db_->NewIterator(ReadOptions(), cf_);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      EXPECT_NE(0u, it->delete_key());
+      n++;
+    }
+    EXPECT_TRUE(it->status().ok());
+    return n;
+  }
+};
+
+TEST_F(PageDropTest, FullPagesAreDroppedWithoutIoAndTheirHolesPunched) {
+  Load();
+  DbStatistics before = db_->GetStatistics();
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  DbStatistics after = db_->GetStatistics();
+  EXPECT_GT(after.pages_dropped, 0u);
+  EXPECT_GT(after.page_bytes_dropped, 0u);
+  EXPECT_EQ(after.page_bytes_dropped, after.bytes_punched);  // MemEnv supports holes, no other links
+  // No page was read or written for the drop.
+  EXPECT_EQ(before.bytes_written_compaction, after.bytes_written_compaction);
+  EXPECT_EQ(before.bytes_read_compaction, after.bytes_read_compaction);
+  EXPECT_EQ(before.bytes_written_flush, after.bytes_written_flush);
+  const uint64_t live = 4000 - (4000 + 6) / 7;
+  EXPECT_EQ(live, Live());
+  Reopen();  // the drops are in the manifest; dropped pages are never read (they are zeros now)
+  EXPECT_EQ(live, Live());
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(live, Live());
+}
+
+TEST_F(PageDropTest, CheckpointTakenBeforeADropKeepsItsData) {
+  Load();
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 3).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  DbStatistics st = db_->GetStatistics();
+  EXPECT_GT(st.pages_dropped, 0u);
+  EXPECT_EQ(0u, st.bytes_punched);  // the checkpoint's hard links share the files
+  {
+    std::unique_ptr<DB> copy;
+    ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
+    uint64_t n = 0;
+    auto it = copy->NewIterator(ReadOptions(), copy->DefaultColumnFamily());
+    for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    EXPECT_EQ(4000u, n);
+  }
+  ASSERT_TRUE(DestroyDB("/ckpt", options_).ok());
+  // With the links gone, the next cleanup punches the holes.
+  Put("zzz", "x", 9);
+  ASSERT_TRUE(db_->Flush().ok());
+  st = db_->GetStatistics();
+  EXPECT_EQ(st.page_bytes_dropped, st.bytes_punched);
+  uint64_t live = 0;
+  for (int i = 0; i < 4000; i++) live += i % 7 >= 3 ? 1 : 0;
+  EXPECT_EQ(live + 1, Live());
+}
+
+TEST_F(PageDropTest, SnapshotDelaysTheDropUntilReleased) {
+  Load();
+  const Snapshot* snap = db_->GetSnapshot();
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  EXPECT_EQ(0u, db_->GetStatistics().pages_dropped);
+  ReadOptions ro;
+  ro.snapshot = snap;
+  uint64_t n = 0;
+  auto it = db_->NewIterator(ro, cf_);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+  EXPECT_EQ(4000u, n);
+  it.reset();
+  db_->ReleaseSnapshot(snap);
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  EXPECT_GT(db_->GetStatistics().pages_dropped, 0u);
+}
+
+}  // namespace
+}  // namespace lethe
