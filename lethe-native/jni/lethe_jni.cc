@@ -324,6 +324,33 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_merge(JNIEnv* env, j
   });
 }
 
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_deleteByDeleteKey(JNIEnv* env, jclass, jlong db,
+                                                                              jlong cf, jlong lo, jlong hi) {
+  Guarded<int>(env, 0, [&] {
+    Status s = Db(db)->DeleteByDeleteKey(Cf(cf), static_cast<uint64_t>(lo), static_cast<uint64_t>(hi));
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_advanceHorizon(JNIEnv* env, jclass, jlong db, jlong cf,
+                                                                           jlong horizon) {
+  Guarded<int>(env, 0, [&] {
+    Status s = Db(db)->AdvanceHorizon(Cf(cf), static_cast<uint64_t>(horizon));
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_horizon(JNIEnv* env, jclass, jlong db, jlong cf) {
+  return Guarded<jlong>(env, 0, [&]() -> jlong {
+    uint64_t h = 0;
+    Status s = Db(db)->GetHorizon(Cf(cf), &h);
+    if (!s.ok()) ThrowStatus(env, s);
+    return static_cast<jlong>(h);
+  });
+}
+
 JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_write(JNIEnv* env, jclass, jlong db, jbyteArray batch,
                                                                   jint length, jint flags) {
   Guarded<int>(env, 0, [&] {
@@ -510,6 +537,10 @@ JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNI
         static_cast<jlong>(st.compactions[4])};
     for (uint64_t b : st.bytes_written_compaction_by_reason) v.push_back(static_cast<jlong>(b));
     v.push_back(static_cast<jlong>(st.blind_deletes_skipped));
+    for (uint64_t x : {st.secondary_deletes, st.pages_dropped, st.page_bytes_dropped, st.files_dropped,
+                       st.bytes_punched, st.partially_covered_pages, st.secondary_bytes_compacted}) {
+      v.push_back(static_cast<jlong>(x));
+    }
     v.push_back(static_cast<jlong>(st.column_families.size()));
     for (const auto& cf : st.column_families) {
       v.push_back(cf.id);
@@ -521,6 +552,8 @@ JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNI
       static_assert(sizeof(space_amp) == sizeof(cf.space_amplification_estimate));
       std::memcpy(&space_amp, &cf.space_amplification_estimate, sizeof(space_amp));
       v.push_back(space_amp);
+      v.push_back(static_cast<jlong>(cf.horizon));
+      v.push_back(static_cast<jlong>(cf.secondary_delete_records));
       v.push_back(static_cast<jlong>(cf.levels.size()));
       for (const auto& l : cf.levels) {
         v.push_back(static_cast<jlong>(l.files));

@@ -214,6 +214,55 @@ public final class LetheDb implements AutoCloseable {
         write(WriteOptions.DEFAULT, new WriteBatch(32 + begin.length + end.length).deleteRange(cf, begin, end));
     }
 
+    /**
+     * Secondary range delete: removes every value and merge operand of {@code cf} written before this call
+     * whose delete key (compared as an unsigned 64-bit number) lies in [{@code lo}, {@code hi}]. Entries with
+     * the maximum delete key ({@code -1L}) and point deletes are never removed this way. Reads, iterators and
+     * snapshots taken afterwards no longer see the removed entries (a removed entry acts as a point delete of
+     * its key); snapshots taken before still do. Whole pages are dropped without being read; the rest goes
+     * with compactions within the delete persistence threshold. Durable on return.
+     */
+    public void deleteByDeleteKey(ColumnFamilyHandle cf, long lo, long hi) throws LetheException {
+        if (Long.compareUnsigned(lo, hi) > 0) {
+            throw new IllegalArgumentException("lo must not exceed hi (unsigned): " + Long.toUnsignedString(lo)
+                    + " > " + Long.toUnsignedString(hi));
+        }
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            Native.deleteByDeleteKey(handle, cfHandle, lo, hi);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /**
+     * Advances the expiry horizon of {@code cf}: every value and merge operand whose delete key (unsigned) is
+     * below {@code horizon} is removed, including ones written later. A horizon at or below the current one
+     * changes nothing. Part of every checkpoint; durable on return. Relies on delete keys being monotone per
+     * key (a newer version never has a smaller delete key).
+     */
+    public void advanceHorizon(ColumnFamilyHandle cf, long horizon) throws LetheException {
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            Native.advanceHorizon(handle, cfHandle, horizon);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** The current expiry horizon of {@code cf} (0 if none was set). */
+    public long horizon(ColumnFamilyHandle cf) throws LetheException {
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            return Native.horizon(handle, cfHandle);
+        } finally {
+            guard.release();
+        }
+    }
+
     /** List append: the value becomes the old value, one ',' byte, then the operand. */
     public void merge(ColumnFamilyHandle cf, byte[] key, byte[] operand, long deleteKey) throws LetheException {
         checkKey(key);

@@ -31,7 +31,18 @@ public record Statistics(
         List<Long> bytesWrittenCompactionByReason,
         /** Point deletes not written because no version of the key could exist. */
         long blindDeletesSkipped,
+        SecondaryDeletes secondaryDeletes,
         List<ColumnFamily> columnFamilies) {
+
+    /**
+     * Secondary deletes by delete key ({@link LetheDb#deleteByDeleteKey}, {@link LetheDb#advanceHorizon}):
+     * calls that added a record; full pages dropped by manifest edits and their bytes (reclaimed without
+     * reading or rewriting them); files all of whose pages were dropped; local bytes released by hole
+     * punching; pages only partly covered at the last check (left to compaction); key and value bytes that
+     * flushes and compactions removed because a secondary delete covered them.
+     */
+    public record SecondaryDeletes(long deletes, long pagesDropped, long pageBytesDropped, long filesDropped,
+            long bytesPunched, long partiallyCoveredPages, long bytesCompacted) {}
 
     /**
      * Files and entries of one level. {@code tombstoneAgeHistogram}: tombstones by age as shares of
@@ -43,11 +54,12 @@ public record Statistics(
 
     /**
      * One column family's memtable and levels (level 0 first, up to the deepest used), with FADE's
-     * threshold (0: off) and the oldest tombstone's age (memtables included) to compare with it.
+     * threshold (0: off) and the oldest tombstone's age (memtables included) to compare with it, the
+     * expiry horizon (0: none) and the number of secondary-delete records kept.
      */
     public record ColumnFamily(int id, String name, long memtableBytes, long memtableEntries,
             long deletePersistenceThresholdMicros, long oldestTombstoneAgeMicros, double spaceAmplificationEstimate,
-            List<Level> levels) {
+            long horizon, long secondaryDeleteRecords, List<Level> levels) {
         public long totalBytes() {
             return levels.stream().mapToLong(Level::bytes).sum();
         }
@@ -70,6 +82,9 @@ public record Statistics(
             byReason.add(r[i++]);
         }
         long blindDeletesSkipped = r[i++];
+        SecondaryDeletes secondary = new SecondaryDeletes(r[i], r[i + 1], r[i + 2], r[i + 3], r[i + 4], r[i + 5],
+                r[i + 6]);
+        i += 7;
         int cfs = (int) r[i++];
         List<ColumnFamily> list = new ArrayList<>(cfs);
         for (int c = 0; c < cfs; c++) {
@@ -79,6 +94,8 @@ public record Statistics(
             long threshold = r[i++];
             long oldestAge = r[i++];
             double spaceAmp = Double.longBitsToDouble(r[i++]);
+            long horizon = r[i++];
+            long records = r[i++];
             int levels = (int) r[i++];
             List<Level> ls = new ArrayList<>(levels);
             for (int l = 0; l < levels; l++) {
@@ -87,10 +104,10 @@ public record Statistics(
                 i += 12;
             }
             list.add(new ColumnFamily(id, names.apply(id), memBytes, memEntries, threshold, oldestAge, spaceAmp,
-                    Collections.unmodifiableList(ls)));
+                    horizon, records, Collections.unmodifiableList(ls)));
         }
         return new Statistics(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
                 r[14], r[15], r[16], Collections.unmodifiableList(byReason), blindDeletesSkipped,
-                Collections.unmodifiableList(list));
+                secondary, Collections.unmodifiableList(list));
     }
 }

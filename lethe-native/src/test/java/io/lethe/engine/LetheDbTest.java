@@ -212,6 +212,48 @@ class LetheDbTest {
     }
 
     @Test
+    void secondaryDeletesByDeleteKeyCrossTheBridge() throws Exception {
+        for (int i = 0; i < 3000; i++) {
+            db.put(cf, b(String.format("key%05d", i)), b("value-" + i), i % 7);
+        }
+        db.put(cf, b("forever"), b("v"));  // maximum delete key: never removed by delete key
+        db.compactAll();
+        db.advanceHorizon(cf, 1);
+        db.advanceHorizon(cf, 0);  // never moves back
+        assertEquals(1, db.horizon(cf));
+        assertNull(db.get(cf, b("key00000")), "delete key 0 is below the horizon");
+        assertEquals("value-1", s(db.get(cf, b("key00001"))));
+        db.deleteByDeleteKey(cf, 5, -1L);  // unsigned: up to the maximum, which itself is never removed
+        assertNull(db.get(cf, b("key00005")));
+        assertNull(db.get(cf, b("key00006")));
+        assertEquals("v", s(db.get(cf, b("forever"))));
+        db.put(cf, b("key00005"), b("again"), 5);  // written after the range delete: stays
+        assertEquals("again", s(db.get(cf, b("key00005"))));
+        assertThrows(IllegalArgumentException.class, () -> db.deleteByDeleteKey(cf, 9, 3));
+        db.waitForBackgroundWork();
+        Statistics st = db.statistics();
+        assertEquals(2, st.secondaryDeletes().deletes());
+        assertTrue(st.secondaryDeletes().pagesDropped() > 0, "whole pages were dropped: " + st.secondaryDeletes());
+        assertTrue(st.secondaryDeletes().pageBytesDropped() > 0);
+        assertEquals(1, st.columnFamilies().get(0).horizon());
+        db.close();
+        db = LetheDb.open(dir.resolve("db").toString(), smallOptions());
+        cf = db.defaultColumnFamily();
+        assertEquals(1, db.horizon(cf));
+        long live = 0;
+        try (LetheIterator it = db.newIterator(cf)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                live++;
+            }
+        }
+        long expected = 1 + 1; // "forever" and the rewritten key00005
+        for (int i = 0; i < 3000; i++) {
+            expected += i % 7 >= 1 && i % 7 <= 4 ? 1 : 0;
+        }
+        assertEquals(expected, live);
+    }
+
+    @Test
     void columnFamiliesLifecycle() throws Exception {
         ColumnFamilyHandle a = db.createColumnFamily("a", ColumnFamilyOptions.builder().pagesPerTile(16).build());
         db.put(a, b("k"), b("v"));

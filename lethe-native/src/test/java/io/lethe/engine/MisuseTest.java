@@ -27,6 +27,9 @@ class MisuseTest {
         assertThrows(IllegalStateException.class, () -> db.delete(cf, b("k")));
         assertThrows(IllegalStateException.class, () -> db.merge(cf, b("k"), b("v"), 1));
         assertThrows(IllegalStateException.class, () -> db.deleteRange(cf, b("a"), b("b")));
+        assertThrows(IllegalStateException.class, () -> db.deleteByDeleteKey(cf, 1, 2));
+        assertThrows(IllegalStateException.class, () -> db.advanceHorizon(cf, 1));
+        assertThrows(IllegalStateException.class, () -> db.horizon(cf));
         assertThrows(IllegalStateException.class, () -> db.write(WriteOptions.DEFAULT, new WriteBatch().put(cf, b("k"), b("v"))));
         assertThrows(IllegalStateException.class, () -> db.newIterator(cf));
         assertThrows(IllegalStateException.class, db::getSnapshot);

@@ -44,6 +44,12 @@ public final class Native {
     public static native void deleteRange(long db, long cf, byte[] begin, byte[] end, int flags)
             throws LetheException;
 
+    public static native void deleteByDeleteKey(long db, long cf, long lo, long hi) throws LetheException;
+
+    public static native void advanceHorizon(long db, long cf, long horizon) throws LetheException;
+
+    public static native long horizon(long db, long cf) throws LetheException;
+
     public static native void merge(long db, long cf, byte[] key, byte[] operand, long deleteKey, int flags)
             throws LetheException;
 
