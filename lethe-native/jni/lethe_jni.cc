@@ -554,6 +554,7 @@ JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNI
       v.push_back(space_amp);
       v.push_back(static_cast<jlong>(cf.horizon));
       v.push_back(static_cast<jlong>(cf.secondary_delete_records));
+      v.push_back(static_cast<jlong>(cf.pages_per_tile));
       v.push_back(static_cast<jlong>(cf.levels.size()));
       for (const auto& l : cf.levels) {
         v.push_back(static_cast<jlong>(l.files));

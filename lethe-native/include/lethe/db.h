@@ -137,7 +137,9 @@ class DB {
 
   virtual DbStatistics GetStatistics() = 0;
   // Named properties: "lethe.stats" (human readable), "lethe.num-files-at-level<N>",
-  // "lethe.total-bytes", "lethe.num-entries-active-mem". false if unknown.
+  // "lethe.total-bytes", "lethe.num-entries-active-mem", "lethe.files" (one
+  // line per table file: level, number, entries, delete-key bounds, dropped
+  // pages). false if unknown.
   virtual bool GetProperty(ColumnFamilyHandle* cf, std::string_view property,
                            std::string* value) = 0;
 };

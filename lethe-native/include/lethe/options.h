@@ -24,13 +24,17 @@ enum class FadeFilePick : int {
   kOldestDelete = 2,  // DD: the file with the oldest tombstone
 };
 
+constexpr int kPagesPerTileAuto = 0;
+
 // Per column family: the shape of its LSM tree and of its files.
 struct ColumnFamilyOptions {
   // Size ratio T between adjacent levels (paper §2).
   int size_ratio = 10;
   // Target size of a data page in bytes (before its Bloom filter).
   size_t page_size = 4096;
-  // Pages per delete tile, h (paper §4.2). 1 is the classic layout.
+  // Pages per delete tile, h (paper §4.2). 1 is the classic layout;
+  // kPagesPerTileAuto chooses h for every new file from the lookups and
+  // secondary deletes observed (paper Eq. 2-3, compaction/tile_size.h).
   int pages_per_tile = 1;
   // Bloom filter bits per key, per page; 0 disables the filters.
   int bloom_bits_per_key = 10;

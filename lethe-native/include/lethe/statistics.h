@@ -45,6 +45,9 @@ struct ColumnFamilyStatistics {
   // Secondary deletes: the expiry horizon (0: none) and the records kept.
   uint64_t horizon = 0;
   uint64_t secondary_delete_records = 0;
+  // Pages per delete tile for the family's next file (chosen when the option
+  // is kPagesPerTileAuto).
+  uint64_t pages_per_tile = 1;
 };
 
 // Why a compaction ran.

@@ -207,6 +207,7 @@ Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_vie
     if (cfd == nullptr) return s;
     sv = cfd->super_version;
     seq = o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
+    cfd->point_lookups.fetch_add(1, std::memory_order_relaxed);
   }
   GetContext ctx(key, seq, &sv->files->secondary);
   sv->mem->Get(&ctx);
@@ -230,6 +231,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
     }
     sv = cfd->super_version;
     seq = o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
+    cfd->range_lookups.fetch_add(1, std::memory_order_relaxed);
   }
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;

@@ -66,6 +66,8 @@ struct ColumnFamilyData {
   // read by the FADE timer and statistics (mu_): hence atomic.
   std::atomic<uint64_t> first_tombstone_time_us{0};
   uint64_t imm_first_tombstone_time_us = 0;
+  // Operations observed, for the automatic delete tile size.
+  std::atomic<uint64_t> point_lookups{0}, range_lookups{0}, secondary_deletes{0};
 };
 
 class SnapshotImpl final : public Snapshot {
@@ -167,6 +169,9 @@ class DBImpl final : public DB {
   // longer matter (mu_ held).
   Status TidySecondaryDeletes();
   SequenceNumber OldestUnflushedSequence(const ColumnFamilyData* cfd);  // mu_ held
+  // h for the family's next file: its option, or chosen from the workload
+  // when the option is kPagesPerTileAuto (mu_ held).
+  int TileSizeFor(const ColumnFamilyData& cfd);
 
   const Options options_;
   const std::string dbname_;

@@ -111,7 +111,9 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   for (auto& [id, cfd] : cfds_) {
     if (cfd->imm) {
       auto files = version->cfs.count(id) ? version->cfs.at(id) : nullptr;
-      jobs.push_back(Job{id, cfd->imm, cfd->options, cfd->imm_first_tombstone_time_us, files});
+      ColumnFamilyOptions options = cfd->options;
+      options.pages_per_tile = TileSizeFor(*cfd);
+      jobs.push_back(Job{id, cfd->imm, options, cfd->imm_first_tombstone_time_us, files});
     }
   }
   uint64_t log_number = imm_log_number_;
@@ -271,6 +273,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
                              const CompactionPlan& plan) {
   uint32_t cf = cfd->id;
   ColumnFamilyOptions cf_options = cfd->options;
+  cf_options.pages_per_tile = TileSizeFor(*cfd);
   VersionEdit edit;
   if (plan.inputs[0].empty()) return Status::OK();
   if (plan.IsTrivialMove()) {

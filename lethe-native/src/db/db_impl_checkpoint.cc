@@ -106,6 +106,7 @@ DbStatistics DBImpl::GetStatistics() {
       const ColumnFamilyFiles& files = *cfd->super_version->files;
       cs.horizon = files.secondary.horizon();
       cs.secondary_delete_records = files.secondary.horizons.size() + files.secondary.ranges.size();
+      cs.pages_per_tile = static_cast<uint64_t>(TileSizeFor(*cfd));
       const uint64_t now = clock_->NowMicros();
       const uint64_t threshold = cfd->options.delete_persistence_threshold_us;
       auto age = [now](uint64_t t) { return t == 0 || now < t ? 0 : now - t; };
@@ -213,6 +214,28 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     uint64_t sum = 0;
     for (const auto& ls : cs->levels) sum += ls.bytes;
     *value = std::to_string(sum);
+    return true;
+  }
+  if (property == "lethe.files") {
+    // One line per table file of the family: level, number, entries and
+    // delete-key bounds of the remaining pages, dropped pages.
+    std::lock_guard<std::mutex> l(mu_);
+    Status s;
+    ColumnFamilyData* cfd = Resolve(cf, &s);
+    if (cfd == nullptr) return false;
+    const ColumnFamilyFiles& files = *cfd->super_version->files;
+    value->clear();
+    for (int level = 0; level < kNumLevels; level++) {
+      for (const FileRef& f : files.levels[level]) {
+        *value += "L" + std::to_string(level) + " #" + std::to_string(f->number) + " entries=" +
+                  std::to_string(f->num_entries) + " delete-keys=[" + std::to_string(f->delete_key_min) + "," +
+                  std::to_string(f->delete_key_max) + "] dropped=[";
+        for (size_t i = 0; i < f->dropped_pages.size(); i++) {
+          *value += (i > 0 ? "," : "") + std::to_string(f->dropped_pages[i]);
+        }
+        *value += "]\n";
+      }
+    }
     return true;
   }
   if (property == "lethe.num-entries-active-mem") {

@@ -37,8 +37,8 @@ Status DB::Open(const Options& options, const std::string& name, std::unique_ptr
   db->reset();
   if (options.write_buffer_size < 4096) return Status::InvalidArgument("write_buffer_size must be at least 4096");
   if (options.cf_defaults.page_size < 64) return Status::InvalidArgument("page_size must be at least 64");
-  if (options.cf_defaults.pages_per_tile < 1 || options.cf_defaults.pages_per_tile > 4096) {
-    return Status::InvalidArgument("pages_per_tile must be in [1, 4096]");
+  if (options.cf_defaults.pages_per_tile < 0 || options.cf_defaults.pages_per_tile > 4096) {
+    return Status::InvalidArgument("pages_per_tile must be in [1, 4096] or kPagesPerTileAuto (0)");
   }
   if (options.cf_defaults.size_ratio < 2) return Status::InvalidArgument("size_ratio must be at least 2");
   if (static_cast<unsigned>(options.cf_defaults.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
@@ -191,7 +191,7 @@ ColumnFamilyHandle* DBImpl::DefaultColumnFamily() {
 Status DBImpl::CreateColumnFamily(const std::string& name, const ColumnFamilyOptions& options,
                                   ColumnFamilyHandle** handle) {
   if (name.empty()) return Status::InvalidArgument("column family name must not be empty");
-  if (options.page_size < 64 || options.pages_per_tile < 1 || options.pages_per_tile > 4096 ||
+  if (options.page_size < 64 || options.pages_per_tile < 0 || options.pages_per_tile > 4096 ||
       options.size_ratio < 2 ||
       static_cast<unsigned>(options.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
     return Status::InvalidArgument("invalid column family options");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compaction/fade.h"
+#include "compaction/tile_size.h"
 #include "db/db_impl.h"
 #include "sst/table_reader.h"
 
@@ -86,9 +87,26 @@ Status DBImpl::AddSecondaryRecord(
   // Published together with the records (readers load both under mu_).
   last_sequence_.store(seq, std::memory_order_release);
   stat_secondary_records_.fetch_add(1, std::memory_order_relaxed);
+  cfd->secondary_deletes.fetch_add(1, std::memory_order_relaxed);
   page_drops_pending_ = true;
   bg_cv_.notify_all();
   return Status::OK();
+}
+
+int DBImpl::TileSizeFor(const ColumnFamilyData& cfd) {
+  if (cfd.options.pages_per_tile != kPagesPerTileAuto) return cfd.options.pages_per_tile;
+  const ColumnFamilyFiles* files = versions_->current()->Find(cfd.id);
+  uint64_t bytes = 0;
+  int levels = 1;
+  if (files != nullptr) {
+    for (int l = 0; l < kNumLevels; l++) bytes += files->LevelBytes(l);
+    levels = std::max(1, files->DeepestNonEmptyLevel() + 1);
+  }
+  const uint64_t pages = bytes / std::max<size_t>(1, cfd.options.page_size);
+  return AutoTileSize(pages, cfd.point_lookups.load(std::memory_order_relaxed),
+                      cfd.range_lookups.load(std::memory_order_relaxed),
+                      cfd.secondary_deletes.load(std::memory_order_relaxed),
+                      BloomFalsePositiveRate(cfd.options.bloom_bits_per_key), levels);
 }
 
 SequenceNumber DBImpl::OldestUnflushedSequence(const ColumnFamilyData* cfd) {
@@ -217,19 +235,39 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     std::vector<uint32_t> dropped = f.dropped_pages;
     uint64_t remaining = 0;
     for (const TileMeta& tile : table->tiles()) {
+      // Per remaining page: whether a horizon or a delete-key range covers all
+      // its entries for every reader. A horizon's page drops alone: older
+      // versions of its keys, wherever they are, lie under the horizon too
+      // (monotone delete keys). A range's page drops only with every other
+      // remaining page of its tile (an older version of one of its keys may
+      // sit in a sibling page, with a delete key below the range) and only
+      // when no older file may hold its keys.
+      struct Cover {
+        const PageMeta* page;
+        bool by_horizon, by_range;
+      };
+      std::vector<Cover> covers;
+      bool tile_covered = true;
       for (const PageMeta& p : tile.pages) {
         if (f.PageDropped(p.index)) continue;
-        // The first sequence at which every entry of the page is hidden.
-        SequenceNumber from = kMaxSequenceNumber;
-        if (p.delete_key_max < sd.horizon()) from = sd.HorizonHiddenFrom(p.delete_key_max);
+        Cover cover{&p, false, false};
+        if (p.delete_key_max < sd.horizon()) {
+          const SequenceNumber from = sd.HorizonHiddenFrom(p.delete_key_max);
+          cover.by_horizon = !SnapshotIn(snapshots, f.smallest_seq, from);
+        }
         for (const DeleteKeyRangeRecord& r : sd.ranges) {
-          if (r.seq < from && f.largest_seq < r.seq && r.lo <= p.delete_key_min &&
-              p.delete_key_max <= r.hi && !older_data(tile.smallest, tile.largest)) {
-            from = r.seq;
+          if (!cover.by_range && f.largest_seq < r.seq && r.lo <= p.delete_key_min && p.delete_key_max <= r.hi &&
+              !SnapshotIn(snapshots, f.smallest_seq, r.seq)) {
+            cover.by_range = true;
           }
         }
-        // No snapshot may still read an entry of the page.
-        if (from != kMaxSequenceNumber && !SnapshotIn(snapshots, f.smallest_seq, from)) {
+        tile_covered = tile_covered && (cover.by_horizon || cover.by_range);
+        covers.push_back(cover);
+      }
+      const bool tile_drop = tile_covered && !covers.empty() && !older_data(tile.smallest, tile.largest);
+      for (const Cover& c : covers) {
+        const PageMeta& p = *c.page;
+        if (c.by_horizon || (c.by_range && tile_drop)) {
           dropped.push_back(p.index);
           d.after.num_entries -= std::min<uint64_t>(d.after.num_entries, p.entries);
           const uint64_t len = p.size + kBlockTrailerSize;

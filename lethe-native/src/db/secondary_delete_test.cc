@@ -2,11 +2,17 @@
 // hole punching, checkpoints.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "lethe/db.h"
 #include "lethe/env.h"
+#include "sst/layout_printer.h"
+#include "version/table_cache.h"
 
 namespace lethe {
 namespace {
@@ -220,6 +226,105 @@ TEST_F(PageDropTest, SnapshotDelaysTheDropUntilReleased) {
   db_->ReleaseSnapshot(snap);
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
   EXPECT_GT(db_->GetStatistics().pages_dropped, 0u);
+}
+
+}  // namespace
+}  // namespace lethe
+
+namespace lethe {
+namespace {
+
+TEST_F(SecondaryDeleteTest, AutoTileSizeFollowsLookupsAndSecondaryDeletes) {
+  ColumnFamilyOptions auto_h = options_.cf_defaults;
+  auto_h.pages_per_tile = kPagesPerTileAuto;
+  ASSERT_TRUE(db_->CreateColumnFamily("auto", auto_h, &cf_).ok());
+  auto h = [&] { return db_->GetStatistics().column_families[1].pages_per_tile; };
+  for (int i = 0; i < 3000; i++) Put("key" + std::to_string(i), std::string(50, 'v'), static_cast<uint64_t>(i));
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(1u, h()) << "no secondary deletes yet: the classic layout";
+  for (uint64_t t = 1; t <= 20; t++) ASSERT_TRUE(db_->AdvanceHorizon(cf_, t).ok());
+  const uint64_t with_deletes = h();
+  EXPECT_GT(with_deletes, 1u);
+  for (int i = 0; i < 20000; i++) Get("key" + std::to_string(i % 3000));
+  EXPECT_LT(h(), with_deletes) << "lookups make large tiles costlier";
+}
+
+}  // namespace
+}  // namespace lethe
+
+namespace lethe {
+namespace {
+
+// The dropped pages of the family's only table file, from "lethe.files".
+std::vector<uint32_t> DroppedPages(DB* db, std::string* file) {
+  std::string files;
+  EXPECT_TRUE(db->GetProperty(db->DefaultColumnFamily(), "lethe.files", &files));
+  EXPECT_GE(1, std::count(files.begin(), files.end(), '\n')) << files;
+  file->clear();
+  if (files.empty()) return {};
+  size_t hash = files.find('#');
+  *file = TableFileName("/db", std::stoull(files.substr(hash + 1)));
+  std::vector<uint32_t> pages;
+  std::string list = files.substr(files.find("dropped=[") + 9);
+  std::stringstream in(list.substr(0, list.find(']')));
+  for (std::string item; std::getline(in, item, ',');) pages.push_back(static_cast<uint32_t>(std::stoul(item)));
+  return pages;
+}
+
+// Golden layout: a file of delete tiles with 4 pages each, delete keys
+// uncorrelated with the sort keys, before and after secondary deletes.
+// Regenerate with LETHE_UPDATE_GOLDEN=1.
+TEST_F(SecondaryDeleteTest, GoldenLayoutBeforeAndAfterPageDrops) {
+  options_.cf_defaults.page_size = 96;
+  options_.cf_defaults.pages_per_tile = 4;
+  db_.reset();
+  ASSERT_TRUE(DestroyDB("/db", options_).ok());
+  Reopen();
+  const uint64_t dks[] = {40, 10, 30, 20, 50, 5, 25, 15};
+  for (int i = 0; i < 32; i++) {
+    char key[8];
+    std::snprintf(key, sizeof(key), "k%02d", i);
+    Put(key, "v" + std::to_string(i), dks[(i * 5) % 8]);
+  }
+  ASSERT_TRUE(db_->CompactAll().ok());
+  const DbStatistics written = db_->GetStatistics();
+  std::string layout, file;
+  auto print = [&](const std::string& title) {
+    std::vector<uint32_t> dropped = DroppedPages(db_.get(), &file);
+    layout += "== " + title + "\n";
+    if (file.empty()) {
+      layout += "(no table file left)\n";
+    } else {
+      ASSERT_TRUE(PrintTableLayout(env_.get(), file, true, &layout, &dropped).ok());
+    }
+    layout += "reads: " + Scan() + "\n";
+  };
+  print("written");
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 21).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  print("after AdvanceHorizon(21): pages holding only delete keys < 21 are dropped");
+  ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 22, 45).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  print("after DeleteByDeleteKey(22, 45): a range drops only tiles it covers whole, none here");
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 26).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  print("after AdvanceHorizon(26)");
+  ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 25, 50).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  print("after DeleteByDeleteKey(25, 50): every tile covered whole, the file goes");
+  DbStatistics st = db_->GetStatistics();
+  EXPECT_EQ(8u, st.pages_dropped);
+  EXPECT_EQ(1u, st.files_dropped);
+  EXPECT_EQ(written.bytes_written_compaction, st.bytes_written_compaction);  // no page rewritten
+  EXPECT_EQ(written.bytes_read_compaction, st.bytes_read_compaction);        // nor read
+
+  std::string path = std::string(LETHE_TESTDATA_DIR) + "/kiwi_page_drops.txt";
+  if (std::getenv("LETHE_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << layout;
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing golden file " << path << " (run with LETHE_UPDATE_GOLDEN=1)";
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(layout, golden.str());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "sst/layout_printer.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -37,7 +38,8 @@ const char* KindName(EntryKind k) {
 
 }  // namespace
 
-Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out) {
+Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out,
+                        const std::vector<uint32_t>* dropped) {
   uint64_t size;
   Status s = env->GetFileSize(fname, &size);
   if (!s.ok()) return s;
@@ -65,12 +67,13 @@ Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::s
     out->append(buf);
     for (size_t i = 0; i < tiles[t].pages.size(); i++) {
       const PageMeta& m = tiles[t].pages[i];
+      const bool is_dropped = dropped != nullptr && std::find(dropped->begin(), dropped->end(), m.index) != dropped->end();
       std::snprintf(buf, sizeof(buf),
-                    "  page %zu: bytes [%" PRIu64 ", %" PRIu64 ") + crc, %u entries, delete keys [%s, %s], filter %u bytes\n",
-                    i, m.offset, m.offset + m.size, m.entries, DeleteKey(m.delete_key_min).c_str(),
-                    DeleteKey(m.delete_key_max).c_str(), m.filter_size);
+                    "  page %zu%s: bytes [%" PRIu64 ", %" PRIu64 ") + crc, %u entries, delete keys [%s, %s], filter %u bytes\n",
+                    i, is_dropped ? " DROPPED" : "", m.offset, m.offset + m.size, m.entries,
+                    DeleteKey(m.delete_key_min).c_str(), DeleteKey(m.delete_key_max).c_str(), m.filter_size);
       out->append(buf);
-      if (!entries) continue;
+      if (!entries || is_dropped) continue;
       PageRef page;
       s = table->ReadPage(m, false, &page);
       if (!s.ok()) return s;

@@ -3,14 +3,18 @@
 // entries. Used by lethe_dump and by the golden layout test.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lethe/env.h"
 
 namespace lethe {
 
 // Appends the layout of table `fname` to *out. With entries = false only
-// regions, tiles and pages are printed.
-Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out);
+// regions, tiles and pages are printed. Pages listed in `dropped` (page
+// indexes in file order, from the manifest) are marked and not read.
+Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out,
+                        const std::vector<uint32_t>* dropped = nullptr);
 
 }  // namespace lethe

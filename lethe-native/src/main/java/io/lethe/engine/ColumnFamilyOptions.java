@@ -12,6 +12,9 @@ public final class ColumnFamilyOptions {
 
     private final int sizeRatio;
     private final int pageSizeBytes;
+    /** {@code pagesPerTile} value that lets the engine choose the delete tile size. */
+    public static final int PAGES_PER_TILE_AUTO = 0;
+
     private final int pagesPerTile;
     private final int bloomBitsPerKey;
     private final long targetFileSizeBytes;
@@ -128,8 +131,12 @@ public final class ColumnFamilyOptions {
             return this;
         }
 
+        /**
+         * Pages per delete tile (h): 1 is the classic layout; {@link #PAGES_PER_TILE_AUTO} lets the engine
+         * choose h for each new file from the lookups and secondary deletes it observes (Lethe paper, Eq. 3).
+         */
         public Builder pagesPerTile(int v) {
-            this.pagesPerTile = check(v, 1, 4096, "pagesPerTile");
+            this.pagesPerTile = check(v, PAGES_PER_TILE_AUTO, 4096, "pagesPerTile");
             return this;
         }
 

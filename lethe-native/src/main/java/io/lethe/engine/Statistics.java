@@ -55,11 +55,12 @@ public record Statistics(
     /**
      * One column family's memtable and levels (level 0 first, up to the deepest used), with FADE's
      * threshold (0: off) and the oldest tombstone's age (memtables included) to compare with it, the
-     * expiry horizon (0: none) and the number of secondary-delete records kept.
+     * expiry horizon (0: none), the number of secondary-delete records kept, and the pages per delete tile
+     * of the family's next file (chosen from the workload when configured as auto).
      */
     public record ColumnFamily(int id, String name, long memtableBytes, long memtableEntries,
             long deletePersistenceThresholdMicros, long oldestTombstoneAgeMicros, double spaceAmplificationEstimate,
-            long horizon, long secondaryDeleteRecords, List<Level> levels) {
+            long horizon, long secondaryDeleteRecords, long pagesPerTile, List<Level> levels) {
         public long totalBytes() {
             return levels.stream().mapToLong(Level::bytes).sum();
         }
@@ -96,6 +97,7 @@ public record Statistics(
             double spaceAmp = Double.longBitsToDouble(r[i++]);
             long horizon = r[i++];
             long records = r[i++];
+            long pagesPerTile = r[i++];
             int levels = (int) r[i++];
             List<Level> ls = new ArrayList<>(levels);
             for (int l = 0; l < levels; l++) {
@@ -104,7 +106,7 @@ public record Statistics(
                 i += 12;
             }
             list.add(new ColumnFamily(id, names.apply(id), memBytes, memEntries, threshold, oldestAge, spaceAmp,
-                    horizon, records, Collections.unmodifiableList(ls)));
+                    horizon, records, pagesPerTile, Collections.unmodifiableList(ls)));
         }
         return new Statistics(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
                 r[14], r[15], r[16], Collections.unmodifiableList(byReason), blindDeletesSkipped,
