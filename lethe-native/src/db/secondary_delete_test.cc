@@ -329,3 +329,22 @@ TEST_F(SecondaryDeleteTest, GoldenLayoutBeforeAndAfterPageDrops) {
 
 }  // namespace
 }  // namespace lethe
+
+namespace lethe {
+namespace {
+
+#ifdef LETHE_INVARIANT_CHECKS
+// The monotone delete-key contract (db.h) is checked where versions of a key
+// meet: a newer version with a smaller delete key stops the compaction.
+TEST_F(SecondaryDeleteTest, MonotoneDeleteKeyContractIsCheckedInInvariantBuilds) {
+  Put("k", "old", 10);
+  ASSERT_TRUE(db_->Flush().ok());
+  Put("k", "new", 5);
+  Status s = db_->CompactAll();
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find("delete key")) << s.ToString();
+}
+#endif
+
+}  // namespace
+}  // namespace lethe

@@ -98,7 +98,7 @@ class MisuseTest {
             WriteBatch mixed = new WriteBatch().put(cf, b("k"), b("v"));
             assertThrows(IllegalArgumentException.class, () -> mixed.put(foreign, b("k"), b("v")));
             assertThrows(IllegalArgumentException.class, () -> other.write(WriteOptions.DEFAULT, mixed));
-            assertThrows(IllegalArgumentException.class, () -> ColumnFamilyOptions.builder().pagesPerTile(0));
+            assertThrows(IllegalArgumentException.class, () -> ColumnFamilyOptions.builder().pagesPerTile(-1));
             assertThrows(IllegalArgumentException.class, () -> DbOptions.builder().writeBufferSizeBytes(1));
             db.put(cf, b("still"), b("alive"));
             assertEquals("alive", LetheDbTest.s(db.get(cf, b("still"))));

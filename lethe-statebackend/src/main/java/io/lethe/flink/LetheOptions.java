@@ -69,14 +69,16 @@ public final class LetheOptions {
                     .defaultValue(MemorySize.parse("4kb"))
                     .withDescription("Target size of a data page in the engine's files.");
 
-    public static final ConfigOption<Integer> PAGES_PER_TILE =
+    public static final ConfigOption<String> PAGES_PER_TILE =
             ConfigOptions.key("state.backend.lethe.pages-per-tile")
-                    .intType()
-                    .defaultValue(1)
+                    .stringType()
+                    .defaultValue("1")
                     .withDescription(
-                            "Pages per delete tile (h in the Lethe paper). 1 is the classic layout; larger"
-                                    + " values make deletes by delete key (expiry) cheaper and point lookups"
-                                    + " probe more Bloom filters.");
+                            "Pages per delete tile (h in the Lethe paper): an integer in [1, 4096] or 'auto'. 1 is"
+                                    + " the classic layout; larger values make deletes by delete key (expiry)"
+                                    + " cheaper, since whole pages are dropped without being read, and point"
+                                    + " lookups probe more Bloom filters. 'auto' chooses h for every new file from"
+                                    + " the lookups and secondary deletes observed (paper Eq. 3).");
 
     public static final ConfigOption<Integer> BLOOM_BITS_PER_KEY =
             ConfigOptions.key("state.backend.lethe.bloom-bits-per-key")
@@ -160,7 +162,7 @@ public final class LetheOptions {
             return ColumnFamilyOptions.builder()
                     .sizeRatio(config.get(SIZE_RATIO))
                     .pageSizeBytes(Math.toIntExact(config.get(PAGE_SIZE).getBytes()))
-                    .pagesPerTile(config.get(PAGES_PER_TILE))
+                    .pagesPerTile(pagesPerTile(config))
                     .bloomBitsPerKey(config.get(BLOOM_BITS_PER_KEY))
                     .targetFileSizeBytes(config.get(TARGET_FILE_SIZE).getBytes())
                     .level1Bytes(config.get(LEVEL1_SIZE).getBytes())
@@ -175,7 +177,7 @@ public final class LetheOptions {
     /** Validates every option now, so a bad value fails at configuration time, naming the key. */
     static void validate(ReadableConfig config) {
         checkRange(config, SIZE_RATIO, 2, 1000);
-        checkRange(config, PAGES_PER_TILE, 1, 4096);
+        pagesPerTile(config);
         checkRange(config, BLOOM_BITS_PER_KEY, 0, 64);
         checkBytes(config, PAGE_SIZE, 64, 16L << 20);
         checkBytes(config, TARGET_FILE_SIZE, 4096, 1L << 40);
@@ -190,6 +192,23 @@ public final class LetheOptions {
         if (!(ratio > 0 && ratio < 1)) {
             throw invalid(WRITE_BUFFER_RATIO, ratio, "a number in (0, 1)");
         }
+    }
+
+    /** The engine's pages per tile: 1..4096, or {@link ColumnFamilyOptions#PAGES_PER_TILE_AUTO} for "auto". */
+    static int pagesPerTile(ReadableConfig config) {
+        String v = config.get(PAGES_PER_TILE).trim();
+        if (v.equalsIgnoreCase("auto")) {
+            return ColumnFamilyOptions.PAGES_PER_TILE_AUTO;
+        }
+        try {
+            int h = Integer.parseInt(v);
+            if (h >= 1 && h <= 4096) {
+                return h;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(PAGES_PER_TILE, v, "an integer in [1, 4096] or 'auto'");
     }
 
     private static void checkRange(ReadableConfig config, ConfigOption<Integer> option, int min, int max) {

@@ -35,11 +35,11 @@ class LetheStateBackendFactoryTest {
     @Test
     void flinkLoadsTheBackendFromStateBackendType() throws Exception {
         Configuration c = letheConfig();
-        c.set(LetheOptions.PAGES_PER_TILE, 8);
+        c.set(LetheOptions.PAGES_PER_TILE, "8");
         c.set(LetheOptions.PAGE_SIZE, MemorySize.parse("16kb"));
         StateBackend backend = StateBackendLoader.loadStateBackendFromConfig(c, getClass().getClassLoader(), null);
         LetheStateBackend lethe = assertInstanceOf(LetheStateBackend.class, backend);
-        assertEquals(8, lethe.get(LetheOptions.PAGES_PER_TILE));
+        assertEquals("8", lethe.get(LetheOptions.PAGES_PER_TILE));
         assertEquals(16 * 1024, lethe.get(LetheOptions.PAGE_SIZE).getBytes());
         assertEquals(10, lethe.get(LetheOptions.SIZE_RATIO));  // default
         assertTrue(lethe.useManagedMemory());
@@ -57,12 +57,29 @@ class LetheStateBackendFactoryTest {
     }
 
     @Test
+    void pagesPerTileAcceptsAuto() {
+        Configuration c = letheConfig();
+        c.set(LetheOptions.PAGES_PER_TILE, "AUTO");
+        assertEquals(io.lethe.engine.ColumnFamilyOptions.PAGES_PER_TILE_AUTO, LetheOptions.pagesPerTile(c));
+        assertEquals(io.lethe.engine.ColumnFamilyOptions.PAGES_PER_TILE_AUTO,
+                LetheOptions.columnFamilyOptions(c).pagesPerTile());
+        c.set(LetheOptions.PAGES_PER_TILE, " 64 ");
+        assertEquals(64, LetheOptions.pagesPerTile(c));
+    }
+
+    @Test
     void badValuesFailWithTheOptionName() {
         Configuration c = letheConfig();
-        c.set(LetheOptions.PAGES_PER_TILE, 0);
+        c.set(LetheOptions.PAGES_PER_TILE, "0");
         IllegalConfigurationException e = assertThrows(IllegalConfigurationException.class,
                 () -> new LetheStateBackendFactory().createFromConfig(c, getClass().getClassLoader()));
         assertTrue(e.getMessage().contains("state.backend.lethe.pages-per-tile"), e.getMessage());
+
+        Configuration word = letheConfig();
+        word.set(LetheOptions.PAGES_PER_TILE, "many");
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(word, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("'auto'"), e.getMessage());
 
         Configuration ratio = letheConfig();
         ratio.set(LetheOptions.WRITE_BUFFER_RATIO, 1.5);
@@ -84,14 +101,14 @@ class LetheStateBackendFactoryTest {
 
     @Test
     void backendSurvivesJavaSerialization() throws Exception {
-        LetheStateBackend backend = new LetheStateBackend().with(LetheOptions.PAGES_PER_TILE, 16);
+        LetheStateBackend backend = new LetheStateBackend().with(LetheOptions.PAGES_PER_TILE, "16");
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(backend);
         }
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
             LetheStateBackend copy = (LetheStateBackend) in.readObject();
-            assertEquals(16, copy.get(LetheOptions.PAGES_PER_TILE));
+            assertEquals("16", copy.get(LetheOptions.PAGES_PER_TILE));
         }
     }
 
