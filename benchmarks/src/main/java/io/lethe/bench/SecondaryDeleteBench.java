@@ -1,0 +1,430 @@
+package io.lethe.bench;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.DbOptions;
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.Statistics;
+import io.lethe.engine.WriteBatch;
+import io.lethe.engine.WriteOptions;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+/**
+ * Secondary range deletes (issue 6): delete every entry whose delete key is below a cut, chosen so that a
+ * given share of the database goes, and measure the work until the data is physically gone from every
+ * file. Lethe (a horizon: whole pages dropped by a manifest edit, partly covered pages rewritten by FADE
+ * within D_th) against RocksDB's best alternatives, in one run:
+ *
+ * <ul>
+ *   <li>rocksdbjni, scan + point deletes + forced full compaction;
+ *   <li>Flink's TTL compaction filter on frocksdbjni (Flink's RocksDB fork) + forced full compaction, in
+ *       a child JVM (both libraries define {@code org.rocksdb}); skipped with a note when the jar is
+ *       missing;
+ *   <li>with correlated delete keys also rocksdbjni's DeleteRange on the sort-key range + full compaction.
+ * </ul>
+ *
+ * <p>Data: N entries, 16-byte keys, 100-byte values whose first 8 bytes are the delete key (Flink's TTL
+ * layout), inserted in random order and compacted into a settled tree. Delete keys are uniform in
+ * [0, 10^6) and either uncorrelated with the sort key or equal to its rank scaled (correlated). Each
+ * (delete tile size h, correlation) loads once; each selectivity then works on a fresh checkpoint copy.
+ * Bytes read and written come from each engine's counters (RocksDB's scan read is counted as its live
+ * table bytes: a full scan reads every data block). "Gone" means: Lethe's files hold exactly the live
+ * entries and no tombstone; RocksDB after its full compaction likewise (checked). Lookup cost: mean time
+ * of point lookups of live keys afterwards, and Lethe's page bytes read per lookup.
+ *
+ * <p>Arguments: {@code [quick|full] [D_th milliseconds] [csv file]}. Quick: 200 k entries, h in {1, 8},
+ * two selectivities. Full: 1 M entries, h in {1, 4, 8, 16, 64}, selectivities 0.01 %, 0.1 %, 1 %, 10 %,
+ * 1/7.
+ */
+public final class SecondaryDeleteBench {
+    static final long WRITE_BUFFER = 8L << 20;
+    static final long CACHE = 16L << 20;
+    static final long LEVEL1 = 32L << 20;
+    static final long TARGET_FILE = 8L << 20;
+    static final long DELETE_KEYS = 1_000_000;
+    static final int LOOKUPS = 50_000;
+    static final String FROCKSDB = "com/ververica/frocksdbjni/8.10.0-ververica-1.0/frocksdbjni-8.10.0-ververica-1.0.jar";
+
+    private SecondaryDeleteBench() {}
+
+    /** The generated data: key i has delete key dk(i); insertion order is a seeded permutation. */
+    static final class DataSet {
+        final int n;
+        final boolean correlated;
+        final long seed;
+        final int[] order;
+
+        DataSet(int n, boolean correlated, long seed) {
+            this.n = n;
+            this.correlated = correlated;
+            this.seed = seed;
+            order = new int[n];
+            for (int i = 0; i < n; i++) {
+                order[i] = i;
+            }
+            SplittableRandom r = new SplittableRandom(seed);
+            for (int i = n - 1; i > 0; i--) {
+                int j = r.nextInt(i + 1);
+                int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        }
+
+        byte[] key(int i) {
+            return String.format("k%015d", i).getBytes(StandardCharsets.US_ASCII);
+        }
+
+        long deleteKey(int i) {
+            if (correlated) {
+                return (long) i * DELETE_KEYS / n;
+            }
+            long z = (i + seed) * 0x9E3779B97F4A7C15L;
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            return Long.remainderUnsigned(z ^ (z >>> 31), DELETE_KEYS);
+        }
+
+        byte[] value(int i) {
+            byte[] v = new byte[100];
+            long dk = deleteKey(i);
+            for (int b = 0; b < 8; b++) {
+                v[b] = (byte) (dk >>> (56 - 8 * b));
+            }
+            for (int b = 8; b < v.length; b++) {
+                v[b] = (byte) ('a' + (i + b) % 26);
+            }
+            return v;
+        }
+
+        long cut(double selectivity) {
+            return Math.round(selectivity * DELETE_KEYS);
+        }
+
+        long deleted(long cut) {
+            long d = 0;
+            for (int i = 0; i < n; i++) {
+                d += deleteKey(i) < cut ? 1 : 0;
+            }
+            return d;
+        }
+
+        /** Keys that survive the cut, spread over the key space. */
+        byte[][] liveKeys(long cut, int count) {
+            List<byte[]> keys = new ArrayList<>(count);
+            SplittableRandom r = new SplittableRandom(seed + 1);
+            while (keys.size() < count) {
+                int i = r.nextInt(n);
+                if (deleteKey(i) >= cut) {
+                    keys.add(key(i));
+                }
+            }
+            return keys.toArray(new byte[0][]);
+        }
+    }
+
+    static long deleteKeyOf(byte[] value) {
+        long dk = 0;
+        for (int b = 0; b < 8; b++) {
+            dk = (dk << 8) | (value[b] & 0xff);
+        }
+        return dk;
+    }
+
+    record Row(String correlation, double selectivity, String system, int h, long millis, long bytesRead,
+            long bytesWritten, long pagesDropped, long pageBytesDropped, long deleted, double lookupMicros,
+            double lookupBytes) {
+        long io() {
+            return bytesRead + bytesWritten;
+        }
+    }
+
+    static DbOptions letheOptions(int h, Duration threshold) {
+        return DbOptions.builder().useWal(false).writeBufferSizeBytes(WRITE_BUFFER).pageCacheBytes(CACHE)
+                .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().sizeRatio(10).level1Bytes(LEVEL1)
+                        .targetFileSizeBytes(TARGET_FILE).pageSizeBytes(4096).bloomBitsPerKey(10).pagesPerTile(h)
+                        .deletePersistenceThreshold(threshold).build())
+                .build();
+    }
+
+    static List<Row> lethe(DataSet data, int h, double[] selectivities, Duration threshold, Path work)
+            throws Exception {
+        List<Row> rows = new ArrayList<>();
+        Path base = work.resolve("lethe-base");
+        deleteTree(base);
+        try (LetheDb db = LetheDb.open(base.toString(), letheOptions(h, threshold))) {
+            ColumnFamilyHandle cf = db.defaultColumnFamily();
+            WriteBatch batch = new WriteBatch();
+            for (int n = 0; n < data.n; n++) {
+                int i = data.order[n];
+                batch.put(cf, data.key(i), data.value(i), data.deleteKey(i));
+                if (batch.count() == 1000) {
+                    db.write(WriteOptions.NO_WAL, batch);
+                    batch = new WriteBatch();
+                }
+            }
+            db.write(WriteOptions.NO_WAL, batch);
+            db.compactAll();
+            db.waitForBackgroundWork();
+            for (double sel : selectivities) {
+                long cut = data.cut(sel);
+                long deleted = data.deleted(cut);
+                long live = data.n - deleted;
+                Path copy = work.resolve("lethe-copy");
+                deleteTree(copy);
+                db.checkpoint(copy.toString());
+                try (LetheDb c = LetheDb.open(copy.toString(), letheOptions(h, threshold))) {
+                    ColumnFamilyHandle ccf = c.defaultColumnFamily();
+                    Statistics s0 = c.statistics();
+                    long t0 = System.nanoTime();
+                    c.advanceHorizon(ccf, cut);
+                    long deadline = t0 + Duration.ofSeconds(120).toNanos();
+                    while (true) {
+                        Statistics s = c.statistics();
+                        Statistics.ColumnFamily f = s.columnFamilies().get(0);
+                        long entries = f.levels().stream().mapToLong(Statistics.Level::entries).sum();
+                        if (entries == live && f.tombstones() == 0 && f.memtableEntries() == 0) {
+                            break;
+                        }
+                        if (System.nanoTime() > deadline) {
+                            throw new IllegalStateException("Lethe h=" + h + ": data not gone after 120 s: " + entries
+                                    + " entries, want " + live);
+                        }
+                        Thread.sleep(2);
+                    }
+                    long millis = (System.nanoTime() - t0) / 1_000_000;
+                    Statistics s1 = c.statistics();
+                    long read = s1.bytesReadCompaction() - s0.bytesReadCompaction();
+                    long written = s1.bytesWrittenCompaction() + s1.bytesWrittenFlush() - s0.bytesWrittenCompaction()
+                            - s0.bytesWrittenFlush();
+                    byte[][] keys = data.liveKeys(cut, LOOKUPS);
+                    long tableBytes = s1.bytesReadTable();
+                    long l0 = System.nanoTime();
+                    for (byte[] k : keys) {
+                        if (c.get(ccf, k) == null) {
+                            throw new IllegalStateException("live key lost: " + new String(k, StandardCharsets.US_ASCII));
+                        }
+                    }
+                    double lookupMicros = (System.nanoTime() - l0) / 1e3 / keys.length;
+                    double lookupBytes = (double) (c.statistics().bytesReadTable() - tableBytes) / keys.length;
+                    rows.add(new Row(data.correlated ? "correlated" : "uncorrelated", sel, "lethe", h, millis, read,
+                            written, s1.secondaryDeletes().pagesDropped(), s1.secondaryDeletes().pageBytesDropped(),
+                            deleted, lookupMicros, lookupBytes));
+                }
+                deleteTree(copy);
+                System.out.println("  " + format(rows.get(rows.size() - 1)));
+            }
+        }
+        deleteTree(base);
+        return rows;
+    }
+
+    static List<Row> rocks(DataSet data, double[] selectivities, Path work) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        Path base = work.resolve("rocks-base");
+        deleteTree(base);
+        String corr = data.correlated ? "correlated" : "uncorrelated";
+        try (RocksSecondary db = new RocksSecondary(base, null)) {
+            db.load(data);
+            for (double sel : selectivities) {
+                long cut = data.cut(sel);
+                long deleted = data.deleted(cut);
+                for (String method : data.correlated ? List.of("scan", "deleterange") : List.of("scan")) {
+                    Path copy = work.resolve("rocks-copy");
+                    deleteTree(copy);
+                    db.checkpoint(copy);
+                    try (RocksSecondary c = new RocksSecondary(copy, null)) {
+                        long t0 = System.nanoTime();
+                        long scanned = 0;
+                        if (method.equals("scan")) {
+                            scanned = c.scanDeleteCompact(cut);
+                        } else {
+                            int first = (int) Math.min(data.n, (cut * data.n + DELETE_KEYS - 1) / DELETE_KEYS);
+                            while (first < data.n && data.deleteKey(first) < cut) {
+                                first++;
+                            }
+                            while (first > 0 && data.deleteKey(first - 1) >= cut) {
+                                first--;
+                            }
+                            c.deleteRangeCompact(data.key(0), data.key(first));
+                        }
+                        long millis = (System.nanoTime() - t0) / 1_000_000;
+                        long[] left = c.entriesAndTombstones();
+                        if (left[0] != data.n - deleted || left[1] != 0) {
+                            throw new IllegalStateException("RocksDB " + method + ": " + left[0] + " entries, "
+                                    + left[1] + " tombstones left, want " + (data.n - deleted) + " and 0");
+                        }
+                        double lookup = c.lookupMicros(data.liveKeys(cut, LOOKUPS));
+                        rows.add(new Row(corr, sel, "rocksdb-" + method, 0, millis, scanned + c.bytesRead(),
+                                c.bytesWritten(), 0, 0, deleted, lookup, Double.NaN));
+                    }
+                    deleteTree(copy);
+                    System.out.println("  " + format(rows.get(rows.size() - 1)));
+                }
+            }
+        }
+        deleteTree(base);
+        return rows;
+    }
+
+    /** Flink's TTL compaction filter on frocksdbjni, in a child JVM; empty (with a note) without the jar. */
+    static List<Row> rocksFilter(DataSet data, double[] selectivities, Path work) throws Exception {
+        Path jar = Path.of(System.getProperty("lethe.bench.frocksdbjni",
+                Path.of(System.getProperty("user.home"), ".m2", "repository", FROCKSDB).toString()));
+        if (!Files.isRegularFile(jar)) {
+            System.out.println("  rocksdb-filter: skipped, " + jar + " not found (mvn dependency:get"
+                    + " -Dartifact=com.ververica:frocksdbjni:8.10.0-ververica-1.0)");
+            return List.of();
+        }
+        String self = Path.of(SecondaryDeleteBench.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString();
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", jar + File.pathSeparator + self, FrocksFilterRun.class.getName(), Integer.toString(data.n),
+                Boolean.toString(data.correlated), Long.toString(data.seed), work.resolve("frocks").toString()));
+        for (double sel : selectivities) {
+            cmd.add(Double.toString(sel));
+        }
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        List<Row> rows = new ArrayList<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = out.readLine()) != null; ) {
+                if (!line.startsWith("RESULT ")) {
+                    System.out.println("  [frocksdb] " + line);
+                    continue;
+                }
+                String[] f = line.split(" ");
+                double sel = Double.parseDouble(f[1]);
+                long cut = data.cut(sel);
+                long deleted = data.deleted(cut);
+                if (Long.parseLong(f[5]) != data.n - deleted || Long.parseLong(f[6]) != 0) {
+                    throw new IllegalStateException("RocksDB filter: " + f[5] + " entries, " + f[6]
+                            + " tombstones left, want " + (data.n - deleted));
+                }
+                rows.add(new Row(data.correlated ? "correlated" : "uncorrelated", sel, "rocksdb-filter", 0,
+                        Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]), 0, 0, deleted, Double.NaN,
+                        Double.NaN));
+                System.out.println("  " + format(rows.get(rows.size() - 1)));
+            }
+        }
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("frocksdb child failed with exit code " + p.exitValue());
+        }
+        return rows;
+    }
+
+    static String format(Row r) {
+        return String.format(Locale.ROOT, "%-12s sel %7.4f%% %-20s h=%-3s %7d ms  read %10s  written %10s  dropped %6d"
+                        + " pages  lookup %6.2f us", r.correlation, r.selectivity * 100, r.system,
+                r.h == 0 ? "-" : Integer.toString(r.h), r.millis, mib(r.bytesRead), mib(r.bytesWritten),
+                r.pagesDropped, r.lookupMicros);
+    }
+
+    static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.2f MiB", bytes / 1048576.0);
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(x);
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean full = args.length > 0 && args[0].equals("full");
+        Duration threshold = Duration.ofMillis(args.length > 1 ? Long.parseLong(args[1]) : 500);
+        int n = full ? 1_000_000 : 200_000;
+        int[] hs = full ? new int[] {1, 4, 8, 16, 64} : new int[] {1, 8};
+        double[] sels = full ? new double[] {0.0001, 0.001, 0.01, 0.1, 1.0 / 7} : new double[] {0.001, 1.0 / 7};
+        Path work = Files.createTempDirectory("lethe-secondary-bench");
+        System.out.printf(Locale.ROOT, "Secondary range deletes: %d entries, D_th %d ms, h %s, selectivities %s%n", n,
+                threshold.toMillis(), java.util.Arrays.toString(hs), java.util.Arrays.toString(sels));
+        List<Row> rows = new ArrayList<>();
+        for (boolean correlated : new boolean[] {false, true}) {
+            DataSet data = new DataSet(n, correlated, 42);
+            System.out.println(correlated ? "correlated delete keys" : "uncorrelated delete keys");
+            for (int h : hs) {
+                rows.addAll(lethe(data, h, sels, threshold, work));
+            }
+            rows.addAll(rocks(data, sels, work));
+            rows.addAll(rocksFilter(data, sels, work));
+        }
+        deleteTree(work);
+        report(rows, args.length > 2 ? Path.of(args[2]) : null);
+    }
+
+    static void report(List<Row> rows, Path csv) throws IOException {
+        // Per (correlation, selectivity): RocksDB's best I/O and best time, and Lethe's ratios to them.
+        Map<String, Row> bestIo = new HashMap<>();
+        Map<String, Row> bestTime = new HashMap<>();
+        for (Row r : rows) {
+            if (!r.system.startsWith("rocksdb")) {
+                continue;
+            }
+            String k = r.correlation + r.selectivity;
+            bestIo.merge(k, r, (a, b) -> a.io() <= b.io() ? a : b);
+            bestTime.merge(k, r, (a, b) -> a.millis <= b.millis ? a : b);
+        }
+        System.out.println();
+        System.out.println("| delete keys | selectivity | h | Lethe ms | Lethe MiB read+written | pages dropped"
+                + " | RocksDB best MiB (method) | Lethe/RocksDB bytes | RocksDB best ms (method) | speed-up | lookup us"
+                + " | lookup bytes |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (Row r : rows) {
+            if (!r.system.equals("lethe")) {
+                continue;
+            }
+            Row io = bestIo.get(r.correlation + r.selectivity);
+            Row time = bestTime.get(r.correlation + r.selectivity);
+            System.out.printf(Locale.ROOT, "| %s | %.2f %% | %d | %d | %.1f | %d | %.1f (%s) | %.2f %% | %d (%s) | %.1fx"
+                            + " | %.2f | %.0f |%n", r.correlation, r.selectivity * 100, r.h, r.millis,
+                    r.io() / 1048576.0, r.pagesDropped, io.io() / 1048576.0, io.system.substring(8),
+                    100.0 * r.io() / Math.max(1, io.io()), time.millis, time.system.substring(8),
+                    (double) time.millis / Math.max(1, r.millis), r.lookupMicros, r.lookupBytes);
+        }
+        System.out.println();
+        System.out.println("| delete keys | selectivity | RocksDB method | ms | MiB read | MiB written | lookup us |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (Row r : rows) {
+            if (r.system.startsWith("rocksdb")) {
+                System.out.printf(Locale.ROOT, "| %s | %.2f %% | %s | %d | %.1f | %.1f | %s |%n", r.correlation,
+                        r.selectivity * 100, r.system.substring(8), r.millis, r.bytesRead / 1048576.0,
+                        r.bytesWritten / 1048576.0,
+                        Double.isNaN(r.lookupMicros) ? "-" : String.format(Locale.ROOT, "%.2f", r.lookupMicros));
+            }
+        }
+        if (csv != null) {
+            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(csv))) {
+                w.println("correlation,selectivity,system,h,millis,bytes_read,bytes_written,pages_dropped,"
+                        + "page_bytes_dropped,deleted,lookup_us,lookup_bytes");
+                for (Row r : rows) {
+                    w.printf(Locale.ROOT, "%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.correlation, r.selectivity,
+                            r.system, r.h, r.millis, r.bytesRead, r.bytesWritten, r.pagesDropped, r.pageBytesDropped,
+                            r.deleted, r.lookupMicros, r.lookupBytes);
+                }
+            }
+            System.out.println("wrote " + csv);
+        }
+    }
+}
