@@ -538,7 +538,8 @@ JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNI
     for (uint64_t b : st.bytes_written_compaction_by_reason) v.push_back(static_cast<jlong>(b));
     v.push_back(static_cast<jlong>(st.blind_deletes_skipped));
     for (uint64_t x : {st.secondary_deletes, st.pages_dropped, st.page_bytes_dropped, st.files_dropped,
-                       st.bytes_punched, st.partially_covered_pages, st.secondary_bytes_compacted}) {
+                       st.bytes_punched, st.partially_covered_pages, st.secondary_bytes_compacted,
+                       st.pages_rewritten, st.rewrite_bytes_read, st.rewrite_bytes_written}) {
       v.push_back(static_cast<jlong>(x));
     }
     v.push_back(static_cast<jlong>(st.column_families.size()));

@@ -139,7 +139,7 @@ class DB {
   // Named properties: "lethe.stats" (human readable), "lethe.num-files-at-level<N>",
   // "lethe.total-bytes", "lethe.num-entries-active-mem", "lethe.files" (one
   // line per table file: level, number, entries, delete-key bounds, dropped
-  // pages). false if unknown.
+  // pages, patch table and patched pages). false if unknown.
   virtual bool GetProperty(ColumnFamilyHandle* cf, std::string_view property,
                            std::string* value) = 0;
 };

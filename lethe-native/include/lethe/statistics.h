@@ -85,6 +85,9 @@ struct DbStatistics {
   uint64_t bytes_punched = 0;                  // local bytes released by hole punching
   uint64_t partially_covered_pages = 0;        // at the last check: pages left for compaction
   uint64_t secondary_bytes_compacted = 0;      // key and value bytes removed by flush and compaction
+  uint64_t pages_rewritten = 0;                // partly covered pages rewritten into patch tables
+  uint64_t rewrite_bytes_read = 0;             // page bytes those rewrites read
+  uint64_t rewrite_bytes_written = 0;          // patch table bytes they wrote
 };
 
 }  // namespace lethe

@@ -300,9 +300,9 @@ bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
   }
   bool may_exist = false;
   ForEachFileContaining(*sv->files, key, [&](const FileRef& f) {
-    std::shared_ptr<const TableReader> table;
+    FileTables t;
     // Unreadable file: assume the key may be there; the tombstone is written.
-    may_exist = !table_cache_->FindTable(*f, &table).ok() || table->MayContain(key, &f->dropped_pages);
+    may_exist = !OpenFileTables(table_cache_.get(), f, &t).ok() || t.table->MayContain(key, &t.overrides);
     return may_exist;
   });
   return may_exist;

@@ -224,7 +224,8 @@ class DBImpl final : public DB {
       stat_compaction_read_bytes_{0}, stat_flushes_{0}, stat_write_stalls_{0}, stat_user_bytes_{0},
       stat_blind_deletes_skipped_{0}, stat_pages_dropped_{0}, stat_page_bytes_dropped_{0},
       stat_files_dropped_{0}, stat_bytes_punched_{0}, stat_secondary_bytes_compacted_{0},
-      stat_partially_covered_pages_{0}, stat_secondary_records_{0};
+      stat_partially_covered_pages_{0}, stat_secondary_records_{0}, stat_pages_rewritten_{0},
+      stat_rewrite_bytes_read_{0}, stat_rewrite_bytes_written_{0};
   std::atomic<uint64_t> stat_compactions_[static_cast<int>(CompactionReason::kCount)] = {};
   std::atomic<uint64_t> stat_compaction_bytes_by_reason_[static_cast<int>(CompactionReason::kCount)] = {};
 };

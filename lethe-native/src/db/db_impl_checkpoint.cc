@@ -41,14 +41,17 @@ Status DBImpl::Checkpoint(const std::string& dir) {
   for (const auto& [id, files] : version->cfs) {
     for (int level = 0; level < kNumLevels; level++) {
       for (const FileRef& f : files->levels[level]) {
-        std::string src = TableFileName(dbname_, f->number), dst = TableFileName(dir, f->number);
-        s = env_->LinkFile(src, dst);
-        if (s.IsNotSupported()) {
-          std::string data;
-          s = ReadFileToString(env_, src, &data);
-          if (s.ok()) s = WriteStringToFile(env_, data, dst, /*sync=*/true);
+        for (uint64_t number : {f->number, f->patch_file}) {
+          if (number == 0) continue;
+          std::string src = TableFileName(dbname_, number), dst = TableFileName(dir, number);
+          s = env_->LinkFile(src, dst);
+          if (s.IsNotSupported()) {
+            std::string data;
+            s = ReadFileToString(env_, src, &data);
+            if (s.ok()) s = WriteStringToFile(env_, data, dst, /*sync=*/true);
+          }
+          if (!s.ok()) return cleanup(s);
         }
-        if (!s.ok()) return cleanup(s);
       }
     }
   }
@@ -81,6 +84,9 @@ Status DBImpl::GetLiveFiles(bool flush, std::vector<LiveFile>* files) {
     for (int level = 0; level < kNumLevels; level++) {
       for (const FileRef& f : cf->levels[level]) {
         files->push_back(LiveFile{TableFileName("", f->number).substr(1), f->file_size, true});
+        if (f->patch_file != 0) {
+          files->push_back(LiveFile{TableFileName("", f->patch_file).substr(1), f->patch_size, true});
+        }
       }
     }
   }
@@ -169,6 +175,9 @@ DbStatistics DBImpl::GetStatistics() {
   st.bytes_punched = stat_bytes_punched_.load();
   st.partially_covered_pages = stat_partially_covered_pages_.load();
   st.secondary_bytes_compacted = stat_secondary_bytes_compacted_.load();
+  st.pages_rewritten = stat_pages_rewritten_.load();
+  st.rewrite_bytes_read = stat_rewrite_bytes_read_.load();
+  st.rewrite_bytes_written = stat_rewrite_bytes_written_.load();
   return st;
 }
 
@@ -233,7 +242,15 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
         for (size_t i = 0; i < f->dropped_pages.size(); i++) {
           *value += (i > 0 ? "," : "") + std::to_string(f->dropped_pages[i]);
         }
-        *value += "]\n";
+        *value += "]";
+        if (f->patch_file != 0) {
+          *value += " patch=#" + std::to_string(f->patch_file) + " patched=[";
+          for (size_t i = 0; i < f->patched_pages.size(); i++) {
+            *value += (i > 0 ? "," : "") + std::to_string(f->patched_pages[i]);
+          }
+          *value += "]";
+        }
+        *value += "\n";
       }
     }
     return true;

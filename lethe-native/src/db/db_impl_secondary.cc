@@ -1,11 +1,15 @@
 // DBImpl: secondary deletes by delete key (KiWi, paper §4.2): the records,
 // page drops as manifest edits, and hole punching for the local copy.
 #include <algorithm>
+#include <map>
 
 #include "compaction/fade.h"
 #include "compaction/tile_size.h"
 #include "db/db_impl.h"
+#include "sst/page.h"
+#include "sst/table_builder.h"
 #include "sst/table_reader.h"
+#include "version/table_cache.h"
 
 namespace lethe {
 
@@ -171,6 +175,24 @@ Status DBImpl::TidySecondaryDeletes() {
   return Status::OK();
 }
 
+namespace {
+
+// A page's surviving entries after a rewrite.
+struct Survivor {
+  std::string ikey, value;
+  uint64_t delete_key;
+};
+
+// One page of a file under the version's overrides.
+struct EffectivePageRef {
+  const PageMeta* own;        // the file's page (index, offset)
+  const TableReader* reader;  // where its bytes are now
+  const PageMeta* meta;       // and their metadata
+  bool patched;
+};
+
+}  // namespace
+
 Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   page_drops_pending_ = false;
   VersionRef version = versions_->current();
@@ -179,43 +201,48 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     uint32_t cf;
     int level;
     FileRef file;
+    ColumnFamilyOptions options;
   };
   std::vector<Candidate> candidates;
   for (const auto& [id, files] : version->cfs) {
     const SecondaryDeletes& sd = files->secondary;
-    if (sd.empty()) continue;
+    auto cfd = cfds_.find(id);
+    if (sd.empty() || cfd == cfds_.end()) continue;
     for (int level = 0; level < kNumLevels; level++) {
       for (const FileRef& f : files->levels[level]) {
         bool maybe = f->delete_key_min < sd.horizon();
         for (const DeleteKeyRangeRecord& r : sd.ranges) {
-          maybe = maybe || (f->largest_seq < r.seq && r.lo <= f->delete_key_max && f->delete_key_min <= r.hi);
+          maybe = maybe || (f->smallest_seq < r.seq && r.lo <= f->delete_key_max && f->delete_key_min <= r.hi);
         }
-        if (maybe) candidates.push_back(Candidate{id, level, f});
+        if (maybe) candidates.push_back(Candidate{id, level, f, cfd->second->options});
       }
     }
   }
   if (candidates.empty()) return Status::OK();
+  const uint64_t now = clock_->NowMicros();
   l.unlock();
 
-  // Only the indexes are consulted (held in memory by the table cache): no
-  // page is read.
-  struct Drop {
+  // Full pages: decided from the in-memory index alone (no page read).
+  // Partly covered pages, at most one per delete tile: read, filtered and
+  // written to the file's patch table, the rest of the file untouched.
+  struct Change {
     uint32_t cf;
     int level;
     FileRef before;
     FileMetaData after;
-    bool whole_file;
-    std::vector<std::pair<uint64_t, uint64_t>> extents;
+    bool whole_file = false;
+    std::vector<std::pair<uint64_t, uint64_t>> extents;  // bytes of the file no longer read
   };
-  std::vector<Drop> drops;
-  uint64_t partial = 0, pages = 0, bytes = 0;
+  std::vector<Change> changes;
+  std::vector<FileMetaData> new_patches;  // pending outputs
+  uint64_t partial = 0, pages = 0, bytes = 0, rewritten = 0, rewrite_read = 0, rewrite_written = 0;
   Status s;
   for (const Candidate& c : candidates) {
     const ColumnFamilyFiles& files = *version->cfs.at(c.cf);
     const SecondaryDeletes& sd = files.secondary;
     const FileMetaData& f = *c.file;
-    std::shared_ptr<const TableReader> table;
-    s = table_cache_->FindTable(f, &table);
+    FileTables t;
+    s = OpenFileTables(table_cache_.get(), c.file, &t);
     if (!s.ok()) break;
     // Whether entries older than `f` of keys in [lo, hi] may exist: then a
     // delete-key range (unlike a horizon) must leave a tombstone behind.
@@ -229,34 +256,57 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
       }
       return files.DeeperOverlap(c.level, lo, hi);
     };
-    Drop d{c.cf, c.level, c.file, f, false, {}};
-    d.after.delete_key_min = kMaxDeleteKey;
-    d.after.delete_key_max = 0;
+    // Records the file has not applied yet (FADE's view of what is still to do).
+    const bool horizon_unapplied = !sd.horizons.empty() && sd.horizons.back().seq > f.secondary_applied_seq;
+    auto touched = [&](const PageMeta& p) {
+      bool hit = horizon_unapplied && p.delete_key_min < sd.horizon();
+      for (const DeleteKeyRangeRecord& r : sd.ranges) {
+        hit = hit || (r.seq > f.secondary_applied_seq && f.smallest_seq < r.seq && r.lo <= p.delete_key_max &&
+                      p.delete_key_min <= r.hi);
+      }
+      return hit;
+    };
+    auto add_extent = [](Change* ch, const PageMeta& own) {
+      const uint64_t len = own.size + kBlockTrailerSize;
+      if (!ch->extents.empty() && ch->extents.back().first + ch->extents.back().second == own.offset) {
+        ch->extents.back().second += len;
+      } else {
+        ch->extents.emplace_back(own.offset, len);
+      }
+    };
+
+    Change ch{c.cf, c.level, c.file, f, false, {}};
     std::vector<uint32_t> dropped = f.dropped_pages;
-    uint64_t remaining = 0;
-    for (const TileMeta& tile : table->tiles()) {
-      // Per remaining page: whether a horizon or a delete-key range covers all
-      // its entries for every reader. A horizon's page drops alone: older
-      // versions of its keys, wherever they are, lie under the horizon too
-      // (monotone delete keys). A range's page drops only with every other
-      // remaining page of its tile (an older version of one of its keys may
-      // sit in a sibling page, with a delete key below the range) and only
-      // when no older file may hold its keys.
+    std::vector<EffectivePageRef> to_rewrite;
+    bool fully_applied = true;
+    for (const TileMeta& tile : t.table->tiles()) {
+      // Per remaining page: whether a horizon or a delete-key range covers
+      // all its entries for every reader. A horizon's page drops alone:
+      // older versions of its keys, wherever they are, lie under the horizon
+      // too (monotone delete keys). A range's page drops only with every
+      // other remaining page of its tile (an older version of one of its keys
+      // may sit in a sibling page, with a delete key below the range) and
+      // only when no older file may hold its keys.
       struct Cover {
-        const PageMeta* page;
+        EffectivePageRef page;
         bool by_horizon, by_range;
       };
       std::vector<Cover> covers;
       bool tile_covered = true;
-      for (const PageMeta& p : tile.pages) {
-        if (f.PageDropped(p.index)) continue;
-        Cover cover{&p, false, false};
-        if (p.delete_key_max < sd.horizon()) {
-          const SequenceNumber from = sd.HorizonHiddenFrom(p.delete_key_max);
+      for (const PageMeta& own : tile.pages) {
+        bool present;
+        const TableReader* reader;
+        const PageMeta* p;
+        s = t.table->EffectivePage(own, &t.overrides, &present, &reader, &p);
+        if (!s.ok()) break;
+        if (!present) continue;
+        Cover cover{{&own, reader, p, reader != t.table.get()}, false, false};
+        if (p->delete_key_max < sd.horizon()) {
+          const SequenceNumber from = sd.HorizonHiddenFrom(p->delete_key_max);
           cover.by_horizon = !SnapshotIn(snapshots, f.smallest_seq, from);
         }
         for (const DeleteKeyRangeRecord& r : sd.ranges) {
-          if (!cover.by_range && f.largest_seq < r.seq && r.lo <= p.delete_key_min && p.delete_key_max <= r.hi &&
+          if (!cover.by_range && f.largest_seq < r.seq && r.lo <= p->delete_key_min && p->delete_key_max <= r.hi &&
               !SnapshotIn(snapshots, f.smallest_seq, r.seq)) {
             cover.by_range = true;
           }
@@ -264,65 +314,229 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
         tile_covered = tile_covered && (cover.by_horizon || cover.by_range);
         covers.push_back(cover);
       }
+      if (!s.ok()) break;
       const bool tile_drop = tile_covered && !covers.empty() && !older_data(tile.smallest, tile.largest);
-      for (const Cover& c : covers) {
-        const PageMeta& p = *c.page;
-        if (c.by_horizon || (c.by_range && tile_drop)) {
-          dropped.push_back(p.index);
-          d.after.num_entries -= std::min<uint64_t>(d.after.num_entries, p.entries);
-          const uint64_t len = p.size + kBlockTrailerSize;
-          if (!d.extents.empty() && d.extents.back().first + d.extents.back().second == p.offset) {
-            d.extents.back().second += len;
-          } else {
-            d.extents.emplace_back(p.offset, len);
-          }
+      std::vector<EffectivePageRef> partly;
+      for (const Cover& cv : covers) {
+        if (cv.by_horizon || (cv.by_range && tile_drop)) {
+          dropped.push_back(cv.page.own->index);
+          if (!cv.page.patched) add_extent(&ch, *cv.page.own);
           pages++;
-          bytes += len;
-          continue;
+          bytes += cv.page.meta->size + kBlockTrailerSize;
+        } else if (touched(*cv.page.meta)) {
+          partly.push_back(cv.page);
         }
-        bool touched = p.delete_key_min < sd.horizon();
-        for (const DeleteKeyRangeRecord& r : sd.ranges) {
-          touched = touched || (f.smallest_seq < r.seq && r.lo <= p.delete_key_max && p.delete_key_min <= r.hi);
-        }
-        partial += touched ? 1 : 0;
-        remaining++;
-        d.after.delete_key_min = std::min(d.after.delete_key_min, p.delete_key_min);
-        d.after.delete_key_max = std::max(d.after.delete_key_max, p.delete_key_max);
+      }
+      partial += partly.size();
+      // The paper's partial page drop: one page per tile at most; more (only
+      // delete-key ranges make them) are left to FADE's file rewrite.
+      if (partly.size() == 1) {
+        to_rewrite.push_back(partly[0]);
+      } else if (partly.size() > 1) {
+        fully_applied = false;
       }
     }
-    if (dropped.size() == f.dropped_pages.size()) continue;
+    if (!s.ok()) break;
+
+    // Rewrite the partly covered pages: every entry that all its readers see
+    // as removed goes (dropped under a horizon, else a point tombstone).
+    std::map<uint32_t, std::vector<Survivor>> patch_pages;  // page index -> entries
+    uint64_t converted = 0;
+    for (const EffectivePageRef& ref : to_rewrite) {
+      PageRef page;
+      s = ref.reader->ReadPage(*ref.meta, false, &page);
+      if (!s.ok()) break;
+      rewrite_read += ref.meta->size + kBlockTrailerSize;
+      std::vector<Survivor> out;
+      bool changed = false;
+      PageIterator it(page);
+      for (it.SeekToFirst(); it.Valid(); it.Next()) {
+        const uint64_t tag = ExtractTag(it.key());
+        const SequenceNumber seq = TagSequence(tag);
+        const EntryKind kind = TagKind(tag);
+        if (kind != EntryKind::kTombstone) {
+          auto snap = snapshots.lower_bound(seq);
+          const SequenceNumber reader = snap == snapshots.end() ? kMaxSequenceNumber : *snap;
+          const SequenceNumber from = sd.HiddenFrom(seq, it.delete_key());
+          if (from != kMaxSequenceNumber) {
+            if (from > reader) {
+              fully_applied = false;  // a snapshot still reads it
+            } else {
+              changed = true;
+              const SequenceNumber by_horizon = sd.HorizonHiddenFrom(it.delete_key());
+              if (by_horizon != kMaxSequenceNumber && by_horizon <= reader) continue;
+              out.push_back(Survivor{MakeInternalKey(ExtractSortKey(it.key()), seq, EntryKind::kTombstone), "",
+                                     kMaxDeleteKey});
+              converted++;
+              continue;
+            }
+          }
+        }
+        out.push_back(Survivor{std::string(it.key()), std::string(it.value()), it.delete_key()});
+      }
+      if (!it.status().ok()) {
+        s = Status::Corruption(ref.reader->filename(), it.status().message());
+        break;
+      }
+      if (!changed) continue;
+      rewritten++;
+      if (out.empty()) {
+        dropped.push_back(ref.own->index);
+        if (!ref.patched) add_extent(&ch, *ref.own);
+        continue;
+      }
+      if (!ref.patched) add_extent(&ch, *ref.own);
+      patch_pages[ref.own->index] = std::move(out);
+    }
+    if (!s.ok()) break;
     std::sort(dropped.begin(), dropped.end());
-    d.after.dropped_pages = std::move(dropped);
-    d.whole_file = remaining == 0 && f.num_range_tombstones == 0;
-    drops.push_back(std::move(d));
+    dropped.erase(std::unique(dropped.begin(), dropped.end()), dropped.end());
+    if (dropped.size() == f.dropped_pages.size() && patch_pages.empty()) {
+      continue;  // nothing changes in this file
+    }
+
+    // The new patch table: earlier patched pages that stay, then the new
+    // ones, each its own tile of one page, in page order.
+    FileMetaData& after = ch.after;
+    after.dropped_pages = dropped;
+    std::vector<uint32_t> kept_patched;
+    for (uint32_t index : f.patched_pages) {
+      if (!std::binary_search(dropped.begin(), dropped.end(), index) && patch_pages.count(index) == 0) {
+        kept_patched.push_back(index);
+      }
+    }
+    for (uint32_t index : kept_patched) {
+      const int slot = f.PatchSlot(index);
+      PageRef page;
+      s = t.patch->ReadPage(t.patch->tiles()[static_cast<size_t>(slot)].pages[0], false, &page);
+      if (!s.ok()) break;
+      rewrite_read += page->size + kBlockTrailerSize;
+      std::vector<Survivor> out;
+      PageIterator it(page);
+      for (it.SeekToFirst(); it.Valid(); it.Next()) {
+        out.push_back(Survivor{std::string(it.key()), std::string(it.value()), it.delete_key()});
+      }
+      if (!it.status().ok()) {
+        s = Status::Corruption(t.patch->filename(), it.status().message());
+        break;
+      }
+      patch_pages[index] = std::move(out);
+    }
+    if (!s.ok()) break;
+    after.patched_pages.clear();
+    after.patch_file = 0;
+    after.patch_size = 0;
+    if (!patch_pages.empty()) {
+      FileMetaData patch;
+      patch.number = NewPendingFileNumber();
+      const std::string fname = TableFileName(dbname_, patch.number);
+      std::unique_ptr<WritableFile> file;
+      s = env_->NewWritableFile(fname, &file);
+      if (s.ok()) {
+        TableBuilderOptions bo;
+        bo.page_size = SIZE_MAX / 4;  // one page per tile: the tile is cut by hand
+        bo.pages_per_tile = 1;
+        bo.bloom_bits_per_key = c.options.bloom_bits_per_key;
+        TableBuilder builder(bo, file.get());
+        for (const auto& [index, entries] : patch_pages) {
+          for (const Survivor& e : entries) builder.Add(e.ikey, e.value, e.delete_key);
+          builder.CutTile();
+          after.patched_pages.push_back(index);
+        }
+        s = builder.Finish();
+        if (s.ok()) s = file->Sync();
+        if (s.ok()) s = file->Close();
+        patch.file_size = builder.FileSize();
+      }
+      new_patches.push_back(patch);
+      if (!s.ok()) break;
+      rewrite_written += patch.file_size;
+      after.patch_file = patch.number;
+      after.patch_size = patch.file_size;
+    }
+    // What the file holds now: entries and delete-key bounds of its
+    // remaining pages (patched ones as patched).
+    FileTables now_tables;
+    FileRef probe = std::make_shared<const FileMetaData>(after);
+    s = OpenFileTables(table_cache_.get(), probe, &now_tables);
+    if (!s.ok()) break;
+    after.num_entries = 0;
+    after.delete_key_min = kMaxDeleteKey;
+    after.delete_key_max = 0;
+    size_t remaining = 0;
+    for (const TileMeta& tile : now_tables.table->tiles()) {
+      for (const PageMeta& own : tile.pages) {
+        bool present;
+        const TableReader* reader;
+        const PageMeta* p;
+        s = now_tables.table->EffectivePage(own, &now_tables.overrides, &present, &reader, &p);
+        if (!s.ok()) break;
+        if (!present) continue;
+        remaining++;
+        after.num_entries += p->entries;
+        after.delete_key_min = std::min(after.delete_key_min, p->delete_key_min);
+        after.delete_key_max = std::max(after.delete_key_max, p->delete_key_max);
+      }
+    }
+    if (!s.ok()) break;
+    if (converted > 0) {
+      after.num_point_tombstones += converted;
+      uint64_t since = sd.InvalidationTime(f.secondary_applied_seq, f.smallest_seq, f.delete_key_min,
+                                           f.delete_key_max);
+      if (since == 0) since = now | 1;
+      if (after.oldest_tombstone_time_us == 0 || since < after.oldest_tombstone_time_us) {
+        after.oldest_tombstone_time_us = since;
+      }
+    }
+    if (fully_applied) after.secondary_applied_seq = std::max(f.secondary_applied_seq, sd.LatestSequence());
+    ch.whole_file = remaining == 0 && f.num_range_tombstones == 0;
+    changes.push_back(std::move(ch));
   }
   stat_partially_covered_pages_.store(partial, std::memory_order_relaxed);
+  if (s.ok() && !new_patches.empty()) s = env_->SyncDir(dbname_);
 
   l.lock();
-  if (!s.ok() || drops.empty()) return s;
+  ReleasePendingOutputs(new_patches);
+  auto discard = [&] {
+    for (const FileMetaData& p : new_patches) env_->RemoveFile(TableFileName(dbname_, p.number));
+  };
+  if (!s.ok()) {
+    discard();
+    return s;
+  }
+  if (changes.empty()) return Status::OK();
   VersionEdit edit;
   std::set<uint32_t> touched_cfs;
-  for (const Drop& d : drops) {
-    if (cfds_.count(d.cf) == 0) continue;  // dropped meanwhile
-    edit.DeleteFile(d.cf, d.level, d.before->number);
-    if (!d.whole_file) edit.AddFile(d.cf, d.level, d.after);
-    touched_cfs.insert(d.cf);
+  for (const Change& ch : changes) {
+    if (cfds_.count(ch.cf) == 0) continue;  // dropped meanwhile
+    edit.DeleteFile(ch.cf, ch.level, ch.before->number);
+    if (!ch.whole_file) edit.AddFile(ch.cf, ch.level, ch.after);
+    touched_cfs.insert(ch.cf);
   }
-  if (touched_cfs.empty()) return Status::OK();
+  if (touched_cfs.empty()) {
+    discard();
+    return Status::OK();
+  }
   versions_->SetLastSequence(last_sequence_.load());
   s = versions_->LogAndApply(&edit);
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    discard();
+    return s;
+  }
   for (uint32_t id : touched_cfs) InstallSuperVersion(cfds_.at(id).get());
-  for (const Drop& d : drops) {
-    if (cfds_.count(d.cf) == 0) continue;
-    if (d.whole_file) {
+  for (const Change& ch : changes) {
+    if (cfds_.count(ch.cf) == 0) continue;
+    if (ch.whole_file) {
       stat_files_dropped_.fetch_add(1, std::memory_order_relaxed);
-    } else {
-      pending_punches_.push_back(PendingPunch{d.before->number, d.extents, d.before});
+    } else if (!ch.extents.empty()) {
+      pending_punches_.push_back(PendingPunch{ch.before->number, ch.extents, ch.before});
     }
   }
   stat_pages_dropped_.fetch_add(pages, std::memory_order_relaxed);
   stat_page_bytes_dropped_.fetch_add(bytes, std::memory_order_relaxed);
+  stat_pages_rewritten_.fetch_add(rewritten, std::memory_order_relaxed);
+  stat_rewrite_bytes_read_.fetch_add(rewrite_read, std::memory_order_relaxed);
+  stat_rewrite_bytes_written_.fetch_add(rewrite_written, std::memory_order_relaxed);
   return Status::OK();
 }
 

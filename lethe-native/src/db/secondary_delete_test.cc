@@ -169,7 +169,13 @@ TEST_F(PageDropTest, FullPagesAreDroppedWithoutIoAndTheirHolesPunched) {
   DbStatistics after = db_->GetStatistics();
   EXPECT_GT(after.pages_dropped, 0u);
   EXPECT_GT(after.page_bytes_dropped, 0u);
-  EXPECT_EQ(after.page_bytes_dropped, after.bytes_punched);  // MemEnv supports holes, no other links
+  // The partly covered page of each tile was rewritten into a patch table:
+  // only those pages were read.
+  EXPECT_GT(after.pages_rewritten, 0u);
+  EXPECT_GT(after.rewrite_bytes_written, 0u);
+  // Dropped and rewritten pages alike are released (MemEnv punches holes;
+  // nothing else links the files).
+  EXPECT_EQ(after.page_bytes_dropped + after.rewrite_bytes_read, after.bytes_punched);
   // No page was read or written for the drop.
   EXPECT_EQ(before.bytes_written_compaction, after.bytes_written_compaction);
   EXPECT_EQ(before.bytes_read_compaction, after.bytes_read_compaction);
@@ -204,7 +210,7 @@ TEST_F(PageDropTest, CheckpointTakenBeforeADropKeepsItsData) {
   Put("zzz", "x", 9);
   ASSERT_TRUE(db_->Flush().ok());
   st = db_->GetStatistics();
-  EXPECT_EQ(st.page_bytes_dropped, st.bytes_punched);
+  EXPECT_EQ(st.page_bytes_dropped + st.rewrite_bytes_read, st.bytes_punched);
   uint64_t live = 0;
   for (int i = 0; i < 4000; i++) live += i % 7 >= 3 ? 1 : 0;
   EXPECT_EQ(live + 1, Live());
@@ -255,20 +261,32 @@ TEST_F(SecondaryDeleteTest, AutoTileSizeFollowsLookupsAndSecondaryDeletes) {
 namespace lethe {
 namespace {
 
-// The dropped pages of the family's only table file, from "lethe.files".
-std::vector<uint32_t> DroppedPages(DB* db, std::string* file) {
+// The family's only table file as "lethe.files" describes it.
+struct FileView {
+  std::string file, patch;  // paths; patch empty without one
+  std::vector<uint32_t> dropped, patched;
+};
+FileView DescribeFile(DB* db) {
   std::string files;
   EXPECT_TRUE(db->GetProperty(db->DefaultColumnFamily(), "lethe.files", &files));
   EXPECT_GE(1, std::count(files.begin(), files.end(), '\n')) << files;
-  file->clear();
-  if (files.empty()) return {};
-  size_t hash = files.find('#');
-  *file = TableFileName("/db", std::stoull(files.substr(hash + 1)));
-  std::vector<uint32_t> pages;
-  std::string list = files.substr(files.find("dropped=[") + 9);
-  std::stringstream in(list.substr(0, list.find(']')));
-  for (std::string item; std::getline(in, item, ',');) pages.push_back(static_cast<uint32_t>(std::stoul(item)));
-  return pages;
+  FileView v;
+  if (files.empty()) return v;
+  v.file = TableFileName("/db", std::stoull(files.substr(files.find('#') + 1)));
+  auto list = [&](const std::string& name) {
+    std::vector<uint32_t> pages;
+    size_t at = files.find(name + "=[");
+    if (at == std::string::npos) return pages;
+    std::string rest = files.substr(at + name.size() + 2);
+    std::stringstream in(rest.substr(0, rest.find(']')));
+    for (std::string item; std::getline(in, item, ',');) pages.push_back(static_cast<uint32_t>(std::stoul(item)));
+    return pages;
+  };
+  v.dropped = list("dropped");
+  v.patched = list("patched");
+  size_t patch = files.find("patch=#");
+  if (patch != std::string::npos) v.patch = TableFileName("/db", std::stoull(files.substr(patch + 7)));
+  return v;
 }
 
 // Golden layout: a file of delete tiles with 4 pages each, delete keys
@@ -288,21 +306,25 @@ TEST_F(SecondaryDeleteTest, GoldenLayoutBeforeAndAfterPageDrops) {
   }
   ASSERT_TRUE(db_->CompactAll().ok());
   const DbStatistics written = db_->GetStatistics();
-  std::string layout, file;
+  std::string layout;
   auto print = [&](const std::string& title) {
-    std::vector<uint32_t> dropped = DroppedPages(db_.get(), &file);
+    FileView v = DescribeFile(db_.get());
     layout += "== " + title + "\n";
-    if (file.empty()) {
+    if (v.file.empty()) {
       layout += "(no table file left)\n";
     } else {
-      ASSERT_TRUE(PrintTableLayout(env_.get(), file, true, &layout, &dropped).ok());
+      ASSERT_TRUE(PrintTableLayout(env_.get(), v.file, true, &layout, &v.dropped, &v.patched).ok());
+      if (!v.patch.empty()) {
+        layout += "patch table (its tile k replaces the k-th patched page):\n";
+        ASSERT_TRUE(PrintTableLayout(env_.get(), v.patch, true, &layout).ok());
+      }
     }
     layout += "reads: " + Scan() + "\n";
   };
   print("written");
   ASSERT_TRUE(db_->AdvanceHorizon(cf_, 21).ok());
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
-  print("after AdvanceHorizon(21): pages holding only delete keys < 21 are dropped");
+  print("after AdvanceHorizon(21): pages below 21 dropped, the partly covered page of each tile patched");
   ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 22, 45).ok());
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
   print("after DeleteByDeleteKey(22, 45): a range drops only tiles it covers whole, none here");
@@ -311,12 +333,15 @@ TEST_F(SecondaryDeleteTest, GoldenLayoutBeforeAndAfterPageDrops) {
   print("after AdvanceHorizon(26)");
   ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 25, 50).ok());
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
-  print("after DeleteByDeleteKey(25, 50): every tile covered whole, the file goes");
+  print("after DeleteByDeleteKey(25, 50): partly covered pages become tombstones in the patch");
   DbStatistics st = db_->GetStatistics();
-  EXPECT_EQ(8u, st.pages_dropped);
-  EXPECT_EQ(1u, st.files_dropped);
-  EXPECT_EQ(written.bytes_written_compaction, st.bytes_written_compaction);  // no page rewritten
-  EXPECT_EQ(written.bytes_read_compaction, st.bytes_read_compaction);        // nor read
+  EXPECT_EQ(written.bytes_written_compaction, st.bytes_written_compaction);  // no file rewritten
+  EXPECT_EQ(written.bytes_read_compaction, st.bytes_read_compaction);        // nor read whole
+  EXPECT_GE(st.pages_dropped, 6u);
+  EXPECT_GE(st.pages_rewritten, 3u);
+  EXPECT_LT(st.rewrite_bytes_read, 1007u) << "only partly covered pages are read";
+  ASSERT_TRUE(db_->CompactAll().ok());
+  print("after CompactAll: tombstones with nothing older below are gone");
 
   std::string path = std::string(LETHE_TESTDATA_DIR) + "/kiwi_page_drops.txt";
   if (std::getenv("LETHE_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << layout;

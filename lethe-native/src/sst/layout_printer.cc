@@ -39,7 +39,7 @@ const char* KindName(EntryKind k) {
 }  // namespace
 
 Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out,
-                        const std::vector<uint32_t>* dropped) {
+                        const std::vector<uint32_t>* dropped, const std::vector<uint32_t>* patched) {
   uint64_t size;
   Status s = env->GetFileSize(fname, &size);
   if (!s.ok()) return s;
@@ -67,13 +67,18 @@ Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::s
     out->append(buf);
     for (size_t i = 0; i < tiles[t].pages.size(); i++) {
       const PageMeta& m = tiles[t].pages[i];
-      const bool is_dropped = dropped != nullptr && std::find(dropped->begin(), dropped->end(), m.index) != dropped->end();
+      auto listed = [&](const std::vector<uint32_t>* list) {
+        return list != nullptr && std::find(list->begin(), list->end(), m.index) != list->end();
+      };
+      const bool is_dropped = listed(dropped);
+      const bool is_patched = !is_dropped && listed(patched);
       std::snprintf(buf, sizeof(buf),
                     "  page %zu%s: bytes [%" PRIu64 ", %" PRIu64 ") + crc, %u entries, delete keys [%s, %s], filter %u bytes\n",
-                    i, is_dropped ? " DROPPED" : "", m.offset, m.offset + m.size, m.entries,
-                    DeleteKey(m.delete_key_min).c_str(), DeleteKey(m.delete_key_max).c_str(), m.filter_size);
+                    i, is_dropped ? " DROPPED" : (is_patched ? " PATCHED" : ""), m.offset, m.offset + m.size,
+                    m.entries, DeleteKey(m.delete_key_min).c_str(), DeleteKey(m.delete_key_max).c_str(),
+                    m.filter_size);
       out->append(buf);
-      if (!entries || is_dropped) continue;
+      if (!entries || is_dropped || is_patched) continue;
       PageRef page;
       s = table->ReadPage(m, false, &page);
       if (!s.ok()) return s;

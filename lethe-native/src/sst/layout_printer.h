@@ -13,8 +13,11 @@ namespace lethe {
 
 // Appends the layout of table `fname` to *out. With entries = false only
 // regions, tiles and pages are printed. Pages listed in `dropped` (page
-// indexes in file order, from the manifest) are marked and not read.
+// indexes in file order, from the manifest) are marked and not read, and
+// so are the pages listed in `patched` (their entries live in the file's
+// patch table, itself a table file).
 Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out,
-                        const std::vector<uint32_t>* dropped = nullptr);
+                        const std::vector<uint32_t>* dropped = nullptr,
+                        const std::vector<uint32_t>* patched = nullptr);
 
 }  // namespace lethe

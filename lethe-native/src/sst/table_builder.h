@@ -36,6 +36,11 @@ class TableBuilder {
   // Tombstones may arrive in any order; they are stored sorted by start.
   void AddRangeTombstone(const RangeTombstone& t);
 
+  // Ends the current delete tile here. Patch tables (one tile per replaced
+  // page, addressed by position) use it; their tiles may overlap in sort
+  // key when several pages of one delete tile were replaced.
+  void CutTile() { FlushTile(); }
+
   Status Finish();
   void Abandon() { closed_ = true; }
 

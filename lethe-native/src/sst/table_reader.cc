@@ -10,9 +10,27 @@
 
 namespace lethe {
 
-static bool IsDropped(const std::vector<uint32_t>* dropped, const PageMeta& meta) {
-  return dropped != nullptr && !dropped->empty() &&
-         std::binary_search(dropped->begin(), dropped->end(), meta.index);
+Status TableReader::EffectivePage(const PageMeta& meta, const PageOverrides* o, bool* present,
+                                  const TableReader** reader, const PageMeta** page) const {
+  *present = true;
+  *reader = this;
+  *page = &meta;
+  if (o == nullptr) return Status::OK();
+  if (o->dropped != nullptr && !o->dropped->empty() &&
+      std::binary_search(o->dropped->begin(), o->dropped->end(), meta.index)) {
+    *present = false;
+    return Status::OK();
+  }
+  if (o->patched == nullptr || o->patched->empty()) return Status::OK();
+  auto it = std::lower_bound(o->patched->begin(), o->patched->end(), meta.index);
+  if (it == o->patched->end() || *it != meta.index) return Status::OK();
+  const size_t slot = static_cast<size_t>(it - o->patched->begin());
+  if (o->patch == nullptr || slot >= o->patch->tiles_.size() || o->patch->tiles_[slot].pages.size() != 1) {
+    return Status::Corruption(fname_, "patched page " + std::to_string(meta.index) + " missing from its patch table");
+  }
+  *reader = o->patch;
+  *page = &o->patch->tiles_[slot].pages[0];
+  return Status::OK();
 }
 
 Status TableReader::Open(const Options& options, std::string fname, uint64_t file_number,
@@ -125,18 +143,22 @@ size_t TableReader::FindTile(std::string_view sort_key) const {
   return static_cast<size_t>(it - tiles_.begin());
 }
 
-bool TableReader::MayContain(std::string_view sort_key, const std::vector<uint32_t>* dropped) const {
+bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* overrides) const {
   size_t t = FindTile(sort_key);
   if (t == tiles_.size() || sort_key < tiles_[t].smallest) return false;
-  for (const PageMeta& meta : tiles_[t].pages) {
-    if (IsDropped(dropped, meta)) continue;
-    std::string_view filter = PageFilter(meta);
+  for (const PageMeta& m : tiles_[t].pages) {
+    bool present;
+    const TableReader* reader;
+    const PageMeta* page;
+    if (!EffectivePage(m, overrides, &present, &reader, &page).ok()) return true;
+    if (!present) continue;
+    std::string_view filter = reader->PageFilter(*page);
     if (filter.empty() || BloomMayContain(filter, sort_key)) return true;
   }
   return false;
 }
 
-Status TableReader::Get(GetContext* ctx, bool fill_cache, const std::vector<uint32_t>* dropped) const {
+Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* overrides) const {
   if (!fragmented_.empty()) {
     ctx->AddCoveringTombstone(fragmented_.MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
@@ -151,15 +173,20 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const std::vector<uint
   std::vector<Found> found;
   std::vector<PageRef> pages;  // keeps the views in `found` alive
   std::string lookup = MakeInternalKey(ctx->key(), ctx->read_seq(), kSeekKind);
-  for (const PageMeta& meta : tiles_[t].pages) {
-    if (IsDropped(dropped, meta)) continue;
-    std::string_view filter = PageFilter(meta);
+  for (const PageMeta& m : tiles_[t].pages) {
+    bool present;
+    const TableReader* reader;
+    const PageMeta* meta;
+    Status s = EffectivePage(m, overrides, &present, &reader, &meta);
+    if (!s.ok()) return s;
+    if (!present) continue;
+    std::string_view filter = reader->PageFilter(*meta);
     if (!filter.empty() && !BloomMayContain(filter, ctx->key())) {
       if (options_.counters) options_.counters->bloom_useful.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     PageRef page;
-    Status s = ReadPage(meta, fill_cache, &page);
+    s = reader->ReadPage(*meta, fill_cache, &page);
     if (!s.ok()) return s;
     PageIterator it(page);
     for (it.Seek(lookup); it.Valid() && ExtractSortKey(it.key()) == ctx->key(); it.Next()) {
@@ -184,8 +211,8 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const std::vector<uint
 // descend into the tile iterator again.
 class TableIterator final : public InternalIterator {
  public:
-  TableIterator(const TableReader* table, bool fill_cache, const std::vector<uint32_t>* dropped)
-      : table_(table), fill_cache_(fill_cache), dropped_(dropped) {}
+  TableIterator(const TableReader* table, bool fill_cache, const PageOverrides* overrides)
+      : table_(table), fill_cache_(fill_cache), overrides_(overrides) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override {
@@ -230,10 +257,18 @@ class TableIterator final : public InternalIterator {
     const auto& metas = table_->tiles_[index].pages;
     std::vector<std::unique_ptr<InternalIterator>> pages;
     pages.reserve(metas.size());
-    for (const PageMeta& meta : metas) {
-      if (IsDropped(dropped_, meta)) continue;
+    for (const PageMeta& m : metas) {
+      bool present;
+      const TableReader* reader;
+      const PageMeta* meta;
+      Status s = table_->EffectivePage(m, overrides_, &present, &reader, &meta);
+      if (!s.ok()) {
+        status_ = s;
+        return;
+      }
+      if (!present) continue;
       PageRef page;
-      Status s = table_->ReadPage(meta, fill_cache_, &page);
+      s = reader->ReadPage(*meta, fill_cache_, &page);
       if (!s.ok()) {
         status_ = s;
         return;
@@ -269,7 +304,7 @@ class TableIterator final : public InternalIterator {
 
   const TableReader* table_;
   bool fill_cache_;
-  const std::vector<uint32_t>* dropped_;  // pinned by the caller's FileRef
+  const PageOverrides* overrides_;  // pinned by the caller
   size_t tile_ = 0;
   std::unique_ptr<InternalIterator> tile_iter_;
   PageIterator* page_ = nullptr;  // tile_iter_ when the tile has one page
@@ -279,9 +314,8 @@ class TableIterator final : public InternalIterator {
   Status status_;
 };
 
-std::unique_ptr<InternalIterator> TableReader::NewIterator(bool fill_cache,
-                                                         const std::vector<uint32_t>* dropped) const {
-  return std::make_unique<TableIterator>(this, fill_cache, dropped);
+std::unique_ptr<InternalIterator> TableReader::NewIterator(bool fill_cache, const PageOverrides* overrides) const {
+  return std::make_unique<TableIterator>(this, fill_cache, overrides);
 }
 
 }  // namespace lethe

@@ -31,6 +31,18 @@ struct TableReadCounters {
   std::atomic<uint64_t> bloom_useful{0};
 };
 
+class TableReader;
+
+// What a version says about a file's pages beyond its bytes: pages dropped
+// by secondary deletes (skipped), and pages replaced by a patch table's
+// page (patched[k] by the single page of the patch's tile k). Lists hold
+// page indexes in file order, ascending; any pointer may be null.
+struct PageOverrides {
+  const std::vector<uint32_t>* dropped = nullptr;
+  const std::vector<uint32_t>* patched = nullptr;
+  const TableReader* patch = nullptr;
+};
+
 class TableReader {
  public:
   struct Options {
@@ -43,17 +55,22 @@ class TableReader {
                      std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
                      std::unique_ptr<TableReader>* result);
 
-  // The pages listed in `dropped` (ascending page indexes, may be null) are
-  // skipped by every read below: they were dropped by secondary deletes.
+  // Every read below applies `overrides` (may be null; it and what it
+  // points to must outlive the call or the iterator).
 
   // Feeds the entries of ctx->key() visible at ctx->read_seq(), newest first.
-  Status Get(GetContext* ctx, bool fill_cache, const std::vector<uint32_t>* dropped = nullptr) const;
+  Status Get(GetContext* ctx, bool fill_cache, const PageOverrides* overrides = nullptr) const;
   // False only if no entry of `sort_key` is in this file (its tile's page
   // Bloom filters say so). Reads no page.
-  bool MayContain(std::string_view sort_key, const std::vector<uint32_t>* dropped = nullptr) const;
+  bool MayContain(std::string_view sort_key, const PageOverrides* overrides = nullptr) const;
 
-  std::unique_ptr<InternalIterator> NewIterator(bool fill_cache,
-                                                const std::vector<uint32_t>* dropped = nullptr) const;
+  std::unique_ptr<InternalIterator> NewIterator(bool fill_cache, const PageOverrides* overrides = nullptr) const;
+
+  // The page that stands for `meta` under `overrides`: false if it was
+  // dropped; otherwise *reader and *page name it (this table's page, or the
+  // patch's). Corruption if a patched page has no page in the patch.
+  Status EffectivePage(const PageMeta& meta, const PageOverrides* overrides, bool* present,
+                       const TableReader** reader, const PageMeta** page) const;
 
   const std::vector<RangeTombstone>& range_tombstones() const { return tombstones_; }
   const FragmentedTombstones& fragmented_tombstones() const { return fragmented_; }

@@ -45,6 +45,19 @@ struct FileMetaData {
   // when the file was written (no snapshot kept anything they hide): FADE
   // counts only later records as invalidating it.
   uint64_t secondary_applied_seq = 0;
+  // Partly covered pages rewritten without rewriting the file (KiWi's
+  // partial page drops): page patched_pages[k] of this file is replaced by
+  // the single page of tile k of the patch table (patch_file, patch_size
+  // bytes), which holds the page's surviving entries. 0: no patch.
+  uint64_t patch_file = 0;
+  uint64_t patch_size = 0;
+  std::vector<uint32_t> patched_pages;
+
+  // The position of `index` in patched_pages, or -1.
+  int PatchSlot(uint32_t index) const {
+    auto it = std::lower_bound(patched_pages.begin(), patched_pages.end(), index);
+    return it != patched_pages.end() && *it == index ? static_cast<int>(it - patched_pages.begin()) : -1;
+  }
 
   bool PageDropped(uint32_t index) const {
     return !dropped_pages.empty() &&

@@ -120,13 +120,29 @@ Status Version::Apply(const VersionEdit& edit, std::shared_ptr<Version>* result)
   return Status::OK();
 }
 
+Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out) {
+  out->file = f;
+  out->patch.reset();
+  Status s = tables->FindTable(*f, &out->table);
+  if (!s.ok()) return s;
+  if (f->patch_file != 0) {
+    FileMetaData patch;
+    patch.number = f->patch_file;
+    patch.file_size = f->patch_size;
+    s = tables->FindTable(patch, &out->patch);
+    if (!s.ok()) return s;
+  }
+  out->overrides = PageOverrides{&f->dropped_pages, &f->patched_pages, out->patch.get()};
+  return Status::OK();
+}
+
 Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
                     bool fill_cache) {
   Status s;
   ForEachFileContaining(files, ctx->key(), [&](const FileRef& f) {
-    std::shared_ptr<const TableReader> table;
-    s = tables->FindTable(*f, &table);
-    if (s.ok()) s = table->Get(ctx, fill_cache, &f->dropped_pages);
+    FileTables t;
+    s = OpenFileTables(tables, f, &t);
+    if (s.ok()) s = t.table->Get(ctx, fill_cache, &t.overrides);
     return !s.ok() || ctx->done();
   });
   return s;
@@ -168,15 +184,15 @@ class LevelIterator final : public InternalIterator {
  private:
   void Open(size_t index) {
     iter_.reset();
-    table_.reset();
+    tables_open_ = FileTables();
     index_ = index;
     if (index >= files_.size() || !status_.ok()) return;
-    Status s = tables_->FindTable(*files_[index], &table_);
+    Status s = OpenFileTables(tables_, files_[index], &tables_open_);
     if (!s.ok()) {
       status_ = s;
       return;
     }
-    iter_ = table_->NewIterator(fill_cache_, &files_[index]->dropped_pages);
+    iter_ = tables_open_.table->NewIterator(fill_cache_, &tables_open_.overrides);
   }
   void SkipEmpty() {
     while (iter_ != nullptr && !iter_->Valid()) {
@@ -204,7 +220,7 @@ class LevelIterator final : public InternalIterator {
   TableCache* tables_;
   bool fill_cache_;
   size_t index_ = 0;
-  std::shared_ptr<const TableReader> table_;  // keeps iter_'s table alive
+  FileTables tables_open_;  // keeps iter_'s tables and overrides alive
   std::unique_ptr<InternalIterator> iter_;
   Status status_;
 };
@@ -212,9 +228,8 @@ class LevelIterator final : public InternalIterator {
 // Holds a table open for the lifetime of its iterator.
 class OwningTableIterator final : public InternalIterator {
  public:
-  OwningTableIterator(std::shared_ptr<const TableReader> table, FileRef file, bool fill_cache)
-      : table_(std::move(table)), file_(std::move(file)),
-        iter_(table_->NewIterator(fill_cache, &file_->dropped_pages)) {}
+  OwningTableIterator(FileTables tables, bool fill_cache)
+      : tables_(std::move(tables)), iter_(tables_.table->NewIterator(fill_cache, &tables_.overrides)) {}
   bool Valid() const override { return iter_->Valid(); }
   void SeekToFirst() override { iter_->SeekToFirst(); }
   void Seek(std::string_view t) override { iter_->Seek(t); }
@@ -225,8 +240,7 @@ class OwningTableIterator final : public InternalIterator {
   Status status() const override { return iter_->status(); }
 
  private:
-  std::shared_ptr<const TableReader> table_;
-  FileRef file_;  // its dropped-page list is read by iter_
+  FileTables tables_;  // read by iter_
   std::unique_ptr<InternalIterator> iter_;
 };
 
@@ -251,10 +265,10 @@ Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool
     }
   }
   for (const FileRef& f : files.levels[0]) {
-    std::shared_ptr<const TableReader> table;
-    Status s = tables->FindTable(*f, &table);
+    FileTables t;
+    Status s = OpenFileTables(tables, f, &t);
     if (!s.ok()) return s;
-    iters->push_back(std::make_unique<OwningTableIterator>(std::move(table), f, fill_cache));
+    iters->push_back(std::make_unique<OwningTableIterator>(std::move(t), fill_cache));
   }
   for (int l = 1; l < kNumLevels; l++) {
     if (!files.levels[l].empty()) {

@@ -67,6 +67,16 @@ void ForEachFileContaining(const ColumnFamilyFiles& files, std::string_view key,
   }
 }
 
+// A file's table and, if it has one, its patch table, with the page
+// overrides (dropped and patched pages) that the version's record gives.
+// Moving it keeps the overrides valid; they point into `file` and `patch`.
+struct FileTables {
+  FileRef file;
+  std::shared_ptr<const TableReader> table, patch;
+  PageOverrides overrides;
+};
+Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out);
+
 // Point lookup through a column family's files (after the memtables).
 Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
                     bool fill_cache);

@@ -26,7 +26,8 @@ enum FileTag : uint32_t {
   kFDeleteKeyMax = 12 /* fixed64 */, kFOldestTombstoneTime = 13, kFCreatedTime = 14,
   kFRawKeyBytes = 15, kFRawValueBytes = 16, kFEstimatedInvalidated = 17,
   kFDroppedPages = 18 /* lp: count varint32 | ascending page indexes as varint32 deltas */,
-  kFSecondaryAppliedSeq = 19,
+  kFSecondaryAppliedSeq = 19, kFPatchFile = 20, kFPatchSize = 21,
+  kFPatchedPages = 22 /* lp: like kFDroppedPages */,
 };
 
 // Column family option fields (tag varint32 then varint64).
@@ -63,16 +64,23 @@ void EncodeFile(const FileMetaData& f, std::string* dst) {
   v(kFRawValueBytes, f.raw_value_bytes);
   v(kFEstimatedInvalidated, f.estimated_invalidated);
   if (f.secondary_applied_seq != 0) v(kFSecondaryAppliedSeq, f.secondary_applied_seq);
-  if (!f.dropped_pages.empty()) {
+  auto page_list = [dst](FileTag tag, const std::vector<uint32_t>& list) {
+    if (list.empty()) return;
     std::string pages;
-    PutVarint32(&pages, static_cast<uint32_t>(f.dropped_pages.size()));
+    PutVarint32(&pages, static_cast<uint32_t>(list.size()));
     uint32_t prev = 0;
-    for (uint32_t p : f.dropped_pages) {
+    for (uint32_t p : list) {
       PutVarint32(&pages, p - prev);
       prev = p;
     }
-    PutVarint32(dst, kFDroppedPages);
+    PutVarint32(dst, tag);
     PutLengthPrefixed(dst, pages);
+  };
+  page_list(kFDroppedPages, f.dropped_pages);
+  if (f.patch_file != 0) {
+    v(kFPatchFile, f.patch_file);
+    v(kFPatchSize, f.patch_size);
+    page_list(kFPatchedPages, f.patched_pages);
   }
 }
 
@@ -103,10 +111,11 @@ Status DecodeFile(std::string_view in, FileMetaData* f) {
         ok = GetLengthPrefixed(&in, &s);
         (tag == kFSmallest ? f->smallest : f->largest).assign(s);
         break;
-      case kFDroppedPages: {
+      case kFDroppedPages:
+      case kFPatchedPages: {
         ok = GetLengthPrefixed(&in, &s);
         if (!ok) break;
-        Status st = DecodeDroppedPages(s, &f->dropped_pages);
+        Status st = DecodeDroppedPages(s, tag == kFDroppedPages ? &f->dropped_pages : &f->patched_pages);
         if (!st.ok()) return st;
         break;
       }
@@ -132,6 +141,8 @@ Status DecodeFile(std::string_view in, FileMetaData* f) {
           case kFRawValueBytes: f->raw_value_bytes = x; break;
           case kFEstimatedInvalidated: f->estimated_invalidated = x; break;
           case kFSecondaryAppliedSeq: f->secondary_applied_seq = x; break;
+          case kFPatchFile: f->patch_file = x; break;
+          case kFPatchSize: f->patch_size = x; break;
           default: return Status::Corruption("manifest: unknown file field", std::to_string(tag));
         }
       }

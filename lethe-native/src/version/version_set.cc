@@ -207,7 +207,10 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
     if (auto v = w.lock()) {
       for (const auto& [id, files] : v->cfs) {
         for (int l = 0; l < kNumLevels; l++) {
-          for (const FileRef& f : files->levels[l]) live->insert(f->number);
+          for (const FileRef& f : files->levels[l]) {
+            live->insert(f->number);
+            if (f->patch_file != 0) live->insert(f->patch_file);
+          }
         }
       }
     }

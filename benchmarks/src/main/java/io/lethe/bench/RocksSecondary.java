@@ -5,10 +5,13 @@ import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.CompactRangeOptions;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.TableProperties;
 import org.rocksdb.TickerType;
@@ -16,6 +19,8 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * RocksDB's side of {@link SecondaryDeleteBench}: one database, its statistics, and the ways RocksDB can
@@ -30,22 +35,30 @@ final class RocksSecondary implements AutoCloseable {
     final LRUCache cache = new LRUCache(SecondaryDeleteBench.CACHE);
     final BloomFilter bloom = new BloomFilter(10);
     final org.rocksdb.Statistics stats = new org.rocksdb.Statistics();
-    final Options options;
+    final DBOptions dbOptions;
+    final ColumnFamilyOptions cfOptions;
     final WriteOptions noWal = new WriteOptions().setDisableWAL(true);
+    final List<ColumnFamilyHandle> handles = new ArrayList<>();
     final RocksDB db;
 
-    /** Opens (creating) {@code dir}; {@code filters} may be null. */
+    /**
+     * Opens (creating) {@code dir}; {@code filters} may be null. Column family options carry the filter
+     * factory, as in Flink's RocksDB backend (frocksdbjni 8.10 crashes when it is set on {@code Options}).
+     */
     RocksSecondary(Path dir, AbstractCompactionFilterFactory<?> filters) throws Exception {
-        options = new Options().setCreateIfMissing(true).setWriteBufferSize(SecondaryDeleteBench.WRITE_BUFFER)
+        java.nio.file.Files.createDirectories(dir.getParent());
+        dbOptions = new DBOptions().setCreateIfMissing(true).setStatistics(stats);
+        cfOptions = new ColumnFamilyOptions().setWriteBufferSize(SecondaryDeleteBench.WRITE_BUFFER)
                 .setMaxWriteBufferNumber(2).setMaxBytesForLevelBase(SecondaryDeleteBench.LEVEL1)
                 .setTargetFileSizeBase(SecondaryDeleteBench.TARGET_FILE)
-                .setCompressionType(CompressionType.NO_COMPRESSION).setStatistics(stats)
+                .setCompressionType(CompressionType.NO_COMPRESSION)
                 .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setBlockSize(4096)
                         .setFilterPolicy(bloom));
         if (filters != null) {
-            options.setCompactionFilterFactory(filters);
+            cfOptions.setCompactionFilterFactory(filters);
         }
-        db = RocksDB.open(options, dir.toString());
+        db = RocksDB.open(dbOptions, dir.toString(),
+                List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions)), handles);
     }
 
     /** Loads the data set and settles it into a compacted tree. */
@@ -75,7 +88,7 @@ final class RocksSecondary implements AutoCloseable {
     void compactAll() throws Exception {
         try (CompactRangeOptions o = new CompactRangeOptions()
                 .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForce)) {
-            db.compactRange(null, null, null, o);
+            db.compactRange(handles.get(0), null, null, o);
         }
     }
 
@@ -153,9 +166,13 @@ final class RocksSecondary implements AutoCloseable {
 
     @Override
     public void close() {
+        for (ColumnFamilyHandle h : handles) {
+            h.close();
+        }
         db.close();
         noWal.close();
-        options.close();
+        cfOptions.close();
+        dbOptions.close();
         stats.close();
         bloom.close();
         cache.close();

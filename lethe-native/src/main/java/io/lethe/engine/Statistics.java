@@ -39,10 +39,13 @@ public record Statistics(
      * calls that added a record; full pages dropped by manifest edits and their bytes (reclaimed without
      * reading or rewriting them); files all of whose pages were dropped; local bytes released by hole
      * punching; pages only partly covered at the last check (left to compaction); key and value bytes that
-     * flushes and compactions removed because a secondary delete covered them.
+     * flushes and compactions removed because a secondary delete covered them; partly covered pages
+     * rewritten into patch tables (the rest of their file untouched) and the bytes those rewrites read and
+     * wrote.
      */
     public record SecondaryDeletes(long deletes, long pagesDropped, long pageBytesDropped, long filesDropped,
-            long bytesPunched, long partiallyCoveredPages, long bytesCompacted) {}
+            long bytesPunched, long partiallyCoveredPages, long bytesCompacted, long pagesRewritten,
+            long rewriteBytesRead, long rewriteBytesWritten) {}
 
     /**
      * Files and entries of one level. {@code tombstoneAgeHistogram}: tombstones by age as shares of
@@ -84,8 +87,8 @@ public record Statistics(
         }
         long blindDeletesSkipped = r[i++];
         SecondaryDeletes secondary = new SecondaryDeletes(r[i], r[i + 1], r[i + 2], r[i + 3], r[i + 4], r[i + 5],
-                r[i + 6]);
-        i += 7;
+                r[i + 6], r[i + 7], r[i + 8], r[i + 9]);
+        i += 10;
         int cfs = (int) r[i++];
         List<ColumnFamily> list = new ArrayList<>(cfs);
         for (int c = 0; c < cfs; c++) {
