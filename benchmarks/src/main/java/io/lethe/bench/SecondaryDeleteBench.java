@@ -29,8 +29,9 @@ import java.util.stream.Stream;
 /**
  * Secondary range deletes (issue 6): delete every entry whose delete key is below a cut, chosen so that a
  * given share of the database goes, and measure the work until the data is physically gone from every
- * file. Lethe (a horizon: whole pages dropped by a manifest edit, partly covered pages rewritten by FADE
- * within D_th) against RocksDB's best alternatives, in one run:
+ * file. Lethe (a horizon: whole pages dropped by a manifest edit, the partly covered page of each delete
+ * tile rewritten into the file's patch table, whatever is left rewritten by FADE within D_th) against
+ * RocksDB's best alternatives, in one run:
  *
  * <ul>
  *   <li>rocksdbjni, scan + point deletes + forced full compaction;
@@ -149,8 +150,8 @@ public final class SecondaryDeleteBench {
     }
 
     record Row(String correlation, double selectivity, String system, int h, long millis, long bytesRead,
-            long bytesWritten, long pagesDropped, long pageBytesDropped, long deleted, double lookupMicros,
-            double lookupBytes) {
+            long bytesWritten, long pagesDropped, long pageBytesDropped, long pagesRewritten, long deleted,
+            double lookupMicros, double lookupBytes) {
         long io() {
             return bytesRead + bytesWritten;
         }
@@ -211,9 +212,12 @@ public final class SecondaryDeleteBench {
                     }
                     long millis = (System.nanoTime() - t0) / 1_000_000;
                     Statistics s1 = c.statistics();
-                    long read = s1.bytesReadCompaction() - s0.bytesReadCompaction();
+                    // Compactions FADE ran, plus the partial page rewrites into patch tables.
+                    long read = s1.bytesReadCompaction() - s0.bytesReadCompaction()
+                            + s1.secondaryDeletes().rewriteBytesRead() - s0.secondaryDeletes().rewriteBytesRead();
                     long written = s1.bytesWrittenCompaction() + s1.bytesWrittenFlush() - s0.bytesWrittenCompaction()
-                            - s0.bytesWrittenFlush();
+                            - s0.bytesWrittenFlush() + s1.secondaryDeletes().rewriteBytesWritten()
+                            - s0.secondaryDeletes().rewriteBytesWritten();
                     byte[][] keys = data.liveKeys(cut, LOOKUPS);
                     long tableBytes = s1.bytesReadTable();
                     long l0 = System.nanoTime();
@@ -226,7 +230,7 @@ public final class SecondaryDeleteBench {
                     double lookupBytes = (double) (c.statistics().bytesReadTable() - tableBytes) / keys.length;
                     rows.add(new Row(data.correlated ? "correlated" : "uncorrelated", sel, "lethe", h, millis, read,
                             written, s1.secondaryDeletes().pagesDropped(), s1.secondaryDeletes().pageBytesDropped(),
-                            deleted, lookupMicros, lookupBytes));
+                            s1.secondaryDeletes().pagesRewritten(), deleted, lookupMicros, lookupBytes));
                 }
                 deleteTree(copy);
                 System.out.println("  " + format(rows.get(rows.size() - 1)));
@@ -273,7 +277,7 @@ public final class SecondaryDeleteBench {
                         }
                         double lookup = c.lookupMicros(data.liveKeys(cut, LOOKUPS));
                         rows.add(new Row(corr, sel, "rocksdb-" + method, 0, millis, scanned + c.bytesRead(),
-                                c.bytesWritten(), 0, 0, deleted, lookup, Double.NaN));
+                                c.bytesWritten(), 0, 0, 0, deleted, lookup, Double.NaN));
                     }
                     deleteTree(copy);
                     System.out.println("  " + format(rows.get(rows.size() - 1)));
@@ -318,8 +322,8 @@ public final class SecondaryDeleteBench {
                             + " tombstones left, want " + (data.n - deleted));
                 }
                 rows.add(new Row(data.correlated ? "correlated" : "uncorrelated", sel, "rocksdb-filter", 0,
-                        Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]), 0, 0, deleted, Double.NaN,
-                        Double.NaN));
+                        Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]), 0, 0, 0, deleted,
+                        Double.NaN, Double.NaN));
                 System.out.println("  " + format(rows.get(rows.size() - 1)));
             }
         }
@@ -331,9 +335,10 @@ public final class SecondaryDeleteBench {
 
     static String format(Row r) {
         return String.format(Locale.ROOT, "%-12s sel %7.4f%% %-20s h=%-3s %7d ms  read %10s  written %10s  dropped %6d"
-                        + " pages  lookup %6.2f us", r.correlation, r.selectivity * 100, r.system,
+                        + " rewritten %6d pages  lookup %s us", r.correlation, r.selectivity * 100, r.system,
                 r.h == 0 ? "-" : Integer.toString(r.h), r.millis, mib(r.bytesRead), mib(r.bytesWritten),
-                r.pagesDropped, r.lookupMicros);
+                r.pagesDropped, r.pagesRewritten,
+                Double.isNaN(r.lookupMicros) ? "-" : String.format(Locale.ROOT, "%.2f", r.lookupMicros));
     }
 
     static String mib(long bytes) {
@@ -388,18 +393,18 @@ public final class SecondaryDeleteBench {
         }
         System.out.println();
         System.out.println("| delete keys | selectivity | h | Lethe ms | Lethe MiB read+written | pages dropped"
-                + " | RocksDB best MiB (method) | Lethe/RocksDB bytes | RocksDB best ms (method) | speed-up | lookup us"
-                + " | lookup bytes |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+                + " | pages rewritten | RocksDB best MiB (method) | Lethe/RocksDB bytes | RocksDB best ms (method)"
+                + " | speed-up | lookup us | lookup bytes |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (Row r : rows) {
             if (!r.system.equals("lethe")) {
                 continue;
             }
             Row io = bestIo.get(r.correlation + r.selectivity);
             Row time = bestTime.get(r.correlation + r.selectivity);
-            System.out.printf(Locale.ROOT, "| %s | %.2f %% | %d | %d | %.1f | %d | %.1f (%s) | %.2f %% | %d (%s) | %.1fx"
-                            + " | %.2f | %.0f |%n", r.correlation, r.selectivity * 100, r.h, r.millis,
-                    r.io() / 1048576.0, r.pagesDropped, io.io() / 1048576.0, io.system.substring(8),
+            System.out.printf(Locale.ROOT, "| %s | %.2f %% | %d | %d | %.2f | %d | %d | %.1f (%s) | %.2f %% | %d (%s)"
+                            + " | %.1fx | %.2f | %.0f |%n", r.correlation, r.selectivity * 100, r.h, r.millis,
+                    r.io() / 1048576.0, r.pagesDropped, r.pagesRewritten, io.io() / 1048576.0, io.system.substring(8),
                     100.0 * r.io() / Math.max(1, io.io()), time.millis, time.system.substring(8),
                     (double) time.millis / Math.max(1, r.millis), r.lookupMicros, r.lookupBytes);
         }
@@ -417,11 +422,11 @@ public final class SecondaryDeleteBench {
         if (csv != null) {
             try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(csv))) {
                 w.println("correlation,selectivity,system,h,millis,bytes_read,bytes_written,pages_dropped,"
-                        + "page_bytes_dropped,deleted,lookup_us,lookup_bytes");
+                        + "page_bytes_dropped,pages_rewritten,deleted,lookup_us,lookup_bytes");
                 for (Row r : rows) {
-                    w.printf(Locale.ROOT, "%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.correlation, r.selectivity,
+                    w.printf(Locale.ROOT, "%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.correlation, r.selectivity,
                             r.system, r.h, r.millis, r.bytesRead, r.bytesWritten, r.pagesDropped, r.pageBytesDropped,
-                            r.deleted, r.lookupMicros, r.lookupBytes);
+                            r.pagesRewritten, r.deleted, r.lookupMicros, r.lookupBytes);
                 }
             }
             System.out.println("wrote " + csv);
