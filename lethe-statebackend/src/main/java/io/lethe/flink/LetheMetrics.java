@@ -47,6 +47,10 @@ final class LetheMetrics {
         m.gauge(g, "oldest-tombstone-age-ms", s -> s.columnFamilies().stream()
                 .mapToLong(Statistics.ColumnFamily::oldestTombstoneAgeMicros).max().orElse(0) / 1000);
         m.gauge(g, "blind-deletes-skipped", Statistics::blindDeletesSkipped);
+        m.gauge(g, "pages-dropped", s -> s.secondaryDeletes().pagesDropped());
+        m.gauge(g, "page-bytes-dropped", s -> s.secondaryDeletes().pageBytesDropped());
+        m.gauge(g, "pages-rewritten", s -> s.secondaryDeletes().pagesRewritten());
+        m.gauge(g, "bytes-punched", s -> s.secondaryDeletes().bytesPunched());
         m.gauge(g, "write-stalls", Statistics::writeStalls);
         m.gauge(g, "page-cache-hits", Statistics::pageCacheHits);
         m.gauge(g, "page-cache-misses", Statistics::pageCacheMisses);

@@ -70,6 +70,7 @@ class LetheMetricsTest {
             }
             assertTrue(gauges.containsKey("lethe.memtable-bytes"), gauges.keySet().toString());
             assertTrue(gauges.containsKey("lethe.flushes"));
+            assertEquals(0L, ((Gauge<?>) gauges.get("lethe.pages-dropped")).getValue());
             long memtable = (Long) ((Gauge<?>) gauges.get("lethe.memtable-bytes")).getValue();
             assertTrue(memtable > 0, "memtable bytes " + memtable);
             assertEquals(0L, ((Gauge<?>) gauges.get("lethe.point-tombstones")).getValue());
