@@ -2,6 +2,7 @@
 // hole punching, checkpoints.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -214,6 +215,37 @@ TEST_F(PageDropTest, CheckpointTakenBeforeADropKeepsItsData) {
   uint64_t live = 0;
   for (int i = 0; i < 4000; i++) live += i % 7 >= 3 ? 1 : 0;
   EXPECT_EQ(live + 1, Live());
+}
+
+TEST_F(PageDropTest, PatchTablesAreLiveFilesAndTravelWithCheckpoints) {
+  Load();
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  ASSERT_GT(db_->GetStatistics().pages_rewritten, 0u);
+  std::string files;
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.files", &files));
+  std::vector<std::string> patches;
+  for (size_t at = files.find("patch=#"); at != std::string::npos; at = files.find("patch=#", at + 1)) {
+    patches.push_back(TableFileName("", std::stoull(files.substr(at + 7))).substr(1));
+  }
+  ASSERT_FALSE(patches.empty()) << files;
+  std::vector<LiveFile> live;
+  ASSERT_TRUE(db_->GetLiveFiles(false, &live).ok());
+  for (const std::string& p : patches) {
+    EXPECT_TRUE(std::any_of(live.begin(), live.end(), [&](const LiveFile& f) { return f.name == p && f.immutable; }))
+        << p << " missing from the live files";
+  }
+  const uint64_t expected = Live();
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  db_.reset();
+  ASSERT_TRUE(DestroyDB("/db", options_).ok());  // the copy must stand alone
+  std::unique_ptr<DB> copy;
+  ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
+  uint64_t n = 0;
+  auto it = copy->NewIterator(ReadOptions(), copy->DefaultColumnFamily());
+  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(expected, n);
 }
 
 TEST_F(PageDropTest, SnapshotDelaysTheDropUntilReleased) {
