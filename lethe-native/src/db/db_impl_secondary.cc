@@ -191,6 +191,97 @@ struct EffectivePageRef {
   bool patched;
 };
 
+// What filtering one page left.
+struct FilteredPage {
+  std::vector<Survivor> survivors;
+  bool changed = false;    // something was removed
+  bool pinned = false;     // a snapshot still reads a removed entry, which therefore stays
+  uint64_t converted = 0;  // entries turned into point tombstones
+};
+
+// Reads a page and applies the records to every entry, as compaction does:
+// an entry that all its readers see as removed goes (dropped under a
+// horizon, a point tombstone under a range). With no records: a copy.
+Status FilterPage(const TableReader& reader, const PageMeta& meta, const SecondaryDeletes* sd,
+                  const std::multiset<SequenceNumber>& snapshots, FilteredPage* out) {
+  PageRef page;
+  Status s = reader.ReadPage(meta, false, &page);
+  if (!s.ok()) return s;
+  PageIterator it(page);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    const uint64_t tag = ExtractTag(it.key());
+    const SequenceNumber seq = TagSequence(tag);
+    if (sd != nullptr && TagKind(tag) != EntryKind::kTombstone) {
+      auto snap = snapshots.lower_bound(seq);
+      const SequenceNumber first_reader = snap == snapshots.end() ? kMaxSequenceNumber : *snap;
+      const SequenceNumber from = sd->HiddenFrom(seq, it.delete_key());
+      if (from != kMaxSequenceNumber && from > first_reader) out->pinned = true;
+      if (from != kMaxSequenceNumber && from <= first_reader) {
+        out->changed = true;
+        const SequenceNumber by_horizon = sd->HorizonHiddenFrom(it.delete_key());
+        if (by_horizon != kMaxSequenceNumber && by_horizon <= first_reader) continue;
+        out->survivors.push_back(
+            Survivor{MakeInternalKey(ExtractSortKey(it.key()), seq, EntryKind::kTombstone), "", kMaxDeleteKey});
+        out->converted++;
+        continue;
+      }
+    }
+    out->survivors.push_back(Survivor{std::string(it.key()), std::string(it.value()), it.delete_key()});
+  }
+  if (!it.status().ok()) return Status::Corruption(reader.filename(), it.status().message());
+  return Status::OK();
+}
+
+// Writes a patch table: one tile of one page per entry of `pages` (page
+// index -> entries), in page order.
+Status WritePatchTable(Env* env, const std::string& fname, int bloom_bits_per_key,
+                       const std::map<uint32_t, std::vector<Survivor>>& pages, uint64_t* size) {
+  std::unique_ptr<WritableFile> file;
+  Status s = env->NewWritableFile(fname, &file);
+  if (!s.ok()) return s;
+  TableBuilderOptions bo;
+  bo.page_size = SIZE_MAX / 4;  // one page per tile: the tile is cut by hand
+  bo.pages_per_tile = 1;
+  bo.bloom_bits_per_key = bloom_bits_per_key;
+  TableBuilder builder(bo, file.get());
+  for (const auto& [index, entries] : pages) {
+    for (const Survivor& e : entries) builder.Add(e.ikey, e.value, e.delete_key);
+    builder.CutTile();
+  }
+  s = builder.Finish();
+  if (s.ok()) s = file->Sync();
+  if (s.ok()) s = file->Close();
+  *size = builder.FileSize();
+  return s;
+}
+
+// Sets the entries and delete-key bounds of `f` from the pages it has left
+// (patched pages as patched); *remaining: how many.
+Status CountRemainingPages(TableCache* tables, FileMetaData* f, size_t* remaining) {
+  FileTables t;
+  Status s = OpenFileTables(tables, std::make_shared<const FileMetaData>(*f), &t);
+  if (!s.ok()) return s;
+  f->num_entries = 0;
+  f->delete_key_min = kMaxDeleteKey;
+  f->delete_key_max = 0;
+  *remaining = 0;
+  for (const TileMeta& tile : t.table->tiles()) {
+    for (const PageMeta& own : tile.pages) {
+      bool present;
+      const TableReader* reader;
+      const PageMeta* p;
+      s = t.table->EffectivePage(own, &t.overrides, &present, &reader, &p);
+      if (!s.ok()) return s;
+      if (!present) continue;
+      ++*remaining;
+      f->num_entries += p->entries;
+      f->delete_key_min = std::min(f->delete_key_min, p->delete_key_min);
+      f->delete_key_max = std::max(f->delete_key_max, p->delete_key_max);
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
@@ -338,55 +429,24 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     }
     if (!s.ok()) break;
 
-    // Rewrite the partly covered pages: every entry that all its readers see
-    // as removed goes (dropped under a horizon, else a point tombstone).
+    // Rewrite the partly covered pages.
     std::map<uint32_t, std::vector<Survivor>> patch_pages;  // page index -> entries
     uint64_t converted = 0;
     for (const EffectivePageRef& ref : to_rewrite) {
-      PageRef page;
-      s = ref.reader->ReadPage(*ref.meta, false, &page);
+      FilteredPage page;
+      s = FilterPage(*ref.reader, *ref.meta, &sd, snapshots, &page);
       if (!s.ok()) break;
       rewrite_read += ref.meta->size + kBlockTrailerSize;
-      std::vector<Survivor> out;
-      bool changed = false;
-      PageIterator it(page);
-      for (it.SeekToFirst(); it.Valid(); it.Next()) {
-        const uint64_t tag = ExtractTag(it.key());
-        const SequenceNumber seq = TagSequence(tag);
-        const EntryKind kind = TagKind(tag);
-        if (kind != EntryKind::kTombstone) {
-          auto snap = snapshots.lower_bound(seq);
-          const SequenceNumber reader = snap == snapshots.end() ? kMaxSequenceNumber : *snap;
-          const SequenceNumber from = sd.HiddenFrom(seq, it.delete_key());
-          if (from != kMaxSequenceNumber) {
-            if (from > reader) {
-              fully_applied = false;  // a snapshot still reads it
-            } else {
-              changed = true;
-              const SequenceNumber by_horizon = sd.HorizonHiddenFrom(it.delete_key());
-              if (by_horizon != kMaxSequenceNumber && by_horizon <= reader) continue;
-              out.push_back(Survivor{MakeInternalKey(ExtractSortKey(it.key()), seq, EntryKind::kTombstone), "",
-                                     kMaxDeleteKey});
-              converted++;
-              continue;
-            }
-          }
-        }
-        out.push_back(Survivor{std::string(it.key()), std::string(it.value()), it.delete_key()});
-      }
-      if (!it.status().ok()) {
-        s = Status::Corruption(ref.reader->filename(), it.status().message());
-        break;
-      }
-      if (!changed) continue;
+      fully_applied = fully_applied && !page.pinned;
+      if (!page.changed) continue;
       rewritten++;
-      if (out.empty()) {
-        dropped.push_back(ref.own->index);
-        if (!ref.patched) add_extent(&ch, *ref.own);
-        continue;
-      }
+      converted += page.converted;
       if (!ref.patched) add_extent(&ch, *ref.own);
-      patch_pages[ref.own->index] = std::move(out);
+      if (page.survivors.empty()) {
+        dropped.push_back(ref.own->index);
+      } else {
+        patch_pages[ref.own->index] = std::move(page.survivors);
+      }
     }
     if (!s.ok()) break;
     std::sort(dropped.begin(), dropped.end());
@@ -407,20 +467,12 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     }
     for (uint32_t index : kept_patched) {
       const int slot = f.PatchSlot(index);
-      PageRef page;
-      s = t.patch->ReadPage(t.patch->tiles()[static_cast<size_t>(slot)].pages[0], false, &page);
+      const PageMeta& meta = t.patch->tiles()[static_cast<size_t>(slot)].pages[0];
+      FilteredPage page;
+      s = FilterPage(*t.patch, meta, nullptr, snapshots, &page);
       if (!s.ok()) break;
-      rewrite_read += page->size + kBlockTrailerSize;
-      std::vector<Survivor> out;
-      PageIterator it(page);
-      for (it.SeekToFirst(); it.Valid(); it.Next()) {
-        out.push_back(Survivor{std::string(it.key()), std::string(it.value()), it.delete_key()});
-      }
-      if (!it.status().ok()) {
-        s = Status::Corruption(t.patch->filename(), it.status().message());
-        break;
-      }
-      patch_pages[index] = std::move(out);
+      rewrite_read += meta.size + kBlockTrailerSize;
+      patch_pages[index] = std::move(page.survivors);
     }
     if (!s.ok()) break;
     after.patched_pages.clear();
@@ -429,55 +481,17 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     if (!patch_pages.empty()) {
       FileMetaData patch;
       patch.number = NewPendingFileNumber();
-      const std::string fname = TableFileName(dbname_, patch.number);
-      std::unique_ptr<WritableFile> file;
-      s = env_->NewWritableFile(fname, &file);
-      if (s.ok()) {
-        TableBuilderOptions bo;
-        bo.page_size = SIZE_MAX / 4;  // one page per tile: the tile is cut by hand
-        bo.pages_per_tile = 1;
-        bo.bloom_bits_per_key = c.options.bloom_bits_per_key;
-        TableBuilder builder(bo, file.get());
-        for (const auto& [index, entries] : patch_pages) {
-          for (const Survivor& e : entries) builder.Add(e.ikey, e.value, e.delete_key);
-          builder.CutTile();
-          after.patched_pages.push_back(index);
-        }
-        s = builder.Finish();
-        if (s.ok()) s = file->Sync();
-        if (s.ok()) s = file->Close();
-        patch.file_size = builder.FileSize();
-      }
+      s = WritePatchTable(env_, TableFileName(dbname_, patch.number), c.options.bloom_bits_per_key, patch_pages,
+                          &patch.file_size);
       new_patches.push_back(patch);
       if (!s.ok()) break;
+      for (const auto& [index, entries] : patch_pages) after.patched_pages.push_back(index);
       rewrite_written += patch.file_size;
       after.patch_file = patch.number;
       after.patch_size = patch.file_size;
     }
-    // What the file holds now: entries and delete-key bounds of its
-    // remaining pages (patched ones as patched).
-    FileTables now_tables;
-    FileRef probe = std::make_shared<const FileMetaData>(after);
-    s = OpenFileTables(table_cache_.get(), probe, &now_tables);
-    if (!s.ok()) break;
-    after.num_entries = 0;
-    after.delete_key_min = kMaxDeleteKey;
-    after.delete_key_max = 0;
     size_t remaining = 0;
-    for (const TileMeta& tile : now_tables.table->tiles()) {
-      for (const PageMeta& own : tile.pages) {
-        bool present;
-        const TableReader* reader;
-        const PageMeta* p;
-        s = now_tables.table->EffectivePage(own, &now_tables.overrides, &present, &reader, &p);
-        if (!s.ok()) break;
-        if (!present) continue;
-        remaining++;
-        after.num_entries += p->entries;
-        after.delete_key_min = std::min(after.delete_key_min, p->delete_key_min);
-        after.delete_key_max = std::max(after.delete_key_max, p->delete_key_max);
-      }
-    }
+    s = CountRemainingPages(table_cache_.get(), &after, &remaining);
     if (!s.ok()) break;
     if (converted > 0) {
       after.num_point_tombstones += converted;
