@@ -62,14 +62,91 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(d.new_files_[0].level, 2);
 }
 
-TEST(VersionEditTest, MalformedEditsAreCorruption) {
+TEST(VersionEditTest, SecondaryDeletesAndPageListsRoundTrip) {
   VersionEdit e;
-  e.AddFile(0, 1, File(1, "a", "b"));
+  SecondaryDeletes sd;
+  sd.horizons = {{10, 100, 1000}, {12, 150, 1100}};
+  sd.ranges = {{11, 5, 7, 1050}, {13, 0, kMaxDeleteKey - 1, 1200}};
+  e.SetSecondaryDeletes(3, sd);
+  FileMetaData f = File(42, "a", "z");
+  f.dropped_pages = {0, 3, 4, 1000};
+  f.secondary_applied_seq = 12;
+  f.patch_file = 77;
+  f.patch_size = 4096;
+  f.patched_pages = {1, 9};
+  e.AddFile(3, 2, f);
   std::string enc;
   e.EncodeTo(&enc);
-  for (size_t cut = 1; cut < enc.size(); cut++) {
-    VersionEdit d;
-    EXPECT_FALSE(d.DecodeFrom(std::string_view(enc).substr(0, cut)).ok()) << cut;
+  VersionEdit d;
+  ASSERT_TRUE(d.DecodeFrom(enc).ok());
+  std::string enc2;
+  d.EncodeTo(&enc2);
+  EXPECT_EQ(enc, enc2);
+  ASSERT_EQ(1u, d.secondary_deletes_.size());
+  const SecondaryDeletes& r = d.secondary_deletes_[0].second;
+  ASSERT_EQ(2u, r.horizons.size());
+  EXPECT_EQ(150u, r.horizons[1].horizon);
+  EXPECT_EQ(1100u, r.horizons[1].time_us);
+  ASSERT_EQ(2u, r.ranges.size());
+  EXPECT_EQ(kMaxDeleteKey - 1, r.ranges[1].hi);
+  const FileMetaData& g = d.new_files_[0].meta;
+  EXPECT_EQ(f.dropped_pages, g.dropped_pages);
+  EXPECT_EQ(f.patched_pages, g.patched_pages);
+  EXPECT_EQ(77u, g.patch_file);
+  EXPECT_EQ(4096u, g.patch_size);
+  EXPECT_EQ(12u, g.secondary_applied_seq);
+  EXPECT_EQ(1, g.PatchSlot(9));
+  EXPECT_EQ(-1, g.PatchSlot(2));
+  EXPECT_TRUE(g.PageDropped(1000));
+  EXPECT_FALSE(g.PageDropped(1));
+
+  // Which entries the records hide, at which read sequence.
+  EXPECT_EQ(kMaxSequenceNumber, r.HiddenFrom(20, 150));    // at the horizon: kept
+  EXPECT_EQ(10u, r.HiddenFrom(20, 99));                   // below the first horizon
+  EXPECT_EQ(13u, r.HiddenFrom(5, 200));                   // above every horizon: the range, for an older entry
+  EXPECT_EQ(10u, r.HiddenFrom(12, 6));                    // a newer entry: only the horizon
+  EXPECT_EQ(kMaxSequenceNumber, r.HiddenFrom(14, 160));   // newer than every range
+  EXPECT_FALSE(r.Hides(5, EntryKind::kTombstone, 6, 100));  // point tombstones never
+}
+
+TEST(VersionEditTest, DisorderedSecondaryDeletesAreCorruption) {
+  SecondaryDeletes sd;
+  sd.horizons = {{10, 100, 1}, {9, 150, 2}};  // sequences must ascend
+  std::string enc;
+  sd.EncodeTo(&enc);
+  SecondaryDeletes d;
+  EXPECT_TRUE(d.DecodeFrom(enc).IsCorruption());
+  sd.horizons = {{10, 100, 1}, {12, 50, 2}};  // horizons never move back
+  enc.clear();
+  sd.EncodeTo(&enc);
+  EXPECT_TRUE(d.DecodeFrom(enc).IsCorruption());
+  sd.horizons.clear();
+  sd.ranges = {{3, 9, 2, 1}};  // hi < lo
+  enc.clear();
+  sd.EncodeTo(&enc);
+  EXPECT_TRUE(d.DecodeFrom(enc).IsCorruption());
+}
+
+TEST(VersionEditTest, MalformedEditsAreCorruption) {
+  VersionEdit e;
+  FileMetaData f = File(1, "a", "b");
+  f.dropped_pages = {2, 5};
+  f.patch_file = 9;
+  f.patch_size = 100;
+  f.patched_pages = {3};
+  e.AddFile(0, 1, f);
+  VersionEdit records;
+  SecondaryDeletes sd;
+  sd.horizons = {{4, 8, 1}};
+  sd.ranges = {{5, 1, 2, 3}};
+  records.SetSecondaryDeletes(0, sd);
+  for (const VersionEdit* edit : {&e, &records}) {  // one record each: every prefix is damaged
+    std::string enc;
+    edit->EncodeTo(&enc);
+    for (size_t cut = 1; cut < enc.size(); cut++) {
+      VersionEdit d;
+      EXPECT_FALSE(d.DecodeFrom(std::string_view(enc).substr(0, cut)).ok()) << cut;
+    }
   }
   VersionEdit d;
   EXPECT_TRUE(d.DecodeFrom("\x63\x01").IsCorruption());  // unknown tag 99
