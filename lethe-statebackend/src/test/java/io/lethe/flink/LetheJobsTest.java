@@ -62,7 +62,9 @@ class LetheJobsTest {
      * Paces the input (it runs chained to the source, so no records pile up in network buffers and
      * checkpoint barriers pass quickly) and fails once, in the first attempt, as soon as two
      * checkpoints completed after an eighth of the input, so that recovery restores real (with
-     * incremental checkpoints: incremental) state.
+     * incremental checkpoints: incremental) state. Past that eighth it waits for the checkpoints by
+     * slowing down (a millisecond per record; blocking would stall the checkpoints too), so a slow
+     * machine cannot finish the input before the failure.
      */
     static final class FailOnce extends RichMapFunction<Tuple3<Integer, Long, Long>, Tuple3<Integer, Long, Long>>
             implements CheckpointListener {
@@ -80,9 +82,12 @@ class LetheJobsTest {
             if (++seen % 40 == 0) {
                 Thread.sleep(1);  // about a second per run: several checkpoints at 100 ms
             }
-            if (enabled && seen >= RECORDS / 8 && COMPLETED_CHECKPOINT.get() >= 2
-                    && FAILED.compareAndSet(false, true)) {
-                throw new RuntimeException("injected failure");
+            if (enabled && seen >= RECORDS / 8 && !FAILED.get()) {
+                if (COMPLETED_CHECKPOINT.get() < 2) {
+                    Thread.sleep(1);  // not yet: give the checkpoints time (up to ~20 s)
+                } else if (FAILED.compareAndSet(false, true)) {
+                    throw new RuntimeException("injected failure");
+                }
             }
             return value;
         }
