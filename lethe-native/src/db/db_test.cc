@@ -6,52 +6,20 @@
 
 #include "lethe/db.h"
 #include "lethe/env.h"
+#include "test_util.h"
 
 namespace lethe {
 namespace {
 
-class DBTest : public ::testing::Test {
+class DBTest : public MemDbTest {
  protected:
   void SetUp() override {
-    env_ = NewMemEnv();
-    options_.env = env_.get();
     options_.write_buffer_size = 64 * 1024;
     options_.cf_defaults.page_size = 256;
     options_.cf_defaults.level1_bytes = 64 * 1024;
     options_.cf_defaults.target_file_size = 16 * 1024;
     Reopen();
   }
-  void Reopen() {
-    db_.reset();
-    ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());
-    cf_ = db_->DefaultColumnFamily();
-  }
-  std::string Get(std::string_view key, const Snapshot* snap = nullptr) {
-    ReadOptions ro;
-    ro.snapshot = snap;
-    std::string v;
-    Status s = db_->Get(ro, cf_, key, &v);
-    if (s.IsNotFound()) return "NOT_FOUND";
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return v;
-  }
-  std::string Scan(const ReadOptions& ro = ReadOptions()) {
-    std::string r;
-    auto it = db_->NewIterator(ro, cf_);
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      r.append(it->key()).append("=").append(it->value()).append(" ");
-    }
-    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-    return r;
-  }
-  void Put(std::string_view k, std::string_view v, uint64_t dk = kMaxDeleteKey) {
-    ASSERT_TRUE(db_->Put(WriteOptions(), cf_, k, v, dk).ok());
-  }
-
-  std::unique_ptr<MemEnv> env_;
-  Options options_;
-  std::unique_ptr<DB> db_;
-  ColumnFamilyHandle* cf_ = nullptr;
 };
 
 TEST_F(DBTest, PutGetDelete) {

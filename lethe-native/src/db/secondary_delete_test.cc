@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -13,16 +11,15 @@
 #include "lethe/db.h"
 #include "lethe/env.h"
 #include "sst/layout_printer.h"
+#include "test_util.h"
 #include "version/table_cache.h"
 
 namespace lethe {
 namespace {
 
-class SecondaryDeleteTest : public ::testing::Test {
+class SecondaryDeleteTest : public MemDbTest {
  protected:
   void SetUp() override {
-    env_ = NewMemEnv();
-    options_.env = env_.get();
     options_.write_buffer_size = 64 * 1024;
     options_.background_compactions = false;
     options_.cf_defaults.page_size = 256;
@@ -31,43 +28,14 @@ class SecondaryDeleteTest : public ::testing::Test {
     options_.cf_defaults.target_file_size = 16 * 1024;
     Reopen();
   }
-  void Reopen() {
-    db_.reset();
-    ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());
-    cf_ = db_->DefaultColumnFamily();
-  }
-  std::string Get(std::string_view key, const Snapshot* snap = nullptr) {
+  std::string ScanAt(const Snapshot* snap) {
     ReadOptions ro;
     ro.snapshot = snap;
-    std::string v;
-    Status s = db_->Get(ro, cf_, key, &v);
-    if (s.IsNotFound()) return "NOT_FOUND";
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return v;
-  }
-  std::string Scan(DB* db, const Snapshot* snap = nullptr) {
-    ReadOptions ro;
-    ro.snapshot = snap;
-    std::string r;
-    auto it = db->NewIterator(ro, db->DefaultColumnFamily());
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      r.append(it->key()).append("=").append(it->value()).append(" ");
-    }
-    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-    return r;
-  }
-  std::string Scan() { return Scan(db_.get()); }
-  void Put(std::string_view k, std::string_view v, uint64_t dk) {
-    ASSERT_TRUE(db_->Put(WriteOptions(), cf_, k, v, dk).ok());
+    return Scan(ro);
   }
   void Merge(std::string_view k, std::string_view v, uint64_t dk) {
     ASSERT_TRUE(db_->Merge(WriteOptions(), cf_, k, v, dk).ok());
   }
-
-  std::unique_ptr<MemEnv> env_;
-  Options options_;
-  std::unique_ptr<DB> db_;
-  ColumnFamilyHandle* cf_ = nullptr;
 };
 
 TEST_F(SecondaryDeleteTest, HorizonHidesOlderMergeBaseAfterCompaction) {
@@ -98,7 +66,7 @@ TEST_F(SecondaryDeleteTest, RangeDeleteRemovesOnlyOlderEntriesAndSnapshotsKeepTh
   ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 5, kMaxDeleteKey).ok());
   Put("c", "3", 12);  // written after the delete: stays
   EXPECT_EQ("c=3 n=never ", Scan());
-  EXPECT_EQ("a=1 b=2 n=never ", Scan(db_.get(), snap));
+  EXPECT_EQ("a=1 b=2 n=never ", ScanAt(snap));
   EXPECT_EQ("1", Get("a", snap));
   db_->ReleaseSnapshot(snap);
   ASSERT_TRUE(db_->Flush().ok());
@@ -375,13 +343,7 @@ TEST_F(SecondaryDeleteTest, GoldenLayoutBeforeAndAfterPageDrops) {
   ASSERT_TRUE(db_->CompactAll().ok());
   print("after CompactAll: tombstones with nothing older below are gone");
 
-  std::string path = std::string(LETHE_TESTDATA_DIR) + "/kiwi_page_drops.txt";
-  if (std::getenv("LETHE_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << layout;
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "missing golden file " << path << " (run with LETHE_UPDATE_GOLDEN=1)";
-  std::stringstream golden;
-  golden << in.rdbuf();
-  EXPECT_EQ(layout, golden.str());
+  ExpectMatchesGolden("kiwi_page_drops.txt", layout);
 }
 
 }  // namespace

@@ -2,15 +2,13 @@
 // filters, corruption, and the golden annotated layout of a small file.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "db/dbformat.h"
 #include "lethe/env.h"
 #include "sst/layout_printer.h"
 #include "sst/table_builder.h"
 #include "sst/table_reader.h"
+#include "test_util.h"
 #include "util/random.h"
 
 namespace lethe {
@@ -203,15 +201,7 @@ TEST_F(TableTest, GoldenLayout) {
   Build(entries, TableBuilderOptions{64, 4, 10}, {{"k05", "k07", 99}});
   std::string layout;
   ASSERT_TRUE(PrintTableLayout(env_.get(), "/t.sst", true, &layout).ok());
-  std::string path = std::string(LETHE_TESTDATA_DIR) + "/table_layout_h4.txt";
-  if (std::getenv("LETHE_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << layout;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "missing golden file " << path << " (run with LETHE_UPDATE_GOLDEN=1)";
-  std::stringstream golden;
-  golden << in.rdbuf();
-  EXPECT_EQ(layout, golden.str());
+  ExpectMatchesGolden("table_layout_h4.txt", layout);
 }
 
 }  // namespace

@@ -84,17 +84,17 @@ void EncodeFile(const FileMetaData& f, std::string* dst) {
   }
 }
 
-Status DecodeDroppedPages(std::string_view in, std::vector<uint32_t>* pages) {
+Status DecodePageList(std::string_view in, std::vector<uint32_t>* pages) {
   uint32_t n;
-  if (!GetVarint32(&in, &n) || n > in.size()) return Status::Corruption("manifest: bad dropped page count");
+  if (!GetVarint32(&in, &n) || n > in.size()) return Status::Corruption("manifest: bad page list count");
   uint32_t prev = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t d;
-    if (!GetVarint32(&in, &d) || (i > 0 && d == 0)) return Status::Corruption("manifest: bad dropped page list");
+    if (!GetVarint32(&in, &d) || (i > 0 && d == 0)) return Status::Corruption("manifest: bad page list");
     prev += d;
     pages->push_back(prev);
   }
-  return in.empty() ? Status::OK() : Status::Corruption("manifest: bad dropped page list");
+  return in.empty() ? Status::OK() : Status::Corruption("manifest: bad page list");
 }
 
 Status DecodeFile(std::string_view in, FileMetaData* f) {
@@ -115,7 +115,7 @@ Status DecodeFile(std::string_view in, FileMetaData* f) {
       case kFPatchedPages: {
         ok = GetLengthPrefixed(&in, &s);
         if (!ok) break;
-        Status st = DecodeDroppedPages(s, tag == kFDroppedPages ? &f->dropped_pages : &f->patched_pages);
+        Status st = DecodePageList(s, tag == kFDroppedPages ? &f->dropped_pages : &f->patched_pages);
         if (!st.ok()) return st;
         break;
       }

@@ -1,0 +1,72 @@
+// Helpers shared by the native tests: golden files, and a database in a
+// MemEnv with the small accessors most DB tests need.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "lethe/db.h"
+#include "lethe/env.h"
+
+namespace lethe {
+
+// Expects `actual` to equal testdata/<name>. With LETHE_UPDATE_GOLDEN=1 the
+// file is rewritten first (review the diff before committing it).
+inline void ExpectMatchesGolden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(LETHE_TESTDATA_DIR) + "/" + name;
+  if (std::getenv("LETHE_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << actual;
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing golden file " << path << " (run with LETHE_UPDATE_GOLDEN=1)";
+  std::stringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(actual, golden.str());
+}
+
+// A database at "/db" in a MemEnv. Subclasses fill options_ (env_ is set
+// here) and call Reopen().
+class MemDbTest : public ::testing::Test {
+ protected:
+  MemDbTest() : env_(NewMemEnv()) { options_.env = env_.get(); }
+
+  void Reopen() {
+    db_.reset();
+    ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());
+    cf_ = db_->DefaultColumnFamily();
+  }
+  std::string Get(std::string_view key, const Snapshot* snap = nullptr) {
+    ReadOptions ro;
+    ro.snapshot = snap;
+    std::string v;
+    Status s = db_->Get(ro, cf_, key, &v);
+    if (s.IsNotFound()) return "NOT_FOUND";
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return v;
+  }
+  // "key=value " for every live entry of the default family of `db`.
+  static std::string ScanOf(DB* db, const ReadOptions& ro = ReadOptions()) {
+    std::string r;
+    auto it = db->NewIterator(ro, db->DefaultColumnFamily());
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      r.append(it->key()).append("=").append(it->value()).append(" ");
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    return r;
+  }
+  std::string Scan(const ReadOptions& ro = ReadOptions()) { return ScanOf(db_.get(), ro); }
+  void Put(std::string_view k, std::string_view v, uint64_t dk = kMaxDeleteKey) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), cf_, k, v, dk).ok());
+  }
+
+  std::unique_ptr<MemEnv> env_;
+  Options options_;
+  std::unique_ptr<DB> db_;
+  ColumnFamilyHandle* cf_ = nullptr;
+};
+
+}  // namespace lethe
