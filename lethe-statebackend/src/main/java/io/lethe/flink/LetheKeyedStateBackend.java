@@ -8,6 +8,8 @@ import io.lethe.engine.ReadOptions;
 import io.lethe.engine.Snapshot;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
+import io.lethe.flink.expiry.ExpiryDriver;
+import io.lethe.flink.expiry.StateExpiry;
 import io.lethe.flink.snapshot.LetheFullSnapshotResources;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.AbstractLetheState;
@@ -31,6 +33,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.query.TaskKvStateRegistry;
@@ -86,6 +89,7 @@ import java.util.Spliterator;
 import java.util.SortedMap;
 import java.util.Spliterators;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -103,14 +107,23 @@ import java.util.stream.StreamSupport;
 public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyedStateBackend.class);
 
-    /** A registered key-value state: its column family and Flink meta info. */
+    /** A registered key-value state: its column family, Flink meta info and delete keys. */
     public static final class StateInfo {
         ColumnFamilyHandle columnFamily;
         RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo;
+        StateExpiry expiry;
 
-        public StateInfo(ColumnFamilyHandle columnFamily, RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo) {
+        /** @param floor the largest delete key the state's data carries (0 for a new state) */
+        public StateInfo(ColumnFamilyHandle columnFamily, RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo,
+                long floor) {
             this.columnFamily = columnFamily;
             this.metaInfo = metaInfo;
+            this.expiry = StateExpiry.forState(metaInfo.getName(), metaInfo.getStateType(),
+                    metaInfo.getStateSerializer(), floor);
+        }
+
+        public StateExpiry expiry() {
+            return expiry;
         }
 
         public ColumnFamilyHandle columnFamily() {
@@ -131,6 +144,10 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private final int keyGroupPrefixBytes;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final LetheNativeSnapshotStrategy<K> nativeSnapshots;
+    private final ExpiryDriver expiryDriver;
+    private final MetricGroup expiryMetrics;
+    /** Read by metric reporters from their own threads. */
+    private final Map<String, StateExpiry> expiries = new ConcurrentHashMap<>();
     private boolean disposed;
 
     public LetheKeyedStateBackend(TaskKvStateRegistry kvStateRegistry, TypeSerializer<K> keySerializer,
@@ -156,8 +173,13 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         this.nativeSnapshots = new LetheNativeSnapshotStrategy<>(db, instanceBasePath, keySerializer,
                 kvStateInformation, registeredQueues::values, keyContext.getKeyGroupRange(), backendUid,
                 incrementalCheckpoints, restoredTables, restoredCheckpointId);
+        this.expiryDriver = new ExpiryDriver(db, ttlTimeProvider, columnFamilyOptions.deletePersistenceThreshold());
         if (metricGroup != null) {
-            LetheMetrics.register(db, metricGroup);
+            MetricGroup lethe = LetheMetrics.register(db, metricGroup);
+            lethe.gauge("horizon-advances", (Gauge<Long>) expiryDriver::advances);
+            this.expiryMetrics = lethe.addGroup("expiry");
+        } else {
+            this.expiryMetrics = null;
         }
     }
 
@@ -216,11 +238,13 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory, boolean allowFutureMetadataUpdates)
             throws Exception {
         StateInfo info = register(stateDesc, namespaceSerializer, allowFutureMetadataUpdates);
+        configureExpiry(stateDesc, info);
         RegisteredKeyValueStateBackendMetaInfo<N, SV> meta = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) info.metaInfo;
         AbstractLetheState<K, N, SV> existing = (AbstractLetheState<K, N, SV>) createdKVStates.get(stateDesc.getName());
         if (existing != null) {
             existing.update(info.columnFamily, meta.getNamespaceSerializer(), meta.getStateSerializer(),
                     stateDesc.getDefaultValue());
+            existing.setExpiry(info.expiry);
             if (existing instanceof LetheReducingState) {
                 ((LetheReducingState<K, N, SV>) existing).setReduceFunction(
                         ((ReducingStateDescriptor<SV>) stateDesc).getReduceFunction());
@@ -231,8 +255,36 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             return (IS) existing;
         }
         AbstractLetheState<K, N, SV> state = createState(stateDesc, info.columnFamily, meta);
+        state.setExpiry(info.expiry);
         createdKVStates.put(stateDesc.getName(), state);
         return (IS) state;
+    }
+
+    /**
+     * Turns the horizon of a state on or off from its descriptor (TTL with cleanup in background)
+     * and reports the outcome: a log line when it is first decided or changes, and the gauge
+     * {@code lethe.expiry.<state>} ("active: ..." or "off: why").
+     */
+    private void configureExpiry(StateDescriptor<?, ?> desc, StateInfo info) {
+        String name = desc.getName();
+        String before = info.expiry.status();
+        if (info.expiry.configure(desc.getTtlConfig(), expiryDriver.periodMs())) {
+            expiryDriver.register(info.columnFamily, info.expiry);
+        } else {
+            expiryDriver.unregister(name);
+        }
+        StateExpiry previous = expiries.put(name, info.expiry);
+        if (previous == null || !info.expiry.status().equals(before)) {
+            LOG.info("Lethe expiry of state '{}': {}", name, info.expiry.status());
+        }
+        if (previous == null && expiryMetrics != null) {
+            expiryMetrics.gauge(name, (Gauge<String>) () -> expiries.get(name).status());
+        }
+    }
+
+    /** Test hook and metric source: the driver advancing this backend's horizons. */
+    public ExpiryDriver expiryDriver() {
+        return expiryDriver;
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -271,7 +323,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             if (allowFutureMetadataUpdates) {
                 meta = meta.withSerializerUpgradesAllowed();
             }
-            StateInfo info = new StateInfo(columnFamily(desc.getName()), meta);
+            StateInfo info = new StateInfo(columnFamily(desc.getName()), meta, 0);
             kvStateInformation.put(desc.getName(), info);
             return info;
         }
@@ -324,6 +376,14 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         }
         LOG.info("Migrating the values of state {} to its new serializer.", desc.getName());
         AbstractLetheState<K, N, SV> state = createState(desc, info.columnFamily, meta);
+        // TTL may be turned on or off: the new values' delete keys follow the new serializer.
+        StateExpiry expiry = StateExpiry.forState(desc.getName(), desc.getType(), meta.getStateSerializer(),
+                info.expiry.floor());
+        // Turning TTL on lowers delete keys from the maximum: a point delete in between keeps the
+        // engine's contract (a newer version never has a smaller delete key than an older one).
+        boolean lowered = expiry.isTimestamped() && !info.expiry.isTimestamped();
+        info.expiry = expiry;
+        long now = ttlTimeProvider.currentTimestamp();
         TtlAwareSerializer<SV, ?> previous =
                 (TtlAwareSerializer<SV, ?>) TtlAwareSerializer.wrapTtlAwareSerializer(meta.getPreviousStateSerializer());
         TtlAwareSerializer<SV, ?> current =
@@ -336,7 +396,11 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             for (it.seekToFirst(); it.isValid(); it.next()) {
                 in.setBuffer(it.value());
                 state.migrateSerializedValue(in, out, previous, current, ttlTimeProvider);
-                batch.put(info.columnFamily, it.key(), out.getCopyOfBuffer(), LetheDb.MAX_DELETE_KEY);
+                byte[] value = out.getCopyOfBuffer();
+                if (lowered) {
+                    batch.delete(info.columnFamily, it.key());
+                }
+                batch.put(info.columnFamily, it.key(), value, expiry.forRewrite(value, now));
                 out.clear();
                 if (batch.sizeInBytes() > (4 << 20)) {
                     db.write(WriteOptions.NO_WAL, batch);
@@ -558,6 +622,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             return;
         }
         super.dispose();
+        expiryDriver.close();  // before the engine closes: no horizon moves after this
         createdKVStates.clear();
         kvStateInformation.clear();
         db.close();  // waits for an asynchronous snapshot's reads in flight

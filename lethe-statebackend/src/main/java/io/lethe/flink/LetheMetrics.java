@@ -28,7 +28,8 @@ final class LetheMetrics {
         this.db = db;
     }
 
-    static LetheMetrics register(LetheDb db, MetricGroup parent) {
+    /** Registers the engine gauges; returns their group ({@code lethe}). */
+    static MetricGroup register(LetheDb db, MetricGroup parent) {
         LetheMetrics m = new LetheMetrics(db);
         MetricGroup g = parent.addGroup(GROUP);
         m.gauge(g, "live-bytes", Statistics::liveBytes);
@@ -54,7 +55,7 @@ final class LetheMetrics {
         m.gauge(g, "write-stalls", Statistics::writeStalls);
         m.gauge(g, "page-cache-hits", Statistics::pageCacheHits);
         m.gauge(g, "page-cache-misses", Statistics::pageCacheMisses);
-        return m;
+        return g;
     }
 
     private static long sumLevels(Statistics s, ToLongFunction<Statistics.Level> f) {

@@ -11,8 +11,6 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.core.fs.Path;
-import org.apache.flink.core.fs.local.LocalFileSystem;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointType;
@@ -28,10 +26,8 @@ import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
-import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
@@ -43,14 +39,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.RunnableFuture;
 import java.util.stream.Collectors;
 
 /**
@@ -66,17 +60,13 @@ class LetheNativeCheckpointTest {
 
     @TempDir java.nio.file.Path checkpoints;
     private MockEnvironment env;
-    private FsCheckpointStreamFactory streams;
+    private TestCheckpoints snapshots;
     private final List<AbstractKeyedStateBackend<Integer>> backends = new ArrayList<>();
 
     @BeforeEach
     void setUp() throws IOException {
         env = MockEnvironment.builder().build();
-        Files.createDirectories(checkpoints.resolve("exclusive"));
-        Files.createDirectories(checkpoints.resolve("shared"));
-        streams = new FsCheckpointStreamFactory(LocalFileSystem.getSharedInstance(),
-                new Path(checkpoints.resolve("exclusive").toUri()), new Path(checkpoints.resolve("shared").toUri()),
-                0, 4096);
+        snapshots = new TestCheckpoints(checkpoints);
     }
 
     @AfterEach
@@ -105,16 +95,14 @@ class LetheNativeCheckpointTest {
         }
     }
 
-    private static IncrementalRemoteKeyedStateHandle checkpoint(AbstractKeyedStateBackend<Integer> b, long id,
-            FsCheckpointStreamFactory streams, CheckpointOptions options) throws Exception {
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = b.snapshot(id, id, streams, options);
-        f.run();
-        return (IncrementalRemoteKeyedStateHandle) f.get().getJobManagerOwnedSnapshot();
+    private IncrementalRemoteKeyedStateHandle checkpoint(AbstractKeyedStateBackend<Integer> b, long id,
+            CheckpointOptions options) throws Exception {
+        return (IncrementalRemoteKeyedStateHandle) snapshots.take(b, id, options);
     }
 
     private IncrementalRemoteKeyedStateHandle checkpoint(AbstractKeyedStateBackend<Integer> b, long id)
             throws Exception {
-        return checkpoint(b, id, streams, CheckpointOptions.forCheckpointWithDefaultLocation());
+        return checkpoint(b, id, CheckpointOptions.forCheckpointWithDefaultLocation());
     }
 
     private static Set<String> tables(List<HandleAndLocalPath> files) {
@@ -204,7 +192,7 @@ class LetheNativeCheckpointTest {
         put(b, 3100, 3200);
         CheckpointOptions full = CheckpointOptions.alignedNoTimeout(CheckpointType.FULL_CHECKPOINT,
                 CheckpointStorageLocationReference.getDefault());
-        assertEquals(0, placeholders(checkpoint(b, 3, streams, full)), "a full checkpoint uploads everything");
+        assertEquals(0, placeholders(checkpoint(b, 3, full)), "a full checkpoint uploads everything");
         // Checkpoint 2 is the base, but checkpoint 3 uploaded its tables again and may yet complete
         // and replace their registered handles: they are not shared (FLINK-25395).
         assertEquals(0, placeholders(checkpoint(b, 4)));

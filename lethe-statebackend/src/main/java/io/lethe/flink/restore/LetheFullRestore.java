@@ -1,9 +1,9 @@
 package io.lethe.flink.restore;
 
-import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
+import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
 
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
@@ -68,14 +68,14 @@ public final class LetheFullRestore<K> {
 
     private void apply(SavepointRestoreResult result) throws Exception {
         List<StateMetaInfoSnapshot> metas = result.getStateMetaInfoSnapshots();
-        Map<Integer, ColumnFamilyHandle> columnFamilies = new HashMap<>();
+        Map<Integer, StateInfo> kvStates = new HashMap<>();
         Map<Integer, HeapPriorityQueueSnapshotRestoreWrapper<?>> restoredQueues = new HashMap<>();
         for (int i = 0; i < metas.size(); i++) {
             StateMetaInfoSnapshot meta = metas.get(i);
             if (meta.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
                 restoredQueues.put(i, states.registerQueue(meta));
             } else {
-                columnFamilies.put(i, states.registerKeyValueState(db, meta).columnFamily());
+                kvStates.put(i, states.registerKeyValueState(db, meta));
             }
         }
         WriteBatch batch = new WriteBatch(64 * 1024);
@@ -90,11 +90,13 @@ public final class LetheFullRestore<K> {
                             addToQueue(queue, e.getKey());
                             continue;
                         }
-                        ColumnFamilyHandle cf = columnFamilies.get(e.getKvStateId());
-                        if (cf == null) {
+                        StateInfo state = kvStates.get(e.getKvStateId());
+                        if (state == null) {
                             throw new IllegalStateException("Unknown state id in snapshot: " + e.getKvStateId());
                         }
-                        batch.put(cf, e.getKey(), e.getValue(), LetheDb.MAX_DELETE_KEY);
+                        long deleteKey =
+                                state.expiry().forRestored(e.getValue(), state.metaInfo().getStateSerializer());
+                        batch.put(state.columnFamily(), e.getKey(), e.getValue(), deleteKey);
                         if (batch.sizeInBytes() >= BATCH_BYTES) {
                             db.write(WriteOptions.NO_WAL, batch);
                             batch.clear();

@@ -7,6 +7,7 @@ import io.lethe.engine.LetheIterator;
 import io.lethe.engine.ReadOptions;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
+import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
 import io.lethe.flink.snapshot.LetheNativeSnapshotFormat;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -41,6 +42,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -178,7 +180,7 @@ public final class LetheNativeRestore<K> {
         cancelRegistry.registerCloseable(stream);
         try {
             DataInputView in = new DataInputViewStreamWrapper(stream);
-            LetheNativeSnapshotFormat.readHeader(in, "Checkpoint " + handle.getCheckpointId());
+            int version = LetheNativeSnapshotFormat.readHeader(in, "Checkpoint " + handle.getCheckpointId());
             KeyedBackendSerializationProxy<K> proxy = new KeyedBackendSerializationProxy<>(classLoader);
             proxy.read(in);
             checkKeySerializer(proxy);
@@ -196,6 +198,12 @@ public final class LetheNativeRestore<K> {
             for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : handleQueues) {
                 for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
                     readTimers(q, in, keyGroupRange.contains(kg));
+                }
+            }
+            for (Map.Entry<String, Long> floor : LetheNativeSnapshotFormat.readFloors(in, version, kvStates).entrySet()) {
+                StateInfo info = states.kvState(floor.getKey());
+                if (info != null) {
+                    info.expiry().raiseFloor(floor.getValue());
                 }
             }
             return kvStates;

@@ -61,7 +61,7 @@ public final class RestoredStates {
             if (cf == null) {
                 cf = db.createColumnFamily(meta.getName(), columnFamilyOptions);
             }
-            info = new StateInfo(cf, new RegisteredKeyValueStateBackendMetaInfo<>(meta));
+            info = new StateInfo(cf, new RegisteredKeyValueStateBackendMetaInfo<>(meta), 0);
             kvStates.put(meta.getName(), info);
         }
         return info;

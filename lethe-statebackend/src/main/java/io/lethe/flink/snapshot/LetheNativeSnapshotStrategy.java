@@ -46,6 +46,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -128,13 +129,16 @@ public final class LetheNativeSnapshotStrategy<K>
         final List<StateMetaInfoSnapshot> metaInfos;
         final List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots;
         final Map<String, StreamStateHandle> confirmedTables;
+        final Map<String, Long> floors;
 
         NativeResources(File directory, List<StateMetaInfoSnapshot> metaInfos,
-                List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, StreamStateHandle> confirmedTables) {
+                List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, StreamStateHandle> confirmedTables,
+                Map<String, Long> floors) {
             this.directory = directory;
             this.metaInfos = metaInfos;
             this.queueSnapshots = queueSnapshots;
             this.confirmedTables = confirmedTables;
+            this.floors = floors;
         }
 
         @Override
@@ -153,8 +157,11 @@ public final class LetheNativeSnapshotStrategy<K>
     @Override
     public NativeResources syncPrepareResources(long checkpointId) throws Exception {
         List<StateMetaInfoSnapshot> metas = new ArrayList<>();
+        Map<String, Long> floors = new LinkedHashMap<>();
         for (StateInfo info : kvStates.values()) {
             metas.add(info.metaInfo().snapshot());
+            // Taken with the engine checkpoint below: at least every delete key in it.
+            floors.put(info.metaInfo().getName(), info.expiry().floor());
         }
         List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots = new ArrayList<>();
         for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : queues.get()) {
@@ -162,7 +169,7 @@ public final class LetheNativeSnapshotStrategy<K>
             queueSnapshots.add(q.stateSnapshot());
         }
         if (metas.isEmpty()) {
-            return new NativeResources(null, metas, queueSnapshots, Map.of());
+            return new NativeResources(null, metas, queueSnapshots, Map.of(), floors);
         }
         Map<String, StreamStateHandle> confirmed = confirmedTables();
         File directory = new File(instanceBasePath, "chk-" + checkpointId);
@@ -171,7 +178,7 @@ public final class LetheNativeSnapshotStrategy<K>
             FileUtils.deleteDirectory(directory);
         }
         db.checkpoint(directory.getAbsolutePath());
-        return new NativeResources(directory, metas, queueSnapshots, confirmed);
+        return new NativeResources(directory, metas, queueSnapshots, confirmed, floors);
     }
 
     /**
@@ -291,6 +298,7 @@ public final class LetheNativeSnapshotStrategy<K>
                     writer.writeStateInKeyGroup(out, kg);
                 }
             }
+            LetheNativeSnapshotFormat.writeFloors(out, resources.floors);
             if (!snapshotRegistry.unregisterCloseable(stream)) {
                 throw new IOException("The checkpoint was cancelled while its metadata was written");
             }

@@ -1,7 +1,6 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.LetheDb;
 import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -44,7 +43,8 @@ abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLe
         if (value == null) {
             db().delete(columnFamily, key);
         } else {
-            db().put(columnFamily, key, serializeValue(value), LetheDb.MAX_DELETE_KEY);
+            byte[] bytes = serializeValue(value);
+            db().put(columnFamily, key, bytes, expiry.forSerialized(bytes));
         }
     }
 

@@ -3,6 +3,7 @@ package io.lethe.flink.state;
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.LetheDb;
 import io.lethe.flink.LetheKeyedStateBackend;
+import io.lethe.flink.expiry.StateExpiry;
 
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -33,6 +34,8 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
     protected TypeSerializer<N> namespaceSerializer;
     protected TypeSerializer<V> valueSerializer;
     protected V defaultValue;
+    /** The delete keys this state writes (set by the backend before first use). */
+    protected StateExpiry expiry;
     protected final DataOutputSerializer dataOutputView = new DataOutputSerializer(128);
     protected final DataInputDeserializer dataInputView = new DataInputDeserializer();
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
@@ -59,6 +62,11 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
         this.namespaceSerializer = namespaceSerializer;
         this.valueSerializer = valueSerializer;
         this.defaultValue = defaultValue;
+    }
+
+    /** Sets the delete keys this state writes; the backend calls it whenever it (re)registers the state. */
+    public void setExpiry(StateExpiry expiry) {
+        this.expiry = expiry;
     }
 
     protected LetheDb db() {

@@ -1,7 +1,6 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.LetheDb;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 import io.lethe.flink.LetheKeyedStateBackend;
@@ -57,7 +56,8 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
     @Override
     public void add(V value) throws IOException {
         Preconditions.checkNotNull(value, "You cannot add null to a ListState.");
-        db().merge(columnFamily, currentKeyBytes(), serialize(value, elementSerializer), LetheDb.MAX_DELETE_KEY);
+        byte[] bytes = serialize(value, elementSerializer);
+        db().merge(columnFamily, currentKeyBytes(), bytes, expiry.forSerialized(bytes));
     }
 
     @Override
@@ -66,7 +66,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
         if (values.isEmpty()) {
             return;
         }
-        db().merge(columnFamily, currentKeyBytes(), serializeList(values), LetheDb.MAX_DELETE_KEY);
+        db().merge(columnFamily, currentKeyBytes(), serializeList(values), expiry.forListElements(values));
     }
 
     @Override
@@ -81,7 +81,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             clear();
             return;
         }
-        db().put(columnFamily, currentKeyBytes(), serializeList(values), LetheDb.MAX_DELETE_KEY);
+        db().put(columnFamily, currentKeyBytes(), serializeList(values), expiry.forListElements(values));
     }
 
     private byte[] serializeList(List<V> values) throws IOException {
@@ -111,7 +111,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             }
         }
         if (merged != null) {
-            batch.merge(columnFamily, keyBytesFor(target), merged, LetheDb.MAX_DELETE_KEY);
+            batch.merge(columnFamily, keyBytesFor(target), merged, expiry.forEarlierData());
         }
         if (batch.count() > 0) {
             db().write(WriteOptions.NO_WAL, batch);

@@ -1,7 +1,6 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheIterator;
 import io.lethe.engine.ReadOptions;
 import io.lethe.engine.WriteBatch;
@@ -68,8 +67,9 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
 
     @Override
     public void put(UK userKey, UV userValue) throws IOException {
-        db().put(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer),
-                serializeUserValue(userValue), LetheDb.MAX_DELETE_KEY);
+        byte[] bytes = serializeUserValue(userValue);
+        db().put(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer), bytes,
+                expiry.forSerialized(bytes));
     }
 
     @Override
@@ -79,8 +79,9 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
         }
         WriteBatch batch = new WriteBatch();
         for (Map.Entry<UK, UV> e : map.entrySet()) {
-            batch.put(columnFamily, currentKeyBytesWithUserKey(e.getKey(), userKeySerializer),
-                    serializeUserValue(e.getValue()), LetheDb.MAX_DELETE_KEY);
+            byte[] bytes = serializeUserValue(e.getValue());
+            batch.put(columnFamily, currentKeyBytesWithUserKey(e.getKey(), userKeySerializer), bytes,
+                    expiry.forSerialized(bytes));
         }
         db().write(WriteOptions.NO_WAL, batch);
     }
@@ -309,7 +310,8 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             }
             UV old = getValue();
             try {
-                db().put(columnFamily, raw.key, serializeUserValue(newValue), LetheDb.MAX_DELETE_KEY);
+                byte[] bytes = serializeUserValue(newValue);
+                db().put(columnFamily, raw.key, bytes, expiry.forSerialized(bytes));
             } catch (IOException e) {
                 throw new FlinkRuntimeException("Error while updating a map state value", e);
             }

@@ -1,7 +1,6 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.LetheDb;
 import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -29,6 +28,7 @@ public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implem
             clear();
             return;
         }
-        db().put(columnFamily, currentKeyBytes(), serializeValue(value), LetheDb.MAX_DELETE_KEY);
+        byte[] bytes = serializeValue(value);
+        db().put(columnFamily, currentKeyBytes(), bytes, expiry.forSerialized(bytes));
     }
 }

@@ -1,0 +1,43 @@
+package io.lethe.flink;
+
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.fs.local.LocalFileSystem;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.concurrent.RunnableFuture;
+
+/** Checkpoint streams in a local directory, and snapshots of a keyed backend run to completion. */
+final class TestCheckpoints {
+    static final CheckpointOptions CANONICAL_SAVEPOINT = new CheckpointOptions(
+            SavepointType.savepoint(SavepointFormatType.CANONICAL), CheckpointStorageLocationReference.getDefault());
+
+    final FsCheckpointStreamFactory streams;
+
+    TestCheckpoints(java.nio.file.Path directory) throws IOException {
+        Files.createDirectories(directory.resolve("exclusive"));
+        Files.createDirectories(directory.resolve("shared"));
+        streams = new FsCheckpointStreamFactory(LocalFileSystem.getSharedInstance(),
+                new Path(directory.resolve("exclusive").toUri()), new Path(directory.resolve("shared").toUri()), 0,
+                4096);
+    }
+
+    /** Takes a snapshot synchronously and returns the handle the JobManager would keep. */
+    KeyedStateHandle take(AbstractKeyedStateBackend<?> backend, long id, CheckpointOptions options) throws Exception {
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = backend.snapshot(id, id, streams, options);
+        f.run();
+        return f.get().getJobManagerOwnedSnapshot();
+    }
+
+    KeyedStateHandle take(AbstractKeyedStateBackend<?> backend, long id) throws Exception {
+        return take(backend, id, CheckpointOptions.forCheckpointWithDefaultLocation());
+    }
+}
