@@ -341,7 +341,8 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
         next.Put(cf, k, v, dk);
         desc += " put(" + cf + "," + k + ")";
       } else if (r < 7) {
-        batch.Delete(Handle(cf), k);
+        // Half of the deletes carry a delete key (a secondary delete may remove them).
+        batch.Delete(Handle(cf), k, rnd_->OneIn(2) ? DeleteKeyFor(k) : kMaxDeleteKey);
         next.Delete(cf, k);
         desc += " del(" + cf + "," + k + ")";
       } else if (r < 9) {
@@ -379,8 +380,9 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
       s = db_->Put(write_options_, Handle(cf), k, v, dk);
       model_.Put(cf, k, v, dk);
     } else if (r < 450) {
-      Record("delete(" + cf + "," + k + ")");
-      s = db_->Delete(write_options_, Handle(cf), k);
+      uint64_t dk = rnd_->OneIn(2) ? DeleteKeyFor(k) : kMaxDeleteKey;
+      Record("delete(" + cf + "," + k + ", dk " + std::to_string(dk) + ")");
+      s = db_->Delete(write_options_, Handle(cf), k, dk);
       model_.Delete(cf, k);
     } else if (r < 550) {
       std::string op = "op" + std::to_string(step_);

@@ -77,8 +77,11 @@ class DB {
 
   virtual Status Put(const WriteOptions& options, ColumnFamilyHandle* cf, std::string_view key,
                      std::string_view value, uint64_t delete_key = kMaxDeleteKey) = 0;
+  // A point delete. Its delete key (default: never removed) lets a secondary
+  // delete remove the tombstone itself once it removes what it deletes; it must
+  // be at least the delete key of every version of the key it deletes.
   virtual Status Delete(const WriteOptions& options, ColumnFamilyHandle* cf,
-                        std::string_view key) = 0;
+                        std::string_view key, uint64_t delete_key = kMaxDeleteKey) = 0;
   // Deletes every key k with begin <= k < end (a range tombstone).
   virtual Status DeleteRange(const WriteOptions& options, ColumnFamilyHandle* cf,
                              std::string_view begin, std::string_view end) = 0;

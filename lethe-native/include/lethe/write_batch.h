@@ -9,6 +9,8 @@
 //     kDelete (0): key lenprefixed
 //     kMerge  (2): key lenprefixed | operand lenprefixed | delete_key fixed64
 //     kDeleteRange (3): begin lenprefixed | end lenprefixed
+//     kDeleteWithKey (4): key lenprefixed | delete_key fixed64 (a point delete
+//                          that a secondary delete may remove, see db.h)
 //   lenprefixed = varint32 length followed by the bytes.
 //
 // Thread-safety: none; a batch is built by one thread.
@@ -28,14 +30,16 @@ class ColumnFamilyHandle;
 class WriteBatch {
  public:
   // Record kinds in the encoded batch; values are part of the format.
-  enum Kind : uint8_t { kDelete = 0, kPut = 1, kMerge = 2, kDeleteRange = 3 };
+  enum Kind : uint8_t { kDelete = 0, kPut = 1, kMerge = 2, kDeleteRange = 3, kDeleteWithKey = 4 };
   static constexpr size_t kHeaderSize = 12;
 
   WriteBatch();
 
   void Put(ColumnFamilyHandle* cf, std::string_view key, std::string_view value,
            uint64_t delete_key = kMaxDeleteKey);
-  void Delete(ColumnFamilyHandle* cf, std::string_view key);
+  // A point delete. With a delete key below kMaxDeleteKey it obeys the delete-key
+  // contract of db.h (at least the delete key of every version it deletes).
+  void Delete(ColumnFamilyHandle* cf, std::string_view key, uint64_t delete_key = kMaxDeleteKey);
   // Deletes every key k with begin <= k < end.
   void DeleteRange(ColumnFamilyHandle* cf, std::string_view begin, std::string_view end);
   void Merge(ColumnFamilyHandle* cf, std::string_view key, std::string_view operand,
@@ -56,7 +60,7 @@ class WriteBatch {
     virtual ~Handler() = default;
     virtual Status Put(uint32_t cf, std::string_view key, std::string_view value,
                        uint64_t delete_key) = 0;
-    virtual Status Delete(uint32_t cf, std::string_view key) = 0;
+    virtual Status Delete(uint32_t cf, std::string_view key, uint64_t delete_key) = 0;
     virtual Status DeleteRange(uint32_t cf, std::string_view begin, std::string_view end) = 0;
     virtual Status Merge(uint32_t cf, std::string_view key, std::string_view operand,
                          uint64_t delete_key) = 0;

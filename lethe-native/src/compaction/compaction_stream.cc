@@ -36,16 +36,25 @@ void CompactionStream::RemoveHidden(std::string_view key) {
   size_t out = 0;
   for (size_t k = 0; k < versions_.size(); k++) {
     Version& v = versions_[k];
-    if (v.kind != EntryKind::kTombstone) {
+    // A tombstone with a delete key leaves under a horizon (everything it
+    // deletes is hidden too, db.h); under a range it stays what it is.
+    const bool tombstone = v.kind == EntryKind::kTombstone;
+    if (!tombstone || v.delete_key != kMaxDeleteKey) {
       size_t stripe = Stripe(v.seq);
       // The earliest reader that can see this version; the current state
       // (no snapshot above) sees every record that exists.
       SequenceNumber reader = stripe < snapshots_.size() ? snapshots_[stripe] : kMaxSequenceNumber;
       const SequenceNumber from = secondary_->HiddenFrom(v.seq, v.delete_key);
-      if (from != kMaxSequenceNumber && from <= reader) {
+      const SequenceNumber by_horizon = secondary_->HorizonHiddenFrom(v.delete_key);
+      if (tombstone) {
+        if (by_horizon != kMaxSequenceNumber && by_horizon <= reader && from <= reader) {
+          stats_.secondary_removed++;
+          stats_.secondary_removed_bytes += key.size();
+          continue;
+        }
+      } else if (from != kMaxSequenceNumber && from <= reader) {
         stats_.secondary_removed++;
         stats_.secondary_removed_bytes += key.size() + v.value.size();
-        const SequenceNumber by_horizon = secondary_->HorizonHiddenFrom(v.delete_key);
         if (by_horizon != kMaxSequenceNumber && by_horizon <= reader) continue;  // dropped
         v.kind = EntryKind::kTombstone;
         v.value.clear();
@@ -76,12 +85,12 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
   stats_.input_entries += versions_.size();
 #ifdef LETHE_INVARIANT_CHECKS
   // The monotone delete-key contract: between tombstones, an older version
-  // never carries a larger delete key than a newer one.
+  // never carries a larger delete key than a newer one, and a tombstone with a
+  // delete key carries at least the one of the version it deletes.
   for (size_t k = 1; k < versions_.size(); k++) {
     const Version& newer = versions_[k - 1];
     const Version& older = versions_[k];
-    if (newer.kind != EntryKind::kTombstone && older.kind != EntryKind::kTombstone &&
-        older.delete_key > newer.delete_key) {
+    if (older.kind != EntryKind::kTombstone && older.delete_key > newer.delete_key) {
       status_ = Status::Corruption("invariant: delete key of a newer version is smaller than an older one's",
                                    key);
       return false;

@@ -53,10 +53,11 @@ Status DBImpl::Put(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_vi
   return Write(o, b);
 }
 
-Status DBImpl::Delete(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key) {
+Status DBImpl::Delete(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+                      uint64_t delete_key) {
   if (cf == nullptr) return Status::InvalidArgument("null column family handle");
   WriteBatch b;
-  b.Delete(cf, key);
+  b.Delete(cf, key, delete_key);
   return Write(o, b);
 }
 
@@ -83,7 +84,7 @@ class BatchValidator final : public WriteBatch::Handler {
   explicit BatchValidator(const std::map<uint32_t, std::unique_ptr<ColumnFamilyData>>* cfds) : cfds_(cfds) {}
   Status Put(uint32_t cf, std::string_view k, std::string_view v, uint64_t) override { return Check(cf, k, v); }
   Status Merge(uint32_t cf, std::string_view k, std::string_view v, uint64_t) override { return Check(cf, k, v); }
-  Status Delete(uint32_t cf, std::string_view k) override { return Check(cf, k, {}); }
+  Status Delete(uint32_t cf, std::string_view k, uint64_t) override { return Check(cf, k, {}); }
   Status DeleteRange(uint32_t cf, std::string_view b, std::string_view e) override {
     Status s = Check(cf, b, e);
     if (s.ok() && !(b < e)) return Status::InvalidArgument("delete range: begin must be less than end");

@@ -96,7 +96,8 @@ class DBImpl final : public DB {
 
   Status Put(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
              std::string_view value, uint64_t delete_key) override;
-  Status Delete(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key) override;
+  Status Delete(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
+                uint64_t delete_key = kMaxDeleteKey) override;
   Status DeleteRange(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view begin,
                      std::string_view end) override;
   Status Merge(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,

@@ -211,14 +211,21 @@ Status FilterPage(const TableReader& reader, const PageMeta& meta, const Seconda
   for (it.SeekToFirst(); it.Valid(); it.Next()) {
     const uint64_t tag = ExtractTag(it.key());
     const SequenceNumber seq = TagSequence(tag);
-    if (sd != nullptr && TagKind(tag) != EntryKind::kTombstone) {
+    const bool tombstone = TagKind(tag) == EntryKind::kTombstone;
+    if (sd != nullptr && (!tombstone || it.delete_key() != kMaxDeleteKey)) {
       auto snap = snapshots.lower_bound(seq);
       const SequenceNumber first_reader = snap == snapshots.end() ? kMaxSequenceNumber : *snap;
       const SequenceNumber from = sd->HiddenFrom(seq, it.delete_key());
+      const SequenceNumber by_horizon = sd->HorizonHiddenFrom(it.delete_key());
       if (from != kMaxSequenceNumber && from > first_reader) out->pinned = true;
-      if (from != kMaxSequenceNumber && from <= first_reader) {
+      if (tombstone) {
+        // Leaves under a horizon with what it deletes (db.h); under a range it stays.
+        if (by_horizon != kMaxSequenceNumber && by_horizon <= first_reader && from <= first_reader) {
+          out->changed = true;
+          continue;
+        }
+      } else if (from != kMaxSequenceNumber && from <= first_reader) {
         out->changed = true;
-        const SequenceNumber by_horizon = sd->HorizonHiddenFrom(it.delete_key());
         if (by_horizon != kMaxSequenceNumber && by_horizon <= first_reader) continue;
         out->survivors.push_back(
             Survivor{MakeInternalKey(ExtractSortKey(it.key()), seq, EntryKind::kTombstone), "", kMaxDeleteKey});

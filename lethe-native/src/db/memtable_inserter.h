@@ -24,7 +24,7 @@ class MemTableInserter final : public WriteBatch::Handler {
   Status Put(uint32_t cf, std::string_view key, std::string_view value, uint64_t dk) override {
     return Add(cf, EntryKind::kValue, key, value, dk);
   }
-  Status Delete(uint32_t cf, std::string_view key) override {
+  Status Delete(uint32_t cf, std::string_view key, uint64_t dk) override {
     if (key_may_exist_) {
       ColumnFamilyData* cfd = Find(cf);
       if (cfd != nullptr && !key_may_exist_(cfd, key)) {
@@ -33,7 +33,7 @@ class MemTableInserter final : public WriteBatch::Handler {
         return Status::OK();
       }
     }
-    return Add(cf, EntryKind::kTombstone, key, {}, kMaxDeleteKey);
+    return Add(cf, EntryKind::kTombstone, key, {}, dk);
   }
 
   // Point deletes of keys for which this returns false are not written.

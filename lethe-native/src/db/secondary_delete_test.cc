@@ -105,6 +105,45 @@ TEST_F(SecondaryDeleteTest, MemtableEntriesUnderTheHorizonNeverReachDisk) {
   EXPECT_GT(st.secondary_bytes_compacted, 400u * 50);
 }
 
+// Point deletes with a delete key (window state cleared by its operator): the
+// horizon removes the tombstone together with what it deletes, so a clear whose
+// data is still in the memtable writes nothing to disk, and one whose data was
+// flushed leaves no tombstone behind once its pages are gone.
+TEST_F(SecondaryDeleteTest, TombstonesWithADeleteKeyLeaveWithTheirData) {
+  auto stats = [this] {
+    DbStatistics st = db_->GetStatistics();
+    std::pair<uint64_t, uint64_t> entries_tombstones{0, 0};
+    for (const auto& l : st.column_families[0].levels) {
+      entries_tombstones.first += l.entries;
+      entries_tombstones.second += l.point_tombstones;
+    }
+    return entries_tombstones;
+  };
+  // Cleared while still in the memtable.
+  for (int i = 0; i < 300; i++) Put("mem" + std::to_string(1000 + i), std::string(50, 'v'), 7);
+  for (int i = 0; i < 300; i++) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "mem" + std::to_string(1000 + i), 7).ok());
+  EXPECT_EQ("NOT_FOUND", Get("mem1000"));
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 8).ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  EXPECT_EQ(std::make_pair(uint64_t{0}, uint64_t{0}), stats());
+
+  // Flushed, then cleared: the tombstones reach disk with the data's delete
+  // key, still delete it (also after a reopen), and leave with the horizon.
+  for (int i = 0; i < 300; i++) Put("disk" + std::to_string(1000 + i), std::string(50, 'v'), 20);
+  ASSERT_TRUE(db_->Flush().ok());
+  for (int i = 0; i < 300; i += 2) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "disk" + std::to_string(1000 + i), 20).ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  EXPECT_EQ(150u, stats().second);
+  Reopen();
+  EXPECT_EQ("NOT_FOUND", Get("disk1000"));
+  EXPECT_EQ(std::string(50, 'v'), Get("disk1001"));
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 21).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  EXPECT_EQ("", Scan());
+  EXPECT_EQ(std::make_pair(uint64_t{0}, uint64_t{0}), stats());
+  EXPECT_GT(db_->GetStatistics().pages_dropped, 0u);
+}
+
 // A KiWi file with delete tiles of 8 pages and delete keys uncorrelated with
 // the sort key: a horizon dropping one delete key value in 7 drops whole
 // pages by a manifest edit, reading and writing no page.
@@ -362,6 +401,16 @@ TEST_F(SecondaryDeleteTest, MonotoneDeleteKeyContractIsCheckedInInvariantBuilds)
   Status s = db_->CompactAll();
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(std::string::npos, s.ToString().find("delete key")) << s.ToString();
+}
+
+// A tombstone with a delete key below the version it deletes could leave
+// before it and let the version resurface: a contract violation too.
+TEST_F(SecondaryDeleteTest, TombstoneBelowTheDeleteKeyOfItsVersionIsAContractViolation) {
+  Put("k", "old", 10);
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "k", 5).ok());
+  Status s = db_->CompactAll();
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
 }
 #endif
 

@@ -30,11 +30,12 @@ void WriteBatch::Put(ColumnFamilyHandle* cf, std::string_view key, std::string_v
   PutFixed64(&rep_, delete_key);
 }
 
-void WriteBatch::Delete(ColumnFamilyHandle* cf, std::string_view key) {
+void WriteBatch::Delete(ColumnFamilyHandle* cf, std::string_view key, uint64_t delete_key) {
   Bump(&rep_);
-  rep_.push_back(static_cast<char>(kDelete));
+  rep_.push_back(static_cast<char>(delete_key == kMaxDeleteKey ? kDelete : kDeleteWithKey));
   PutVarint32(&rep_, cf->id());
   PutLengthPrefixed(&rep_, key);
+  if (delete_key != kMaxDeleteKey) PutFixed64(&rep_, delete_key);
 }
 
 void WriteBatch::DeleteRange(ColumnFamilyHandle* cf, std::string_view begin,
@@ -88,7 +89,13 @@ Status WriteBatch::Iterate(Handler* handler) const {
         break;
       case kDelete:
         if (!GetLengthPrefixed(&input, &key)) return Status::Corruption("bad delete record in write batch");
-        s = handler->Delete(cf, key);
+        s = handler->Delete(cf, key, kMaxDeleteKey);
+        break;
+      case kDeleteWithKey:
+        if (!GetLengthPrefixed(&input, &key) || !GetFixed64(&input, &delete_key)) {
+          return Status::Corruption("bad delete record in write batch");
+        }
+        s = handler->Delete(cf, key, delete_key);
         break;
       case kDeleteRange:
         if (!GetLengthPrefixed(&input, &key) || !GetLengthPrefixed(&input, &value)) {

@@ -12,8 +12,9 @@ struct Recorder : public WriteBatch::Handler {
     log += "Put(" + std::to_string(cf) + "," + std::string(k) + "," + std::string(v) + "," + std::to_string(dk) + ")";
     return Status::OK();
   }
-  Status Delete(uint32_t cf, std::string_view k) override {
-    log += "Delete(" + std::to_string(cf) + "," + std::string(k) + ")";
+  Status Delete(uint32_t cf, std::string_view k, uint64_t dk) override {
+    log += "Delete(" + std::to_string(cf) + "," + std::string(k) +
+           (dk == kMaxDeleteKey ? std::string() : "," + std::to_string(dk)) + ")";
     return Status::OK();
   }
   Status DeleteRange(uint32_t cf, std::string_view b, std::string_view e) override {
@@ -42,13 +43,15 @@ TEST(WriteBatchTest, GoldenEncoding) {
   WriteBatch b;
   b.Put(&cf0, "k", "v", 7);
   b.Delete(&cf2, "x");
+  b.Delete(&cf0, "y", 9);
   EXPECT_EQ(Hex(b.Data()),
-            "0000000000000000" "02000000"          // sequence, count
+            "0000000000000000" "03000000"          // sequence, count
             "01" "00" "016b" "0176" "0700000000000000"  // put cf0 "k" "v" dk=7
-            "00" "02" "0178");                       // delete cf2 "x"
+            "00" "02" "0178"                         // delete cf2 "x"
+            "04" "00" "0179" "0900000000000000");    // delete cf0 "y" dk=9
   Recorder r;
   ASSERT_TRUE(b.Iterate(&r).ok());
-  EXPECT_EQ(r.log, "Put(0,k,v,7)Delete(2,x)");
+  EXPECT_EQ(r.log, "Put(0,k,v,7)Delete(2,x)Delete(0,y,9)");
 }
 
 TEST(WriteBatchTest, AllKindsRoundTrip) {
@@ -68,6 +71,7 @@ TEST(WriteBatchTest, MalformedBatchesAreCorruption) {
   ColumnFamilyHandleImpl cf(0, "default");
   WriteBatch b;
   b.Put(&cf, "key", "value", 1);
+  b.Delete(&cf, "key", 2);
   std::string data = b.Data();
   Recorder r;
   for (size_t cut = WriteBatch::kHeaderSize + 1; cut < data.size(); cut++) {
@@ -76,7 +80,7 @@ TEST(WriteBatchTest, MalformedBatchesAreCorruption) {
     EXPECT_TRUE(t.Iterate(&r).IsCorruption()) << cut;
   }
   std::string wrong_count = data;
-  wrong_count[8] = 2;
+  wrong_count[8] = 3;
   WriteBatch t;
   ASSERT_TRUE(t.SetData(wrong_count).ok());
   EXPECT_TRUE(t.Iterate(&r).IsCorruption());

@@ -209,6 +209,16 @@ public final class LetheDb implements AutoCloseable {
         }
     }
 
+    /** A point delete with a delete key ({@link WriteBatch#delete(ColumnFamilyHandle, byte[], long)}). */
+    public void delete(WriteOptions options, ColumnFamilyHandle cf, byte[] key, long deleteKey)
+            throws LetheException {
+        if (deleteKey == MAX_DELETE_KEY) {
+            delete(options, cf, key);
+        } else {
+            write(options, new WriteBatch(32 + key.length).delete(cf, key, deleteKey));
+        }
+    }
+
     /** Deletes every key k with begin <= k < end (unsigned byte order). */
     public void deleteRange(ColumnFamilyHandle cf, byte[] begin, byte[] end) throws LetheException {
         write(WriteOptions.DEFAULT, new WriteBatch(32 + begin.length + end.length).deleteRange(cf, begin, end));

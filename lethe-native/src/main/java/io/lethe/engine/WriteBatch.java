@@ -20,6 +20,7 @@ public final class WriteBatch {
     static final byte KIND_PUT = 1;
     static final byte KIND_MERGE = 2;
     static final byte KIND_DELETE_RANGE = 3;
+    static final byte KIND_DELETE_WITH_KEY = 4;
 
     private static final VarHandle LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -66,9 +67,24 @@ public final class WriteBatch {
     }
 
     public WriteBatch delete(ColumnFamilyHandle cf, byte[] key) {
+        return delete(cf, key, LetheDb.MAX_DELETE_KEY);
+    }
+
+    /**
+     * A point delete with a delete key: a horizon or delete-key range covering it removes the
+     * tombstone itself, as it removes what the tombstone deletes. It must be at least the delete key
+     * of every version of the key it deletes ({@link LetheDb}).
+     */
+    public WriteBatch delete(ColumnFamilyHandle cf, byte[] key, long deleteKey) {
         LetheDb.checkKey(key);
-        record(KIND_DELETE, cf);
-        putBytes(key);
+        if (deleteKey == LetheDb.MAX_DELETE_KEY) {
+            record(KIND_DELETE, cf);
+            putBytes(key);
+        } else {
+            record(KIND_DELETE_WITH_KEY, cf);
+            putBytes(key);
+            putLong(deleteKey);
+        }
         return this;
     }
 

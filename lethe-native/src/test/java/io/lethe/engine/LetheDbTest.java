@@ -254,6 +254,32 @@ class LetheDbTest {
     }
 
     @Test
+    void pointDeletesWithADeleteKeyLeaveWithTheHorizon() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            db.put(cf, b("w" + i), b("contents"), 100);
+        }
+        db.flush();
+        WriteBatch clears = new WriteBatch();
+        for (int i = 0; i < 200; i++) {
+            clears.delete(cf, b("w" + i), 100);
+        }
+        db.write(WriteOptions.DEFAULT, clears);
+        db.delete(WriteOptions.DEFAULT, cf, b("w0"), 100);
+        assertNull(db.get(cf, b("w7")));
+        db.flush();
+        assertEquals(200, tombstones(db.statistics()));
+        db.advanceHorizon(cf, 101);
+        db.waitForBackgroundWork();
+        assertEquals(0, tombstones(db.statistics()), "the tombstones left with the pages they delete");
+        assertEquals(0, db.statistics().columnFamilies().get(0).levels().stream()
+                .mapToLong(Statistics.Level::entries).sum());
+    }
+
+    private static long tombstones(Statistics st) {
+        return st.columnFamilies().get(0).tombstones();
+    }
+
+    @Test
     void columnFamiliesLifecycle() throws Exception {
         ColumnFamilyHandle a = db.createColumnFamily("a", ColumnFamilyOptions.builder().pagesPerTile(16).build());
         db.put(a, b("k"), b("v"));

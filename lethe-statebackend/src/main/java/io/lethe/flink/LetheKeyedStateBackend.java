@@ -3,13 +3,16 @@ package io.lethe.flink;
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.LetheDb;
+import io.lethe.engine.LetheException;
 import io.lethe.engine.LetheIterator;
 import io.lethe.engine.ReadOptions;
 import io.lethe.engine.Snapshot;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 import io.lethe.flink.expiry.ExpiryDriver;
+import io.lethe.flink.expiry.PolledTimerQueue;
 import io.lethe.flink.expiry.StateExpiry;
+import io.lethe.flink.expiry.WindowExpiry;
 import io.lethe.flink.snapshot.LetheFullSnapshotResources;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.AbstractLetheState;
@@ -113,13 +116,13 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo;
         StateExpiry expiry;
 
-        /** @param floor the largest delete key the state's data carries (0 for a new state) */
+        /** @param window the operator's window expiry, deciding the delete keys of window contents */
         public StateInfo(ColumnFamilyHandle columnFamily, RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo,
-                long floor) {
+                WindowExpiry window) {
             this.columnFamily = columnFamily;
             this.metaInfo = metaInfo;
             this.expiry = StateExpiry.forState(metaInfo.getName(), metaInfo.getStateType(),
-                    metaInfo.getStateSerializer(), floor);
+                    metaInfo.getStateSerializer(), metaInfo.getNamespaceSerializer(), window, 0);
         }
 
         public StateExpiry expiry() {
@@ -145,7 +148,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final LetheNativeSnapshotStrategy<K> nativeSnapshots;
     private final ExpiryDriver expiryDriver;
+    private final WindowExpiry window;
     private final MetricGroup expiryMetrics;
+    private final LetheMetrics metrics;
     /** Read by metric reporters from their own threads. */
     private final Map<String, StateExpiry> expiries = new ConcurrentHashMap<>();
     private boolean disposed;
@@ -158,10 +163,12 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             LinkedHashMap<String, StateInfo> kvStateInformation,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredQueues,
             HeapPriorityQueueSetFactory queueFactory, MetricGroup metricGroup, boolean incrementalCheckpoints,
-            UUID backendUid, SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long restoredCheckpointId) {
+            UUID backendUid, SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long restoredCheckpointId,
+            WindowExpiry window) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
         this.db = db;
+        this.window = window;
         this.instanceBasePath = instanceBasePath;
         this.columnFamilyOptions = columnFamilyOptions;
         this.kvStateInformation = kvStateInformation;
@@ -172,13 +179,23 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                 keyContext.getNumberOfKeyGroups());
         this.nativeSnapshots = new LetheNativeSnapshotStrategy<>(db, instanceBasePath, keySerializer,
                 kvStateInformation, registeredQueues::values, keyContext.getKeyGroupRange(), backendUid,
-                incrementalCheckpoints, restoredTables, restoredCheckpointId);
+                incrementalCheckpoints, restoredTables, restoredCheckpointId, window::record);
         this.expiryDriver = new ExpiryDriver(db, ttlTimeProvider, columnFamilyOptions.deletePersistenceThreshold());
+        window.setCurrentKey(this::getCurrentKey);
+        for (StateInfo info : kvStateInformation.values()) {
+            window.registered(info.metaInfo.getName());
+            try {
+                info.expiry.setRestoredHorizon(db.horizon(info.columnFamily));
+            } catch (LetheException e) {
+                throw new FlinkRuntimeException("Could not read the restored horizon of " + info.metaInfo.getName(), e);
+            }
+        }
         if (metricGroup != null) {
-            MetricGroup lethe = LetheMetrics.register(db, metricGroup);
-            lethe.gauge("horizon-advances", (Gauge<Long>) expiryDriver::advances);
-            this.expiryMetrics = lethe.addGroup("expiry");
+            this.metrics = LetheMetrics.register(db, metricGroup);
+            metrics.group().gauge("horizon-advances", (Gauge<Long>) expiryDriver::advances);
+            this.expiryMetrics = metrics.group().addGroup("expiry");
         } else {
+            this.metrics = null;
             this.expiryMetrics = null;
         }
     }
@@ -267,6 +284,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
      */
     private void configureExpiry(StateDescriptor<?, ?> desc, StateInfo info) {
         String name = desc.getName();
+        window.registered(name);
         String before = info.expiry.status();
         if (info.expiry.configure(desc.getTtlConfig(), expiryDriver.periodMs())) {
             expiryDriver.register(info.columnFamily, info.expiry);
@@ -280,6 +298,11 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         if (previous == null && expiryMetrics != null) {
             expiryMetrics.gauge(name, (Gauge<String>) () -> expiries.get(name).status());
         }
+    }
+
+    /** The expiry of a state registered by the operator (null if none): status, floor. */
+    public StateExpiry expiryOf(String stateName) {
+        return expiries.get(stateName);
     }
 
     /** Test hook and metric source: the driver advancing this backend's horizons. */
@@ -323,7 +346,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             if (allowFutureMetadataUpdates) {
                 meta = meta.withSerializerUpgradesAllowed();
             }
-            StateInfo info = new StateInfo(columnFamily(desc.getName()), meta, 0);
+            StateInfo info = new StateInfo(columnFamily(desc.getName()), meta, window);
             kvStateInformation.put(desc.getName(), info);
             return info;
         }
@@ -378,7 +401,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         AbstractLetheState<K, N, SV> state = createState(desc, info.columnFamily, meta);
         // TTL may be turned on or off: the new values' delete keys follow the new serializer.
         StateExpiry expiry = StateExpiry.forState(desc.getName(), desc.getType(), meta.getStateSerializer(),
-                info.expiry.floor());
+                meta.getNamespaceSerializer(), window, info.expiry.floor());
         // Turning TTL on lowers delete keys from the maximum: a point delete in between keeps the
         // engine's contract (a newer version never has a smaller delete key than an older one).
         boolean lowered = expiry.isTimestamped() && !info.expiry.isTimestamped();
@@ -400,7 +423,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                 if (lowered) {
                     batch.delete(info.columnFamily, it.key());
                 }
-                batch.put(info.columnFamily, it.key(), value, expiry.forRewrite(value, now));
+                batch.put(info.columnFamily, it.key(), value, expiry.forRewrite(it.key(), value, now));
                 out.clear();
                 if (batch.sizeInBytes() > (4 << 20)) {
                     db.write(WriteOptions.NO_WAL, batch);
@@ -425,7 +448,16 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
             KeyGroupedInternalPriorityQueue<T> create(@Nonnull String stateName,
                     @Nonnull TypeSerializer<T> byteOrderedElementSerializer, boolean allowFutureMetadataUpdates) {
-        return queues.createOrUpdate(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        KeyGroupedInternalPriorityQueue<T> queue =
+                queues.createOrUpdate(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        // The window operator's event-time timers tell how far its windows are cleaned up.
+        if (window.isActive() && WindowExpiry.EVENT_TIMER_QUEUE.equals(stateName)) {
+            return new PolledTimerQueue<>(queue, window, true);
+        }
+        if (window.isActive() && WindowExpiry.PROCESSING_TIMER_QUEUE.equals(stateName)) {
+            return new PolledTimerQueue<>(queue, window, false);
+        }
+        return queue;
     }
 
     // ---- Keys.
@@ -623,6 +655,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         }
         super.dispose();
         expiryDriver.close();  // before the engine closes: no horizon moves after this
+        if (metrics != null) {
+            metrics.refreshBeforeClose();
+        }
         createdKVStates.clear();
         kvStateInformation.clear();
         db.close();  // waits for an asynchronous snapshot's reads in flight

@@ -21,6 +21,7 @@ final class LetheMetrics {
     static final String GROUP = "lethe";
 
     private final LetheDb db;
+    private MetricGroup group;
     private Statistics cached;
     private long cachedAtNanos;
 
@@ -28,10 +29,22 @@ final class LetheMetrics {
         this.db = db;
     }
 
-    /** Registers the engine gauges; returns their group ({@code lethe}). */
-    static MetricGroup register(LetheDb db, MetricGroup parent) {
+    /** The group of the gauges ({@code lethe}). */
+    MetricGroup group() {
+        return group;
+    }
+
+    /** Takes the final statistics before the engine closes: the gauges report them afterwards. */
+    synchronized void refreshBeforeClose() {
+        cachedAtNanos = System.nanoTime() - 2 * REFRESH_NANOS;
+        current();
+    }
+
+    /** Registers the engine gauges in the group {@code lethe}. */
+    static LetheMetrics register(LetheDb db, MetricGroup parent) {
         LetheMetrics m = new LetheMetrics(db);
         MetricGroup g = parent.addGroup(GROUP);
+        m.group = g;
         m.gauge(g, "live-bytes", Statistics::liveBytes);
         m.gauge(g, "memtable-bytes", s -> s.columnFamilies().stream().mapToLong(Statistics.ColumnFamily::memtableBytes).sum());
         m.gauge(g, "files", s -> sumLevels(s, Statistics.Level::files));
@@ -55,7 +68,7 @@ final class LetheMetrics {
         m.gauge(g, "write-stalls", Statistics::writeStalls);
         m.gauge(g, "page-cache-hits", Statistics::pageCacheHits);
         m.gauge(g, "page-cache-misses", Statistics::pageCacheMisses);
-        return g;
+        return m;
     }
 
     private static long sumLevels(Statistics s, ToLongFunction<Statistics.Level> f) {

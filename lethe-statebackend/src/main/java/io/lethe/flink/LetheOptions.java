@@ -131,6 +131,19 @@ public final class LetheOptions {
                                     + " write nothing when the entry cannot exist (for example clearing state that"
                                     + " was never set). Costs a filter probe per delete.");
 
+    public static final ConfigOption<Boolean> WINDOW_EXPIRY =
+            ConfigOptions.key("state.backend.lethe.window-expiry")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Expire the contents of event-time windows through the engine's horizon: entries carry"
+                                    + " their window's end as delete key and leave by page drops once the window's"
+                                    + " cleanup timer has fired, without a tombstone per key. Applies to Flink's"
+                                    + " WindowOperator with non-merging event-time windows and a finite allowed"
+                                    + " lateness, learned and checked on the operator's timers; other operators keep"
+                                    + " the ordinary path. The per-state gauge lethe.expiry.<state> and a log line"
+                                    + " say whether it is active and why not.");
+
     public static final ConfigOption<Boolean> VERIFY_CHECKSUMS =
             ConfigOptions.key("state.backend.lethe.verify-checksums")
                     .booleanType()

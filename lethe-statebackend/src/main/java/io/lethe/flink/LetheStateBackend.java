@@ -3,6 +3,7 @@ package io.lethe.flink;
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
+import io.lethe.flink.expiry.WindowExpiry;
 import io.lethe.flink.restore.LetheFullRestore;
 import io.lethe.flink.restore.LetheNativeRestore;
 import io.lethe.flink.restore.RestoredStates;
@@ -176,8 +177,10 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             StateSerializerProvider<K> keySerializerProvider =
                     StateSerializerProvider.fromNewRegisteredSerializer(parameters.getKeySerializer());
             ClassLoader userClassLoader = env.getUserCodeClassLoader().asClassLoader();
+            WindowExpiry window = WindowExpiry.detect(env, parameters.getOperatorIdentifier(),
+                    settings.get(LetheOptions.WINDOW_EXPIRY));
             RestoredStates restored =
-                    new RestoredStates(cfOptions, range, numberOfKeyGroups, kvStates, queues, queueFactory);
+                    new RestoredStates(cfOptions, range, numberOfKeyGroups, kvStates, queues, queueFactory, window);
             List<IncrementalRemoteKeyedStateHandle> nativeHandles = new ArrayList<>();
             List<KeyedStateHandle> otherHandles = new ArrayList<>();
             for (KeyedStateHandle h : parameters.getStateHandles()) {
@@ -217,7 +220,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     new CloseableRegistry(), getCompressionDecorator(env.getExecutionConfig()),
                     new InternalKeyContextImpl<>(range, numberOfKeyGroups), db, instanceBasePath, cfOptions, kvStates,
                     queues, queueFactory, parameters.getMetricGroup(), isIncrementalCheckpointsEnabled(), backendUid,
-                    restoredTables, restoredCheckpointId);
+                    restoredTables, restoredCheckpointId, window);
         } catch (Exception e) {
             // Nothing of a failed attempt may stay behind: Flink retries with other state handles.
             if (db != null) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -21,6 +22,7 @@ import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -74,6 +76,14 @@ class LetheMetricsTest {
             long memtable = (Long) ((Gauge<?>) gauges.get("lethe.memtable-bytes")).getValue();
             assertTrue(memtable > 0, "memtable bytes " + memtable);
             assertEquals(0L, ((Gauge<?>) gauges.get("lethe.point-tombstones")).getValue());
+            // Per state: whether expiry through the horizon is active, and why not.
+            assertEquals("off: no TTL", ((Gauge<?>) gauges.get("lethe.expiry.v")).getValue());
+            ValueStateDescriptor<String> ttl = new ValueStateDescriptor<>("t", String.class);
+            ttl.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMinutes(1)).build());
+            backend.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ttl);
+            String status = (String) ((Gauge<?>) gauges.get("lethe.expiry.t")).getValue();
+            assertTrue(status.startsWith("active: TTL 60000 ms"), status);
+            assertEquals(0L, ((Gauge<?>) gauges.get("lethe.horizon-advances")).getValue());
         } finally {
             backend.dispose();
             env.close();

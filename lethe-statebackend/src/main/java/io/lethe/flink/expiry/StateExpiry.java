@@ -10,6 +10,7 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.ListDelimitedSerializer;
 import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
 import org.apache.flink.runtime.state.ttl.TtlValue;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 import java.io.IOException;
 import java.util.Collection;
@@ -32,7 +33,14 @@ import java.util.Collection;
  * still filters expired values when reading. List appends are rounded up to a grain so that the
  * operands of a burst share one delete key and fold into one entry on disk.
  *
- * <p>A state without TTL timestamps writes the maximum delete key (never removed by a horizon).
+ * <p><b>Window contents</b> of a window operator carry their window's max timestamp instead (see
+ * {@link WindowExpiry}), clears included, and follow the operator's timers.
+ *
+ * <p><b>Clears.</b> A point delete carries a delete key too, at least that of every version it
+ * deletes (the floor, or the window's): once the horizon passes it, the tombstone leaves with the
+ * data, and a clear whose data never left the memtable writes nothing to disk.
+ *
+ * <p>Any other state writes the maximum delete key (never removed by a horizon).
  *
  * <p>Not thread-safe: used by the task thread (writes, checkpoint preparation), except {@link
  * #horizon(long)}, which the {@link ExpiryDriver} calls from its own thread.
@@ -44,18 +52,28 @@ public final class StateExpiry {
     private final String stateName;
     private final StateDescriptor.Type type;
     private final boolean timestamped;
+    /** Non-null for the contents state of a window operator. */
+    private final WindowExpiry window;
     private long floor;
+    /** Restored from data without delete keys: everything stays at the maximum. Read by the driver. */
+    private volatile boolean maxFloor;
+    /** Window contents: the horizon of the restored engine (0 if none). */
+    private long restoredHorizon;
     private long listGrainMs = MAX_LIST_GRAIN_MS;
     /** TTL in milliseconds while the horizon is active, else 0. Read by the driver thread. */
     private volatile long activeTtlMs;
     private volatile String status;
 
-    private StateExpiry(String stateName, StateDescriptor.Type type, boolean timestamped, long floor) {
+    private StateExpiry(String stateName, StateDescriptor.Type type, boolean timestamped, WindowExpiry window,
+            long floor) {
         this.stateName = stateName;
         this.type = type;
-        this.timestamped = timestamped;
+        this.timestamped = timestamped && window == null;
+        this.window = window;
         this.floor = floor;
-        this.status = timestamped ? "off: the state's TTL is not configured yet" : "off: no TTL";
+        this.maxFloor = floor == LetheDb.MAX_DELETE_KEY;
+        this.status = window != null ? windowStatus() : timestamped ? "off: the state's TTL is not configured yet"
+                : "off: no TTL";
     }
 
     /**
@@ -65,7 +83,32 @@ public final class StateExpiry {
      */
     public static StateExpiry forState(String stateName, StateDescriptor.Type type, TypeSerializer<?> stateSerializer,
             long floor) {
-        return new StateExpiry(stateName, type, TtlAwareSerializer.isSerializerTtlEnabled(stateSerializer), floor);
+        return forState(stateName, type, stateSerializer, null, WindowExpiry.none(), floor);
+    }
+
+    /**
+     * The expiry of a state of the operator {@code window} describes: its window contents (by name,
+     * with a {@code TimeWindow} namespace) carry window delete keys.
+     */
+    public static StateExpiry forState(String stateName, StateDescriptor.Type type, TypeSerializer<?> stateSerializer,
+            TypeSerializer<?> namespaceSerializer, WindowExpiry window, long floor) {
+        boolean contents = window.isWindowOperator() && WindowExpiry.CONTENTS_STATE.equals(stateName)
+                && namespaceSerializer instanceof TimeWindow.Serializer && type != StateDescriptor.Type.MAP;
+        return new StateExpiry(stateName, type, TtlAwareSerializer.isSerializerTtlEnabled(stateSerializer),
+                contents ? window : null, floor);
+    }
+
+    private String windowStatus() {
+        if (maxFloor) {
+            return "off: restored from a checkpoint written before delete keys (format 1)";
+        }
+        String off = window.offReason();
+        if (off != null) {
+            return "off: " + off;
+        }
+        long lateness = window.cleanupOffset();
+        return "active: window contents leave after their cleanup, followed on the operator's event-time timers"
+                + (lateness == Long.MIN_VALUE ? "" : " (allowed lateness " + lateness + " ms)");
     }
 
     /**
@@ -77,7 +120,9 @@ public final class StateExpiry {
      * @return whether the horizon is active
      */
     public boolean configure(StateTtlConfig ttl, long horizonPeriodMs) {
-        if (!timestamped) {
+        if (window != null) {
+            status = windowStatus();
+        } else if (!timestamped) {
             activeTtlMs = 0;
             status = "off: no TTL";
         } else if (ttl == null || !ttl.isEnabled()) {
@@ -92,7 +137,7 @@ public final class StateExpiry {
             // TTL, and no more than the horizon's own period, so both fit in D_th's slack.
             listGrainMs = Math.max(1, Math.min(Math.min(MAX_LIST_GRAIN_MS, horizonPeriodMs), ttlMs / 16));
             activeTtlMs = ttlMs;
-            status = floor == LetheDb.MAX_DELETE_KEY
+            status = maxFloor
                     ? "off: restored from a checkpoint written before delete keys (format 1)"
                     : "active: TTL " + ttlMs + " ms, expired entries leave by the horizon";
         }
@@ -105,11 +150,17 @@ public final class StateExpiry {
 
     /** Whether a horizon removes this state's expired entries. */
     public boolean isActive() {
-        return activeTtlMs > 0 && floor != LetheDb.MAX_DELETE_KEY;
+        if (maxFloor) {
+            return false;
+        }
+        return window != null ? window.isActive() : activeTtlMs > 0;
     }
 
     /** "active: ..." or "off: why", for the log and the metric. */
     public String status() {
+        if (window != null) {
+            return windowStatus();  // checks on the operator's timers may turn it off at any time
+        }
         return status;
     }
 
@@ -126,11 +177,15 @@ public final class StateExpiry {
     public void raiseFloor(long deleteKey) {
         if (Long.compareUnsigned(deleteKey, floor) > 0) {
             floor = deleteKey;
+            maxFloor = floor == LetheDb.MAX_DELETE_KEY;
         }
     }
 
-    /** The delete key of a serialized value, map entry or single list element. */
-    public long forSerialized(byte[] value) {
+    /** The delete key of a serialized value, map entry or single list element written under {@code key}. */
+    public long forPut(byte[] key, byte[] value) {
+        if (window != null) {
+            return forWindowWrite(key);
+        }
         if (!timestamped) {
             return LetheDb.MAX_DELETE_KEY;
         }
@@ -139,7 +194,10 @@ public final class StateExpiry {
     }
 
     /** The delete key of list elements written together ({@link TtlValue}s when timestamped). */
-    public long forListElements(Collection<?> elements) {
+    public long forListElements(byte[] key, Collection<?> elements) {
+        if (window != null) {
+            return forWindowWrite(key);
+        }
         if (!timestamped) {
             return LetheDb.MAX_DELETE_KEY;
         }
@@ -151,18 +209,36 @@ public final class StateExpiry {
     }
 
     /**
-     * The delete key of data this state wrote before, without reading its timestamps (merged
-     * namespaces): the floor covers every timestamp issued.
+     * The delete key of data this state wrote before, rewritten under {@code key} without reading
+     * its timestamps (merged namespaces), and of a point delete of {@code key}: at least the delete
+     * key of every version it covers.
      */
-    public long forEarlierData() {
+    public long forEarlierData(byte[] key) {
+        if (window != null) {
+            return forWindow(key);
+        }
         return timestamped ? floor : LetheDb.MAX_DELETE_KEY;
     }
 
+    /** The delete key of a point delete of {@code key} (a clear): at least that of every version. */
+    public long forDelete(byte[] key) {
+        if (window != null) {
+            window.cleared(WindowExpiry.maxTimestampOfKey(key));
+            return forWindow(key);
+        }
+        return forEarlierData(key);
+    }
+
     /**
-     * The exact delete key of restored data (a value of a canonical snapshot, in the restored
+     * The exact delete key of restored data (an entry of a canonical snapshot, in the restored
      * serializer's format); raises the floor to it.
      */
-    public long forRestored(byte[] value, TypeSerializer<?> stateSerializer) throws IOException {
+    public long forRestored(byte[] key, byte[] value, TypeSerializer<?> stateSerializer) throws IOException {
+        if (window != null) {
+            // Nothing is known of how the savepoint's windows were cleaned up: they stay.
+            window.restoredFromSavepoint(WindowExpiry.maxTimestampOfKey(key));
+            return LetheDb.MAX_DELETE_KEY;
+        }
         if (!timestamped) {
             return LetheDb.MAX_DELETE_KEY;
         }
@@ -184,14 +260,14 @@ public final class StateExpiry {
     }
 
     /** The delete key of a value rewritten at {@code now} (state migration). */
-    public long forRewrite(byte[] value, long now) {
-        if (!timestamped) {
-            return LetheDb.MAX_DELETE_KEY;
+    public long forRewrite(byte[] key, byte[] value, long now) {
+        if (window != null) {
+            return forWindow(key);
         }
-        if (type == StateDescriptor.Type.LIST) {
+        if (timestamped && type == StateDescriptor.Type.LIST) {
             return issue(roundUp(Math.max(now, floor)));
         }
-        return forSerialized(value);
+        return forPut(key, value);
     }
 
     /**
@@ -199,11 +275,38 @@ public final class StateExpiry {
      * expired. 0 (nothing) while inactive.
      */
     public long horizon(long now) {
-        long ttl = activeTtlMs;
-        if (ttl <= 0 || floor == LetheDb.MAX_DELETE_KEY || now - ttl + 1 <= 0) {
+        if (!isActive()) {
             return 0;
         }
-        return now - ttl + 1;
+        if (window != null) {
+            return window.horizon();
+        }
+        long ttl = activeTtlMs;
+        return now - ttl + 1 <= 0 ? 0 : now - ttl + 1;
+    }
+
+    /**
+     * A window's max timestamp, raised to the horizon the engine may have: after a restore the
+     * operator forgets its watermark until the next one arrives and may write to windows it had
+     * cleaned up before (Flink fires them again as late firings). Those writes must stay visible
+     * until the window is cleaned up again, which the horizon passes only later. In normal
+     * operation a window written is never below the horizon, and this is its max timestamp.
+     */
+    private long forWindow(byte[] key) {
+        if (maxFloor || window.belowFloor(WindowExpiry.maxTimestampOfKey(key))) {
+            return LetheDb.MAX_DELETE_KEY;
+        }
+        return Math.max(WindowExpiry.deleteKeyOfKey(key), Math.max(restoredHorizon, window.horizonUpperBound()));
+    }
+
+    private long forWindowWrite(byte[] key) {
+        window.wrote(WindowExpiry.maxTimestampOfKey(key));
+        return forWindow(key);
+    }
+
+    /** The engine horizon this state's column family was restored with (window contents). */
+    public void setRestoredHorizon(long horizon) {
+        this.restoredHorizon = horizon;
     }
 
     /** Where the timestamp sits in one serialized value of this state. */

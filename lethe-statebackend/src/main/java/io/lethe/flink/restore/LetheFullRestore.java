@@ -95,7 +95,8 @@ public final class LetheFullRestore<K> {
                             throw new IllegalStateException("Unknown state id in snapshot: " + e.getKvStateId());
                         }
                         long deleteKey =
-                                state.expiry().forRestored(e.getValue(), state.metaInfo().getStateSerializer());
+                                state.expiry().forRestored(e.getKey(), e.getValue(),
+                                        state.metaInfo().getStateSerializer());
                         batch.put(state.columnFamily(), e.getKey(), e.getValue(), deleteKey);
                         if (batch.sizeInBytes() >= BATCH_BYTES) {
                             db.write(WriteOptions.NO_WAL, batch);

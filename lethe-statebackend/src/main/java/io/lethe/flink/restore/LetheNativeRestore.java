@@ -93,6 +93,12 @@ public final class LetheNativeRestore<K> {
     /** Opens the engine in {@code dbDirectory} on the restored state; the caller owns it. */
     public LetheDb restore(List<IncrementalRemoteKeyedStateHandle> handles, File dbDirectory) throws Exception {
         IncrementalRemoteKeyedStateHandle base = chooseBase(handles);
+        if (!base.getKeyGroupRange().equals(keyGroupRange) && states.window().isWindowOperator()) {
+            // Rescaling a window operator: each subtask's horizon followed its own watermark, so the
+            // base's horizon could hide windows another subtask still had to fire. An empty engine
+            // (no horizon) takes copies of every handle's live entries instead.
+            return restoreByCopying(handles, dbDirectory);
+        }
         download(base, dbDirectory);
         LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
         try {
@@ -109,6 +115,21 @@ public final class LetheNativeRestore<K> {
                 if (h != base) {
                     copyInRange(h, db, new File(instanceBasePath, "restore-" + n++));
                 }
+            }
+            return db;
+        } catch (Exception e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    private LetheDb restoreByCopying(List<IncrementalRemoteKeyedStateHandle> handles, File dbDirectory)
+            throws Exception {
+        LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
+        try {
+            int n = 0;
+            for (IncrementalRemoteKeyedStateHandle h : handles) {
+                copyInRange(h, db, new File(instanceBasePath, "restore-" + n++));
             }
             return db;
         } catch (Exception e) {
@@ -206,6 +227,7 @@ public final class LetheNativeRestore<K> {
                     info.expiry().raiseFloor(floor.getValue());
                 }
             }
+            states.window().restore(LetheNativeSnapshotFormat.readWindow(in, version));
             return kvStates;
         } finally {
             if (cancelRegistry.unregisterCloseable(stream)) {

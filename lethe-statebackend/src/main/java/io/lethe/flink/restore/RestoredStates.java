@@ -4,6 +4,7 @@ import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
+import io.lethe.flink.expiry.WindowExpiry;
 
 import org.apache.flink.runtime.state.KeyExtractorFunction;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -29,16 +30,23 @@ public final class RestoredStates {
     private final LinkedHashMap<String, StateInfo> kvStates;
     private final Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues;
     private final HeapPriorityQueueSetFactory queueFactory;
+    private final WindowExpiry window;
 
     public RestoredStates(ColumnFamilyOptions columnFamilyOptions, KeyGroupRange keyGroupRange, int numberOfKeyGroups,
             LinkedHashMap<String, StateInfo> kvStates, Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues,
-            HeapPriorityQueueSetFactory queueFactory) {
+            HeapPriorityQueueSetFactory queueFactory, WindowExpiry window) {
+        this.window = window;
         this.columnFamilyOptions = columnFamilyOptions;
         this.keyGroupRange = keyGroupRange;
         this.numberOfKeyGroups = numberOfKeyGroups;
         this.kvStates = kvStates;
         this.queues = queues;
         this.queueFactory = queueFactory;
+    }
+
+    /** The window expiry of the operator restored (window contents carry window delete keys). */
+    public WindowExpiry window() {
+        return window;
     }
 
     public KeyGroupRange keyGroupRange() {
@@ -61,7 +69,7 @@ public final class RestoredStates {
             if (cf == null) {
                 cf = db.createColumnFamily(meta.getName(), columnFamilyOptions);
             }
-            info = new StateInfo(cf, new RegisteredKeyValueStateBackendMetaInfo<>(meta), 0);
+            info = new StateInfo(cf, new RegisteredKeyValueStateBackendMetaInfo<>(meta), window);
             kvStates.put(meta.getName(), info);
         }
         return info;

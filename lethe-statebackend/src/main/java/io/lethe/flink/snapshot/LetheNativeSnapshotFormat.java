@@ -1,6 +1,7 @@
 package io.lethe.flink.snapshot;
 
 import io.lethe.engine.LetheDb;
+import io.lethe.flink.expiry.WindowExpiry;
 
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -20,6 +21,7 @@ import java.util.Map;
  * per timer queue, in the proxy's order, per key group of the handle's range in ascending order:
  *   int count, then count elements in the queue's element serializer
  * int    n, then n times: UTF state name, long delete-key floor     (since version 2)
+ * boolean window expiry active, long cleanup offset, long window floor   (since version 2)
  * </pre>
  *
  * The floor of a state is the largest delete key it wrote (see {@code StateExpiry}); a restore
@@ -62,6 +64,20 @@ public final class LetheNativeSnapshotFormat {
                     + ", this Lethe reads versions " + VERSION_WITHOUT_FLOORS + " and " + VERSION);
         }
         return version;
+    }
+
+    static void writeWindow(DataOutputView out, WindowExpiry.Record r) throws IOException {
+        out.writeBoolean(r.active());
+        out.writeLong(r.cleanupOffset());
+        out.writeLong(r.windowFloor());
+    }
+
+    /** The window expiry record; null for version 1. */
+    public static WindowExpiry.Record readWindow(DataInputView in, int version) throws IOException {
+        if (version == VERSION_WITHOUT_FLOORS) {
+            return null;
+        }
+        return new WindowExpiry.Record(in.readBoolean(), in.readLong(), in.readLong());
     }
 
     static void writeFloors(DataOutputView out, Map<String, Long> floors) throws IOException {

@@ -2,6 +2,7 @@ package io.lethe.flink.snapshot;
 
 import io.lethe.engine.LetheDb;
 import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
+import io.lethe.flink.expiry.WindowExpiry;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -93,6 +94,7 @@ public final class LetheNativeSnapshotStrategy<K>
     private final KeyGroupRange keyGroupRange;
     private final UUID backendUid;
     private final boolean incremental;
+    private final Supplier<WindowExpiry.Record> window;
 
     /** Table files uploaded per checkpoint id (placeholders included), newest checkpoints only. */
     private final SortedMap<Long, List<HandleAndLocalPath>> uploadedTables;
@@ -106,7 +108,9 @@ public final class LetheNativeSnapshotStrategy<K>
     public LetheNativeSnapshotStrategy(LetheDb db, File instanceBasePath, TypeSerializer<K> keySerializer,
             Map<String, StateInfo> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
             KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
-            SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long lastCompletedCheckpointId) {
+            SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long lastCompletedCheckpointId,
+            Supplier<WindowExpiry.Record> window) {
+        this.window = window;
         this.db = db;
         this.instanceBasePath = instanceBasePath;
         this.keySerializer = keySerializer;
@@ -130,10 +134,12 @@ public final class LetheNativeSnapshotStrategy<K>
         final List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots;
         final Map<String, StreamStateHandle> confirmedTables;
         final Map<String, Long> floors;
+        final WindowExpiry.Record window;
 
         NativeResources(File directory, List<StateMetaInfoSnapshot> metaInfos,
                 List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, StreamStateHandle> confirmedTables,
-                Map<String, Long> floors) {
+                Map<String, Long> floors, WindowExpiry.Record window) {
+            this.window = window;
             this.directory = directory;
             this.metaInfos = metaInfos;
             this.queueSnapshots = queueSnapshots;
@@ -169,7 +175,7 @@ public final class LetheNativeSnapshotStrategy<K>
             queueSnapshots.add(q.stateSnapshot());
         }
         if (metas.isEmpty()) {
-            return new NativeResources(null, metas, queueSnapshots, Map.of(), floors);
+            return new NativeResources(null, metas, queueSnapshots, Map.of(), floors, window.get());
         }
         Map<String, StreamStateHandle> confirmed = confirmedTables();
         File directory = new File(instanceBasePath, "chk-" + checkpointId);
@@ -178,7 +184,7 @@ public final class LetheNativeSnapshotStrategy<K>
             FileUtils.deleteDirectory(directory);
         }
         db.checkpoint(directory.getAbsolutePath());
-        return new NativeResources(directory, metas, queueSnapshots, confirmed, floors);
+        return new NativeResources(directory, metas, queueSnapshots, confirmed, floors, window.get());
     }
 
     /**
@@ -299,6 +305,7 @@ public final class LetheNativeSnapshotStrategy<K>
                 }
             }
             LetheNativeSnapshotFormat.writeFloors(out, resources.floors);
+            LetheNativeSnapshotFormat.writeWindow(out, resources.window);
             if (!snapshotRegistry.unregisterCloseable(stream)) {
                 throw new IOException("The checkpoint was cancelled while its metadata was written");
             }

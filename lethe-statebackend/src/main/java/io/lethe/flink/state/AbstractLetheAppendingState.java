@@ -1,6 +1,7 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.WriteOptions;
 import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -41,10 +42,10 @@ abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLe
 
     void updateInternal(byte[] key, SV value) throws IOException {
         if (value == null) {
-            db().delete(columnFamily, key);
+            db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
         } else {
             byte[] bytes = serializeValue(value);
-            db().put(columnFamily, key, bytes, expiry.forSerialized(bytes));
+            db().put(columnFamily, key, bytes, expiry.forPut(key, bytes));
         }
     }
 
@@ -61,7 +62,7 @@ abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLe
             byte[] key = keyBytesFor(source);
             SV value = getInternal(key);
             if (value != null) {
-                db().delete(columnFamily, key);
+                db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
                 merged = merged == null ? value : mergeValues(merged, value);
             }
         }

@@ -2,6 +2,7 @@ package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.LetheDb;
+import io.lethe.engine.WriteOptions;
 import io.lethe.flink.LetheKeyedStateBackend;
 import io.lethe.flink.expiry.StateExpiry;
 
@@ -76,7 +77,8 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
     @Override
     public void clear() {
         try {
-            db().delete(columnFamily, currentKeyBytes());
+            byte[] key = currentKeyBytes();
+            db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
         } catch (IOException e) {
             throw new FlinkRuntimeException("Error while removing entry from Lethe", e);
         }

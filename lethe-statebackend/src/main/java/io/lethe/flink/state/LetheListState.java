@@ -56,8 +56,9 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
     @Override
     public void add(V value) throws IOException {
         Preconditions.checkNotNull(value, "You cannot add null to a ListState.");
+        byte[] key = currentKeyBytes();
         byte[] bytes = serialize(value, elementSerializer);
-        db().merge(columnFamily, currentKeyBytes(), bytes, expiry.forSerialized(bytes));
+        db().merge(columnFamily, key, bytes, expiry.forPut(key, bytes));
     }
 
     @Override
@@ -66,7 +67,8 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
         if (values.isEmpty()) {
             return;
         }
-        db().merge(columnFamily, currentKeyBytes(), serializeList(values), expiry.forListElements(values));
+        byte[] key = currentKeyBytes();
+        db().merge(columnFamily, key, serializeList(values), expiry.forListElements(key, values));
     }
 
     @Override
@@ -81,7 +83,8 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             clear();
             return;
         }
-        db().put(columnFamily, currentKeyBytes(), serializeList(values), expiry.forListElements(values));
+        byte[] key = currentKeyBytes();
+        db().put(columnFamily, key, serializeList(values), expiry.forListElements(key, values));
     }
 
     private byte[] serializeList(List<V> values) throws IOException {
@@ -106,12 +109,13 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             byte[] key = keyBytesFor(source);
             byte[] bytes = db().get(columnFamily, key);
             if (bytes != null) {
-                batch.delete(columnFamily, key);
+                batch.delete(columnFamily, key, expiry.forDelete(key));
                 merged = merged == null ? bytes : concat(merged, bytes);
             }
         }
         if (merged != null) {
-            batch.merge(columnFamily, keyBytesFor(target), merged, expiry.forEarlierData());
+            byte[] targetKey = keyBytesFor(target);
+            batch.merge(columnFamily, targetKey, merged, expiry.forEarlierData(targetKey));
         }
         if (batch.count() > 0) {
             db().write(WriteOptions.NO_WAL, batch);

@@ -67,9 +67,9 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
 
     @Override
     public void put(UK userKey, UV userValue) throws IOException {
+        byte[] key = currentKeyBytesWithUserKey(userKey, userKeySerializer);
         byte[] bytes = serializeUserValue(userValue);
-        db().put(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer), bytes,
-                expiry.forSerialized(bytes));
+        db().put(columnFamily, key, bytes, expiry.forPut(key, bytes));
     }
 
     @Override
@@ -79,16 +79,17 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
         }
         WriteBatch batch = new WriteBatch();
         for (Map.Entry<UK, UV> e : map.entrySet()) {
+            byte[] key = currentKeyBytesWithUserKey(e.getKey(), userKeySerializer);
             byte[] bytes = serializeUserValue(e.getValue());
-            batch.put(columnFamily, currentKeyBytesWithUserKey(e.getKey(), userKeySerializer), bytes,
-                    expiry.forSerialized(bytes));
+            batch.put(columnFamily, key, bytes, expiry.forPut(key, bytes));
         }
         db().write(WriteOptions.NO_WAL, batch);
     }
 
     @Override
     public void remove(UK userKey) throws IOException {
-        db().delete(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer));
+        byte[] key = currentKeyBytesWithUserKey(userKey, userKeySerializer);
+        db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
     }
 
     @Override
@@ -127,7 +128,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             byte[] prefix = currentKeyBytes();
             WriteBatch batch = new WriteBatch();
             for (RawEntry raw : scan(prefix, prefix, Integer.MAX_VALUE)) {
-                batch.delete(columnFamily, raw.key);
+                batch.delete(columnFamily, raw.key, expiry.forDelete(raw.key));
             }
             if (batch.count() > 0) {
                 db().write(WriteOptions.NO_WAL, batch);
@@ -311,7 +312,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             UV old = getValue();
             try {
                 byte[] bytes = serializeUserValue(newValue);
-                db().put(columnFamily, raw.key, bytes, expiry.forSerialized(bytes));
+                db().put(columnFamily, raw.key, bytes, expiry.forPut(raw.key, bytes));
             } catch (IOException e) {
                 throw new FlinkRuntimeException("Error while updating a map state value", e);
             }
@@ -341,7 +342,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
 
         void remove() {
             try {
-                db().delete(columnFamily, raw.key);
+                db().delete(WriteOptions.DEFAULT, columnFamily, raw.key, expiry.forDelete(raw.key));
             } catch (IOException e) {
                 throw new FlinkRuntimeException("Error while removing a map state entry", e);
             }

@@ -28,7 +28,8 @@ public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implem
             clear();
             return;
         }
+        byte[] key = currentKeyBytes();
         byte[] bytes = serializeValue(value);
-        db().put(columnFamily, currentKeyBytes(), bytes, expiry.forSerialized(bytes));
+        db().put(columnFamily, key, bytes, expiry.forPut(key, bytes));
     }
 }

@@ -1,0 +1,105 @@
+package io.lethe.flink.expiry;
+
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.util.CloseableIterator;
+
+import javax.annotation.Nonnull;
+import javax.annotation.Nullable;
+
+import java.util.Collection;
+import java.util.Set;
+
+/**
+ * A timer queue of the window operator, reporting to the {@link WindowExpiry} what happens to its
+ * timers: added, removed, handed out (the timer service polls a timer before running its
+ * callback), and every look at the head (the timer service peeks before the next timer, after the
+ * previous callback returned). The heap queue underneath does the work, including snapshots and
+ * restores.
+ */
+public final class PolledTimerQueue<T> implements KeyGroupedInternalPriorityQueue<T> {
+    private final KeyGroupedInternalPriorityQueue<T> queue;
+    private final WindowExpiry window;
+    private final boolean eventTime;
+
+    /**
+     * @param eventTime the event-time queue (observed in full); else the processing-time queue
+     *     (any timer added there turns window expiry off)
+     */
+    public PolledTimerQueue(KeyGroupedInternalPriorityQueue<T> queue, WindowExpiry window, boolean eventTime) {
+        this.queue = queue;
+        this.window = window;
+        this.eventTime = eventTime;
+        if (eventTime) {
+            try (CloseableIterator<T> restored = queue.iterator()) {
+                window.restoredTimers(restored);
+            } catch (Exception e) {
+                window.disable("the restored timers could not be read (" + e + ")");
+            }
+        }
+    }
+
+    @Nullable
+    @Override
+    public T poll() {
+        T timer = queue.poll();
+        if (eventTime && timer != null) {
+            window.polled(timer);
+        }
+        return timer;
+    }
+
+    @Nullable
+    @Override
+    public T peek() {
+        T head = queue.peek();
+        if (eventTime) {
+            window.peeked(head);
+        }
+        return head;
+    }
+
+    @Override
+    public boolean add(@Nonnull T toAdd) {
+        if (eventTime) {
+            window.added(toAdd);
+        } else {
+            window.processingTimerAdded();
+        }
+        return queue.add(toAdd);
+    }
+
+    @Override
+    public boolean remove(@Nonnull T toRemove) {
+        if (eventTime) {
+            window.removed(toRemove);
+        }
+        return queue.remove(toRemove);
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    @Override
+    public int size() {
+        return queue.size();
+    }
+
+    @Override
+    public void addAll(@Nullable Collection<? extends T> toAdd) {
+        queue.addAll(toAdd);
+    }
+
+    @Nonnull
+    @Override
+    public CloseableIterator<T> iterator() {
+        return queue.iterator();
+    }
+
+    @Nonnull
+    @Override
+    public Set<T> getSubsetForKeyGroup(int keyGroupId) {
+        return queue.getSubsetForKeyGroup(keyGroupId);
+    }
+}

@@ -1,0 +1,385 @@
+package io.lethe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lethe.engine.Statistics;
+import io.lethe.flink.expiry.StateExpiry;
+
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.functions.windowing.WindowFunction;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
+import org.apache.flink.streaming.api.windowing.evictors.CountEvictor;
+import org.apache.flink.streaming.api.windowing.triggers.ContinuousEventTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.CountTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.EventTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.PurgingTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.Trigger;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.streaming.runtime.operators.windowing.WindowOperatorBuilder;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+
+/**
+ * Window contents expiring through the horizon, checked against Flink's own {@code WindowOperator}
+ * run on the HashMap backend: random scenarios (tumbling, sliding and session windows; allowed
+ * lateness 0, positive and unbounded; event-time, purging, continuous and count triggers, an
+ * evictor; reduce, aggregate and process functions; out-of-order and late events with a side
+ * output; snapshots and restores in the middle; engine flushes, compactions and horizon moves at
+ * random points) give the same main and side output, record by record. A physical test checks
+ * that expired windows leave the files by page drops, with no tombstone written to disk.
+ */
+class LetheWindowExpiryTest {
+    private static final OutputTag<Tuple2<Integer, Long>> LATE = new OutputTag<>("late", Types.TUPLE(Types.INT, Types.LONG));
+    private static final TypeInformation<Tuple2<Integer, Long>> EVENT = Types.TUPLE(Types.INT, Types.LONG);
+
+    /** One random scenario: the operator and the input, the same for both backends. */
+    private static final class Scenario {
+        final long seed;
+        final String description;
+        final Supplier<OneInputStreamOperator<Tuple2<Integer, Long>, String>> operator;
+        final Boolean expectActive;  // null: either
+        final List<Object> steps = new ArrayList<>();  // events, watermarks, "snapshot", "flush", ...
+
+        Scenario(long seed, String description, Supplier<OneInputStreamOperator<Tuple2<Integer, Long>, String>> operator,
+                Boolean expectActive) {
+            this.seed = seed;
+            this.description = description;
+            this.operator = operator;
+            this.expectActive = expectActive;
+        }
+    }
+
+    /** An event: key, timestamp, value; the value is the event's number (outputs name their inputs). */
+    private record Event(int key, long ts, long value) {}
+
+    private record Watermark(long ts) {}
+
+    private static Scenario scenario(long seed) {
+        Random rnd = new Random(seed);
+        long size = 100 + rnd.nextInt(400);
+        int kind = rnd.nextInt(3);
+        WindowAssigner<Object, TimeWindow> assigner;
+        String a;
+        if (kind == 0) {
+            assigner = TumblingEventTimeWindows.of(Duration.ofMillis(size));
+            a = "tumbling " + size;
+        } else if (kind == 1) {
+            long slide = Math.max(10, size / (2 + rnd.nextInt(3)));
+            assigner = SlidingEventTimeWindows.of(Duration.ofMillis(size), Duration.ofMillis(slide));
+            a = "sliding " + size + "/" + slide;
+        } else {
+            assigner = EventTimeSessionWindows.withGap(Duration.ofMillis(size / 2));
+            a = "session gap " + size / 2;
+        }
+        // Unbounded lateness overflows Flink's own merge check for session windows: bounded there.
+        int l = rnd.nextInt(kind == 2 ? 2 : 3);
+        long lateness = l == 0 ? 0 : l == 1 ? size / 2 + rnd.nextInt((int) size) : Long.MAX_VALUE;
+        int t = rnd.nextInt(kind == 2 ? 3 : 5);  // session windows: triggers that can merge
+        Trigger<Object, TimeWindow> trigger;
+        String tr;
+        switch (t) {
+            case 0 -> {
+                trigger = EventTimeTrigger.create();
+                tr = "event-time";
+            }
+            case 1 -> {
+                trigger = PurgingTrigger.of(EventTimeTrigger.create());
+                tr = "purging event-time";
+            }
+            case 2 -> {
+                trigger = ContinuousEventTimeTrigger.of(Duration.ofMillis(Math.max(5, size / 3)));
+                tr = "continuous";
+            }
+            case 3 -> {
+                trigger = PurgingTrigger.of(CountTrigger.of(3));
+                tr = "purging count 3";
+            }
+            default -> {
+                trigger = CountTrigger.of(2);
+                tr = "count 2";
+            }
+        }
+        int f = rnd.nextInt(4);
+        boolean evict = f == 3;
+        String description = a + ", lateness " + (lateness == Long.MAX_VALUE ? "unbounded" : lateness) + ", " + tr
+                + ", " + new String[] {"reduce", "aggregate", "process", "evicting process"}[f] + ", seed " + seed;
+        Supplier<OneInputStreamOperator<Tuple2<Integer, Long>, String>> operator = () -> {
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            WindowOperatorBuilder<Tuple2<Integer, Long>, Integer, TimeWindow> b = new WindowOperatorBuilder<>(
+                    (WindowAssigner) assigner, (Trigger) trigger, new ExecutionConfig(), EVENT, e -> e.f0,
+                    BasicTypeInfo.INT_TYPE_INFO);
+            b.allowedLateness(Duration.ofMillis(lateness));
+            b.sideOutputLateData(LATE);
+            if (evict) {
+                b.evictor(CountEvictor.of(4));
+            }
+            return switch (f) {
+                case 0 -> b.reduce((x, y) -> Tuple2.of(x.f0, x.f1 * 31 + y.f1), new Label<>());
+                case 1 -> b.aggregate(new Sum(), new Label<Long>(), Types.LONG);
+                default -> b.process(new Contents());
+            };
+        };
+        // Off: merging windows. Active: finite lateness. Unbounded lateness (windows never cleaned
+        // up): the checks turn it off, except while a purging trigger empties every window anyway.
+        Boolean active = kind == 2 ? Boolean.FALSE : lateness != Long.MAX_VALUE ? Boolean.TRUE : null;
+        Scenario s = new Scenario(seed, description, operator, active);
+        // Input: keys in [0, 12), timestamps rising with disorder, now and then an event far behind
+        // (late, within or beyond the lateness), watermarks every few events.
+        long maxTs = 0;
+        long watermark = Long.MIN_VALUE;
+        long disorder = size;
+        int events = 1500 + rnd.nextInt(1500);
+        for (int i = 0; i < events; i++) {
+            long ts = maxTs + rnd.nextInt(40) - (rnd.nextInt(10) == 0 ? rnd.nextInt((int) (3 * size)) : 0);
+            ts = Math.max(0, ts);
+            maxTs = Math.max(maxTs, ts);
+            s.steps.add(new Event(rnd.nextInt(12), ts, i));
+            if (rnd.nextInt(5) == 0 && maxTs - disorder > watermark) {
+                watermark = maxTs - disorder;
+                s.steps.add(new Watermark(watermark));
+            }
+            int r = rnd.nextInt(1000);
+            if (r < 4) {
+                s.steps.add("snapshot");
+            } else if (r < 20) {
+                s.steps.add("flush");
+            } else if (r < 26) {
+                s.steps.add("compact");
+            } else if (r < 60) {
+                s.steps.add("advance");
+            }
+        }
+        s.steps.add(new Watermark(Long.MAX_VALUE));
+        s.steps.add("advance");
+        return s;
+    }
+
+    /** Main output and late side output of one run. */
+    private record Output(List<String> main, List<String> late, StateExpiry expiry, Statistics statistics) {}
+
+    private static Output run(Scenario s, StateBackend backend) throws Exception {
+        List<String> main = new ArrayList<>();
+        List<String> late = new ArrayList<>();
+        KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> h = harness(s, backend, null);
+        long checkpoint = 0;
+        StateExpiry expiry = null;
+        Statistics statistics = null;
+        for (Object step : s.steps) {
+            if (step instanceof Event e) {
+                h.processElement(new StreamRecord<>(Tuple2.of(e.key(), e.value()), e.ts()));
+            } else if (step instanceof Watermark w) {
+                h.processWatermark(w.ts());
+            } else if ("snapshot".equals(step)) {
+                OperatorSubtaskState state = h.snapshot(++checkpoint, checkpoint);
+                drain(h, main, late);
+                h.close();
+                h = harness(s, backend, state);
+            } else {
+                LetheKeyedStateBackend<?> lethe = lethe(h);
+                if (lethe == null) {
+                    continue;
+                }
+                switch ((String) step) {
+                    case "flush" -> lethe.db().flush();
+                    case "compact" -> lethe.db().compactAll();
+                    default -> lethe.expiryDriver().advance();
+                }
+            }
+        }
+        drain(h, main, late);
+        LetheKeyedStateBackend<?> lethe = lethe(h);
+        if (lethe != null) {
+            expiry = lethe.expiryOf("window-contents");
+            lethe.db().waitForBackgroundWork();
+            statistics = lethe.db().statistics();
+        }
+        h.close();
+        return new Output(main, late, expiry, statistics);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> harness(Scenario s,
+            StateBackend backend, OperatorSubtaskState restore) throws Exception {
+        OneInputStreamOperator<Tuple2<Integer, Long>, String> operator = s.operator.get();
+        KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> h =
+                new KeyedOneInputStreamOperatorTestHarness<>(operator, e -> e.f0, BasicTypeInfo.INT_TYPE_INFO);
+        h.setStateBackend(backend);
+        if (restore == null) {
+            h.open();
+        } else {
+            h.initializeState(restore);
+            h.open();
+        }
+        return h;
+    }
+
+    private static LetheKeyedStateBackend<?> lethe(KeyedOneInputStreamOperatorTestHarness<?, ?, ?> h) {
+        Object b = h.getOperator().getKeyedStateBackend();
+        return b instanceof LetheKeyedStateBackend ? (LetheKeyedStateBackend<?>) b : null;
+    }
+
+    private static void drain(KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> h,
+            List<String> main, List<String> late) {
+        for (StreamRecord<? extends String> r : h.extractOutputStreamRecords()) {
+            main.add(r.getTimestamp() + " " + r.getValue());
+        }
+        var side = h.getSideOutput(LATE);
+        if (side != null) {
+            for (StreamRecord<Tuple2<Integer, Long>> r : side) {
+                late.add(r.getTimestamp() + " " + r.getValue());
+            }
+        }
+    }
+
+    private static LetheStateBackend letheBackend() {
+        return new LetheStateBackend()
+                .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .with(LetheOptions.WRITE_BUFFER_SIZE, org.apache.flink.configuration.MemorySize.parse("256kb"))
+                .with(LetheOptions.PAGE_SIZE, org.apache.flink.configuration.MemorySize.parse("1kb"))
+                .with(LetheOptions.PAGES_PER_TILE, "4")
+                .with(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, Duration.ofSeconds(2));
+    }
+
+    @Test
+    void randomScenariosGiveTheHashMapBackendsOutput() throws Exception {
+        long base = Long.getLong("lethe.window.seed", System.nanoTime());
+        int scenarios = Integer.getInteger("lethe.window.scenarios", 24);
+        int active = 0;
+        for (int i = 0; i < scenarios; i++) {
+            Scenario s = scenario(base + i);
+            Output expected = run(s, new HashMapStateBackend());
+            Output actual = run(s, letheBackend());
+            assertTrue(expected.main().size() > 0, "no output: " + s.description);
+            System.out.printf("%-90s %s%n", s.description, actual.expiry().status());
+            assertSame(expected.late(), actual.late(), "late side output", s);
+            assertSame(expected.main(), actual.main(), "output", s);
+            String status = actual.expiry().status();
+            if (s.expectActive != null) {
+                assertEquals(s.expectActive, status.startsWith("active"), status + ": " + s.description);
+            }
+            if (status.startsWith("active")) {
+                active++;
+            }
+        }
+        assertTrue(active >= scenarios / 4, "too few scenarios had window expiry active: " + active);
+    }
+
+    /** Equal lists; on a difference, the first differing record and its neighbours. */
+    private static void assertSame(List<String> expected, List<String> actual, String what, Scenario s) {
+        if (expected.equals(actual)) {
+            return;
+        }
+        int i = 0;
+        while (i < expected.size() && i < actual.size() && expected.get(i).equals(actual.get(i))) {
+            i++;
+        }
+        int from = Math.max(0, i - 2);
+        throw new AssertionError(what + " differs from the HashMap backend's (" + s.description + "): "
+                + expected.size() + " vs " + actual.size() + " records; first difference at " + i + ": expected "
+                + expected.subList(from, Math.min(expected.size(), i + 3)) + ", got "
+                + actual.subList(from, Math.min(actual.size(), i + 3)));
+    }
+
+    @Test
+    void expiredWindowsLeaveTheFilesByPageDropsWithoutTombstones() throws Exception {
+        Scenario s = new Scenario(0, "tumbling 100 ms, 20 keys", () -> {
+            WindowOperatorBuilder<Tuple2<Integer, Long>, Integer, TimeWindow> b = new WindowOperatorBuilder<>(
+                    TumblingEventTimeWindows.of(Duration.ofMillis(100)), EventTimeTrigger.create(),
+                    new ExecutionConfig(), EVENT, e -> e.f0, BasicTypeInfo.INT_TYPE_INFO);
+            return b.process(new Contents());
+        }, true);
+        // 40 windows of 20 keys with 25 events each; flushed as they go, so the contents of every
+        // window reach the files before the window fires and is cleared.
+        for (int w = 0; w < 40; w++) {
+            for (int i = 0; i < 500; i++) {
+                s.steps.add(new Event(i % 20, w * 100L + i / 5, w * 1000L + i));
+            }
+            s.steps.add("flush");
+            s.steps.add(new Watermark(w * 100L + 99));
+            s.steps.add("advance");
+        }
+        s.steps.add(new Watermark(10_000));
+        s.steps.add("advance");
+        s.steps.add("flush");  // the last clears are in the memtable: under the horizon, they vanish
+        Output out = run(s, letheBackend());
+        assertEquals(40 * 20, out.main().size());
+        assertTrue(out.expiry().status().startsWith("active"), out.expiry().status());
+        Statistics st = out.statistics();
+        Statistics.ColumnFamily contents = st.columnFamilies().stream()
+                .filter(cf -> cf.name().equals("window-contents")).findFirst().orElseThrow();
+        long entries = contents.levels().stream().mapToLong(Statistics.Level::entries).sum();
+        long tombstones = contents.tombstones();
+        System.out.printf("window-contents after all windows fired: %d entries, %d tombstones, %d bytes in files;"
+                + " pages dropped %d (%d bytes), bytes written by flushes %d%n", entries, tombstones,
+                contents.totalBytes(), st.secondaryDeletes().pagesDropped(), st.secondaryDeletes().pageBytesDropped(),
+                st.bytesWrittenFlush());
+        assertEquals(0, entries, "expired window contents are still in the files");
+        assertEquals(0, tombstones, "clears left tombstones in the files");
+        assertTrue(st.secondaryDeletes().pagesDropped() > 0, "no page was dropped whole");
+    }
+
+    // ---- Window functions: every output names its window, key and inputs.
+
+    private static final class Label<T> implements WindowFunction<T, String, Integer, TimeWindow> {
+        @Override
+        public void apply(Integer key, TimeWindow window, Iterable<T> input, Collector<String> out) {
+            out.collect(key + " " + window + " " + input.iterator().next());
+        }
+    }
+
+    private static final class Sum implements AggregateFunction<Tuple2<Integer, Long>, Long, Long> {
+        @Override
+        public Long createAccumulator() {
+            return 0L;
+        }
+
+        @Override
+        public Long add(Tuple2<Integer, Long> value, Long acc) {
+            return acc * 7 + value.f1;
+        }
+
+        @Override
+        public Long getResult(Long acc) {
+            return acc;
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return a * 7 + b;
+        }
+    }
+
+    private static final class Contents
+            extends ProcessWindowFunction<Tuple2<Integer, Long>, String, Integer, TimeWindow> {
+        @Override
+        public void process(Integer key, Context ctx, Iterable<Tuple2<Integer, Long>> elements, Collector<String> out) {
+            StringBuilder b = new StringBuilder().append(key).append(' ').append(ctx.window()).append(' ');
+            for (Tuple2<Integer, Long> e : elements) {
+                b.append(e.f1).append(',');
+            }
+            out.collect(b.toString());
+        }
+    }
+}

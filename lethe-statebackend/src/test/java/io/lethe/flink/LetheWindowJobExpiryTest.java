@@ -1,0 +1,106 @@
+package io.lethe.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
+import org.apache.flink.streaming.api.functions.windowing.WindowFunction;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.util.Collector;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * In a deployed job (MiniCluster), the backend finds the window operator in the task's
+ * configuration: for tumbling event-time windows the contents expire by the horizon (gauge
+ * {@code lethe.expiry.window-contents} active, horizons moved, pages dropped); for session windows
+ * it says why not.
+ */
+class LetheWindowJobExpiryTest {
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static Map<String, Metric> run(WindowAssigner<Object, TimeWindow> assigner) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, LetheStateBackendFactory.class.getName());
+        conf.set(LetheOptions.USE_MANAGED_MEMORY, false);
+        conf.set(LetheOptions.WRITE_BUFFER_SIZE, MemorySize.parse("64kb"));
+        conf.set(LetheOptions.PAGE_SIZE, MemorySize.parse("1kb"));
+        conf.set(LetheOptions.PAGES_PER_TILE, "4");
+        // Horizons move every D_th / 20: often enough within this short job.
+        conf.set(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, Duration.ofSeconds(1));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(LetheJobsTest.events())
+                .assignTimestampsAndWatermarks(WatermarkStrategy
+                        .<Tuple3<Integer, Long, Long>>forBoundedOutOfOrderness(Duration.ofSeconds(2))
+                        .withTimestampAssigner((e, t) -> e.f1));
+        input.keyBy(e -> e.f0)
+                .window(assigner)
+                // Window contents as a list of every element: enough bytes to reach the files.
+                .apply(new WindowFunction<Tuple3<Integer, Long, Long>, Long, Integer, TimeWindow>() {
+                    @Override
+                    public void apply(Integer key, TimeWindow window, Iterable<Tuple3<Integer, Long, Long>> input,
+                            Collector<Long> out) {
+                        long n = 0;
+                        for (Tuple3<Integer, Long, Long> ignored : input) {
+                            n++;
+                        }
+                        out.collect(n);
+                    }
+                })
+                .addSink(new DiscardingSink<>());
+        JobClient job = env.executeAsync();
+        job.getJobExecutionResult().get();
+        return REPORTER.findMetrics(job.getJobID(), "lethe.");
+    }
+
+    private static Object gauge(Map<String, Metric> metrics, String suffix) {
+        return metrics.entrySet().stream().filter(e -> e.getKey().endsWith(suffix))
+                .map(e -> ((Gauge<?>) e.getValue()).getValue()).findFirst()
+                .orElseThrow(() -> new AssertionError("no metric " + suffix + " in " + metrics.keySet()));
+    }
+
+    @Test
+    void tumblingWindowContentsExpireByTheHorizon() throws Exception {
+        Map<String, Metric> m = run(TumblingEventTimeWindows.of(Duration.ofMillis(500)));
+        String status = (String) gauge(m, "lethe.expiry.window-contents");
+        assertTrue(status.startsWith("active"), status);
+        assertTrue((Long) gauge(m, "lethe.horizon-advances") > 0, "the horizon never moved");
+        assertTrue((Long) gauge(m, "lethe.flushes") > 0, "nothing reached the files");
+        assertTrue((Long) gauge(m, "lethe.pages-dropped") > 0, "no page was dropped");
+    }
+
+    @Test
+    void sessionWindowsSayWhyNot() throws Exception {
+        Map<String, Metric> m = run(EventTimeSessionWindows.withGap(Duration.ofMillis(150)));
+        assertEquals("off: merging (session) windows", gauge(m, "lethe.expiry.window-contents"));
+    }
+}
