@@ -299,10 +299,14 @@ bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
     m->Get(&ctx);
     if (ctx.saw_entry()) return true;
   }
+  return FilesMayContain(*sv->files, key);
+}
+
+bool DBImpl::FilesMayContain(const ColumnFamilyFiles& files, std::string_view key) {
   bool may_exist = false;
-  ForEachFileContaining(*sv->files, key, [&](const FileRef& f) {
+  ForEachFileContaining(files, key, [&](const FileRef& f) {
     FileTables t;
-    // Unreadable file: assume the key may be there; the tombstone is written.
+    // Unreadable file: assume the key may be there (a tombstone is kept).
     may_exist = !OpenFileTables(table_cache_.get(), f, &t).ok() || t.table->MayContain(key, &t.overrides);
     return may_exist;
   });

@@ -150,6 +150,8 @@ class DBImpl final : public DB {
   std::vector<SequenceNumber> SnapshotList();   // mu_ held
   uint64_t OldestSnapshot();                    // mu_ held; kMaxSequenceNumber if none
   bool KeyMayExist(ColumnFamilyData* cfd, std::string_view key);  // write_mu_ held, takes mu_
+  // Whether a file of `files` may hold a version of `key` (Bloom filters; no page read).
+  bool FilesMayContain(const ColumnFamilyFiles& files, std::string_view key);
   bool FadeFlushDue();                          // mu_ held: a memtable's tombstones are overdue
   uint64_t FadeCheckPeriod();                   // mu_ held: µs between FADE checks, 0 if off
   uint64_t NewPendingFileNumber();              // takes mu_
@@ -207,6 +209,7 @@ class DBImpl final : public DB {
   std::atomic<bool> shutting_down_flag_{false};
   int manual_compactions_ = 0;  // CompactAll calls in progress
   bool page_drops_pending_ = false;  // a secondary delete may have covered whole pages
+  bool page_drops_deferred_ = false;  // partly covered pages wait: look again at the next periodic wake-up
   // Extents of dropped pages whose hole is not punched yet: waits until no
   // version still reads the file without the drop (`before` expired) and no
   // other hard link (a checkpoint) shares the file.

@@ -125,8 +125,15 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   for (const Job& job : jobs) {
     auto iter = job.imm->NewIterator();
     const SecondaryDeletes* secondary = job.files != nullptr ? &job.files->secondary : nullptr;
-    CompactionStream stream(iter.get(), job.imm->RangeTombstones(), snapshots,
-                            [](std::string_view, std::string_view) { return true; }, secondary);
+    // Whether a file may hold an older version of a key: a point tombstone whose key no file can
+    // hold deletes only what this memtable holds, and need not reach disk (a state cleared while
+    // its data was still in memory). Files only ever gain keys by flushes, which run one at a
+    // time, so the files seen now cover everything below this flush.
+    auto deeper = [this, files = job.files](std::string_view lo, std::string_view hi) {
+      if (files == nullptr) return false;
+      return lo != hi || FilesMayContain(*files, lo);  // range tombstones: kept
+    };
+    CompactionStream stream(iter.get(), job.imm->RangeTombstones(), snapshots, deeper, secondary);
     TableWriterOptions wo;
     wo.dbname = dbname_;
     wo.env = env_;
@@ -211,6 +218,7 @@ void DBImpl::CompactionThread() {
     if (period == 0) {
       bg_cv_.wait(l, ready);
     } else if (!bg_cv_.wait_for(l, std::chrono::microseconds(period), ready)) {
+      if (page_drops_deferred_) page_drops_pending_ = true;  // their wait may be over
       continue;
     }
     if (shutting_down_) return;

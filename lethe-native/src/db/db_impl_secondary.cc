@@ -289,10 +289,32 @@ Status CountRemainingPages(TableCache* tables, FileMetaData* f, size_t* remainin
   return Status::OK();
 }
 
+// A partly covered page is rewritten once this share of it is covered (or it
+// has waited a quarter of D_th).
+constexpr double kPatchShare = 0.5;
+
+// The share of a page's delete-key span [min, max] the records not yet applied
+// to file `f` cover, assuming delete keys spread evenly over the span.
+double CoveredShare(const SecondaryDeletes& sd, const FileMetaData& f, const PageMeta& p) {
+  const long double width = static_cast<long double>(p.delete_key_max - p.delete_key_min) + 1;
+  auto share = [&](uint64_t lo, uint64_t hi) {  // of [lo, hi] within [min, max]
+    lo = std::max(lo, p.delete_key_min);
+    hi = std::min(hi, p.delete_key_max);
+    return lo > hi ? 0.0 : static_cast<double>((static_cast<long double>(hi - lo) + 1) / width);
+  };
+  double best = 0;
+  if (sd.horizon() > 0) best = share(0, sd.horizon() - 1);
+  for (const DeleteKeyRangeRecord& r : sd.ranges) {
+    if (r.seq > f.secondary_applied_seq && f.smallest_seq < r.seq) best = std::max(best, share(r.lo, r.hi));
+  }
+  return best;
+}
+
 }  // namespace
 
 Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   page_drops_pending_ = false;
+  page_drops_deferred_ = false;
   VersionRef version = versions_->current();
   const std::multiset<SequenceNumber> snapshots = snapshots_;
   struct Candidate {
@@ -334,6 +356,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   std::vector<Change> changes;
   std::vector<FileMetaData> new_patches;  // pending outputs
   uint64_t partial = 0, pages = 0, bytes = 0, rewritten = 0, rewrite_read = 0, rewrite_written = 0;
+  bool deferred = false;  // a partly covered page waits: look again at the next periodic wake-up
   Status s;
   for (const Candidate& c : candidates) {
     const ColumnFamilyFiles& files = *version->cfs.at(c.cf);
@@ -371,6 +394,15 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
       } else {
         ch->extents.emplace_back(own.offset, len);
       }
+    };
+
+    auto worth_patching = [&](const PageMeta& p) {
+      if (CoveredShare(sd, f, p) >= kPatchShare) return true;
+      const uint64_t dth = c.options.delete_persistence_threshold_us;
+      if (dth == 0) return false;  // no bound to keep: wait for coverage or compaction
+      const uint64_t since =
+          sd.InvalidationTime(f.secondary_applied_seq, f.smallest_seq, p.delete_key_min, p.delete_key_max);
+      return since != 0 && now >= since + dth / 4;
     };
 
     Change ch{c.cf, c.level, c.file, f, false, {}};
@@ -427,11 +459,16 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
       }
       partial += partly.size();
       // The paper's partial page drop: one page per tile at most; more (only
-      // delete-key ranges make them) are left to FADE's file rewrite.
-      if (partly.size() == 1) {
+      // delete-key ranges make them) are left to FADE's file rewrite. A page
+      // waits until most of it is covered or it has waited a quarter of D_th:
+      // a horizon that moves on covers more of it meanwhile, so a page is not
+      // rewritten at every step, and FADE's deadline is still met by the
+      // rewrite rather than by compacting the whole file.
+      if (partly.size() == 1 && worth_patching(*partly[0].meta)) {
         to_rewrite.push_back(partly[0]);
-      } else if (partly.size() > 1) {
+      } else if (!partly.empty()) {
         fully_applied = false;
+        deferred = deferred || partly.size() == 1;
       }
     }
     if (!s.ok()) break;
@@ -517,6 +554,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   if (s.ok() && !new_patches.empty()) s = env_->SyncDir(dbname_);
 
   l.lock();
+  page_drops_deferred_ = page_drops_deferred_ || deferred;
   ReleasePendingOutputs(new_patches);
   auto discard = [&] {
     for (const FileMetaData& p : new_patches) env_->RemoveFile(TableFileName(dbname_, p.number));

@@ -260,5 +260,34 @@ TEST_F(DBTest, BlindDeletesAreNotWritten) {
   EXPECT_EQ(Get("f1101"), "v");
 }
 
+// A delete of data that never left the memtable deletes nothing on disk: the
+// flush drops it with the data (the files' Bloom filters say no older version
+// exists). A delete of data in a file reaches the files.
+TEST_F(DBTest, DeletesOfDataStillInMemoryNeverReachDisk) {
+  auto file_tombstones = [&] {
+    uint64_t n = 0;
+    for (const auto& l : db_->GetStatistics().column_families[0].levels) n += l.point_tombstones;
+    return n;
+  };
+  for (int i = 0; i < 200; i++) Put("f" + std::to_string(1000 + i), "v");
+  ASSERT_TRUE(db_->Flush().ok());
+  for (int i = 0; i < 100; i++) Put("m" + std::to_string(1000 + i), "v");
+  for (int i = 0; i < 100; i++) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "m" + std::to_string(1000 + i)).ok());
+  for (int i = 0; i < 10; i++) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "f" + std::to_string(1000 + i)).ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  EXPECT_EQ(file_tombstones(), 10u);
+  EXPECT_EQ(Get("m1000"), "NOT_FOUND");
+  EXPECT_EQ(Get("f1000"), "NOT_FOUND");
+  EXPECT_EQ(Get("f1010"), "v");
+  // A snapshot that still sees the data keeps data and tombstone.
+  Put("s", "v");
+  const Snapshot* snap = db_->GetSnapshot();
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "s").ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  EXPECT_EQ(Get("s", snap), "v");
+  EXPECT_EQ(Get("s"), "NOT_FOUND");
+  db_->ReleaseSnapshot(snap);
+}
+
 }  // namespace
 }  // namespace lethe

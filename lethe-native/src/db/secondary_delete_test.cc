@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include <thread>
+#include <chrono>
 
 #include "lethe/db.h"
 #include "lethe/env.h"
@@ -168,6 +170,50 @@ class PageDropTest : public SecondaryDeleteTest {
     return n;
   }
 };
+
+// A horizon that moves on in small steps (TTL, windows) would rewrite every
+// partly covered page at every step: a page waits until half of it is covered,
+// or until it has waited a quarter of D_th (then the rewrite, not a compaction
+// of the whole file, meets FADE's deadline).
+TEST_F(SecondaryDeleteTest, PartlyCoveredPagesWaitForCoverageOrAQuarterOfTheThreshold) {
+  ManualClock clock(1'000'000);
+  options_.clock = &clock;
+  options_.cf_defaults.delete_persistence_threshold_us = 4'000'000;
+  // One page a tile (no sorting by delete key across pages), ~90 entries a page: every page's
+  // delete keys spread over all of 0..99.
+  options_.cf_defaults.page_size = 4096;
+  options_.cf_defaults.pages_per_tile = 1;
+  db_.reset();
+  env_ = NewMemEnv();  // a new database: the family keeps the page size it was made with
+  options_.env = env_.get();
+  Reopen();
+  for (int i = 0; i < 4000; i++) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "key%06d", i);
+    Put(key, std::string(40, 'v'), static_cast<uint64_t>((i * 37) % 100));  // every page spans 0..99
+  }
+  ASSERT_TRUE(db_->CompactAll().ok());
+  auto rewritten = [&] { return db_->GetStatistics().pages_rewritten; };
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 10).ok());  // a tenth of every page
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  EXPECT_EQ(0u, rewritten());
+  EXPECT_GT(db_->GetStatistics().partially_covered_pages, 0u);
+  EXPECT_EQ("NOT_FOUND", Get("key000000"));  // hidden all the same
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 20).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  EXPECT_EQ(0u, rewritten());
+  // A quarter of D_th later, the periodic wake-up rewrites them.
+  clock.Advance(1'000'001);
+  for (int i = 0; i < 500 && rewritten() == 0; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_GT(rewritten(), 0u);
+  // Half covered: at once.
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 60).ok());
+  uint64_t before = rewritten();
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  EXPECT_GT(rewritten(), before);
+  EXPECT_EQ("NOT_FOUND", Get("key000001"));  // delete key 37
+  EXPECT_EQ(std::string(40, 'v'), Get("key000002"));  // delete key 74
+}
 
 TEST_F(PageDropTest, FullPagesAreDroppedWithoutIoAndTheirHolesPunched) {
   Load();
