@@ -7,4 +7,4 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 mvn -B -q -o compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >/dev/null
-exec java -Xmx2g -cp "target/classes:$(cat target/classpath.txt)" io.lethe.bench.jobs.ExpiryJobBench "$@"
+exec java -Xmx2g ${JAVA_OPTS:-} -cp "target/classes:$(cat target/classpath.txt)" io.lethe.bench.jobs.ExpiryJobBench "$@"

@@ -452,10 +452,10 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
                 queues.createOrUpdate(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
         // The window operator's event-time timers tell how far its windows are cleaned up.
         if (window.isActive() && WindowExpiry.EVENT_TIMER_QUEUE.equals(stateName)) {
-            return new PolledTimerQueue<>(queue, window, true);
+            return new PolledTimerQueue<>(queue, window, WindowExpiry.Domain.EVENT);
         }
         if (window.isActive() && WindowExpiry.PROCESSING_TIMER_QUEUE.equals(stateName)) {
-            return new PolledTimerQueue<>(queue, window, false);
+            return new PolledTimerQueue<>(queue, window, WindowExpiry.Domain.PROCESSING);
         }
         return queue;
     }

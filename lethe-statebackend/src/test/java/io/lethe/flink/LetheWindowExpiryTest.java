@@ -21,11 +21,13 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.evictors.CountEvictor;
 import org.apache.flink.streaming.api.windowing.triggers.ContinuousEventTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.CountTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.EventTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.ProcessingTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.PurgingTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.Trigger;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
@@ -61,14 +63,16 @@ class LetheWindowExpiryTest {
         final String description;
         final Supplier<OneInputStreamOperator<Tuple2<Integer, Long>, String>> operator;
         final Boolean expectActive;  // null: either
+        final boolean processingTime;  // watermarks advance processing time instead
         final List<Object> steps = new ArrayList<>();  // events, watermarks, "snapshot", "flush", ...
 
         Scenario(long seed, String description, Supplier<OneInputStreamOperator<Tuple2<Integer, Long>, String>> operator,
-                Boolean expectActive) {
+                Boolean expectActive, boolean processingTime) {
             this.seed = seed;
             this.description = description;
             this.operator = operator;
             this.expectActive = expectActive;
+            this.processingTime = processingTime;
         }
     }
 
@@ -80,7 +84,7 @@ class LetheWindowExpiryTest {
     private static Scenario scenario(long seed) {
         Random rnd = new Random(seed);
         long size = 100 + rnd.nextInt(400);
-        int kind = rnd.nextInt(3);
+        int kind = rnd.nextInt(4);
         WindowAssigner<Object, TimeWindow> assigner;
         String a;
         if (kind == 0) {
@@ -90,17 +94,35 @@ class LetheWindowExpiryTest {
             long slide = Math.max(10, size / (2 + rnd.nextInt(3)));
             assigner = SlidingEventTimeWindows.of(Duration.ofMillis(size), Duration.ofMillis(slide));
             a = "sliding " + size + "/" + slide;
-        } else {
+        } else if (kind == 2) {
             assigner = EventTimeSessionWindows.withGap(Duration.ofMillis(size / 2));
             a = "session gap " + size / 2;
+        } else {
+            // The "watermarks" below advance processing time instead.
+            assigner = TumblingProcessingTimeWindows.of(Duration.ofMillis(size));
+            a = "processing-time tumbling " + size;
         }
+        final boolean processingTime = kind == 3;
         // Unbounded lateness overflows Flink's own merge check for session windows: bounded there.
-        int l = rnd.nextInt(kind == 2 ? 2 : 3);
+        // Processing-time windows have none.
+        int l = processingTime ? 0 : rnd.nextInt(kind == 2 ? 2 : 3);
         long lateness = l == 0 ? 0 : l == 1 ? size / 2 + rnd.nextInt((int) size) : Long.MAX_VALUE;
         int t = rnd.nextInt(kind == 2 ? 3 : 5);  // session windows: triggers that can merge
         Trigger<Object, TimeWindow> trigger;
         String tr;
-        switch (t) {
+        switch (processingTime ? 10 + Math.min(t, 2) : t) {
+            case 10 -> {
+                trigger = ProcessingTimeTrigger.create();
+                tr = "processing-time";
+            }
+            case 11 -> {
+                trigger = PurgingTrigger.of(ProcessingTimeTrigger.create());
+                tr = "purging processing-time";
+            }
+            case 12 -> {
+                trigger = CountTrigger.of(2);
+                tr = "count 2";
+            }
             case 0 -> {
                 trigger = EventTimeTrigger.create();
                 tr = "event-time";
@@ -145,7 +167,7 @@ class LetheWindowExpiryTest {
         // Off: merging windows. Active: finite lateness. Unbounded lateness (windows never cleaned
         // up): the checks turn it off, except while a purging trigger empties every window anyway.
         Boolean active = kind == 2 ? Boolean.FALSE : lateness != Long.MAX_VALUE ? Boolean.TRUE : null;
-        Scenario s = new Scenario(seed, description, operator, active);
+        Scenario s = new Scenario(seed, description, operator, active, processingTime);
         // Input: keys in [0, 12), timestamps rising with disorder, now and then an event far behind
         // (late, within or beyond the lateness), watermarks every few events.
         long maxTs = 0;
@@ -172,7 +194,7 @@ class LetheWindowExpiryTest {
                 s.steps.add("advance");
             }
         }
-        s.steps.add(new Watermark(Long.MAX_VALUE));
+        s.steps.add(new Watermark(processingTime ? maxTs + 20 * size : Long.MAX_VALUE));
         s.steps.add("advance");
         return s;
     }
@@ -191,7 +213,11 @@ class LetheWindowExpiryTest {
             if (step instanceof Event e) {
                 h.processElement(new StreamRecord<>(Tuple2.of(e.key(), e.value()), e.ts()));
             } else if (step instanceof Watermark w) {
-                h.processWatermark(w.ts());
+                if (s.processingTime) {
+                    h.setProcessingTime(Math.max(w.ts(), h.getProcessingTime()));
+                } else {
+                    h.processWatermark(w.ts());
+                }
             } else if ("snapshot".equals(step)) {
                 OperatorSubtaskState state = h.snapshot(++checkpoint, checkpoint);
                 drain(h, main, late);
@@ -281,6 +307,10 @@ class LetheWindowExpiryTest {
             }
             if (status.startsWith("active")) {
                 active++;
+                long horizon = actual.statistics().columnFamilies().stream()
+                        .filter(cf -> cf.name().equals("window-contents")).mapToLong(Statistics.ColumnFamily::horizon)
+                        .max().orElse(0);
+                assertTrue(horizon > 0, "active, but the horizon never moved: " + s.description);
             }
         }
         assertTrue(active >= scenarios / 4, "too few scenarios had window expiry active: " + active);
@@ -309,7 +339,7 @@ class LetheWindowExpiryTest {
                     TumblingEventTimeWindows.of(Duration.ofMillis(100)), EventTimeTrigger.create(),
                     new ExecutionConfig(), EVENT, e -> e.f0, BasicTypeInfo.INT_TYPE_INFO);
             return b.process(new Contents());
-        }, true);
+        }, true, false);
         // 40 windows of 20 keys with 25 events each; flushed as they go, so the contents of every
         // window reach the files before the window fires and is cleared.
         for (int w = 0; w < 40; w++) {

@@ -19,22 +19,16 @@ import java.util.Set;
 public final class PolledTimerQueue<T> implements KeyGroupedInternalPriorityQueue<T> {
     private final KeyGroupedInternalPriorityQueue<T> queue;
     private final WindowExpiry window;
-    private final boolean eventTime;
+    private final WindowExpiry.Domain domain;
 
-    /**
-     * @param eventTime the event-time queue (observed in full); else the processing-time queue
-     *     (any timer added there turns window expiry off)
-     */
-    public PolledTimerQueue(KeyGroupedInternalPriorityQueue<T> queue, WindowExpiry window, boolean eventTime) {
+    public PolledTimerQueue(KeyGroupedInternalPriorityQueue<T> queue, WindowExpiry window, WindowExpiry.Domain domain) {
         this.queue = queue;
         this.window = window;
-        this.eventTime = eventTime;
-        if (eventTime) {
-            try (CloseableIterator<T> restored = queue.iterator()) {
-                window.restoredTimers(restored);
-            } catch (Exception e) {
-                window.disable("the restored timers could not be read (" + e + ")");
-            }
+        this.domain = domain;
+        try (CloseableIterator<T> restored = queue.iterator()) {
+            window.restoredTimers(restored, domain);
+        } catch (Exception e) {
+            window.disable("the restored timers could not be read (" + e + ")");
         }
     }
 
@@ -42,8 +36,8 @@ public final class PolledTimerQueue<T> implements KeyGroupedInternalPriorityQueu
     @Override
     public T poll() {
         T timer = queue.poll();
-        if (eventTime && timer != null) {
-            window.polled(timer);
+        if (timer != null) {
+            window.polled(timer, domain);
         }
         return timer;
     }
@@ -52,27 +46,19 @@ public final class PolledTimerQueue<T> implements KeyGroupedInternalPriorityQueu
     @Override
     public T peek() {
         T head = queue.peek();
-        if (eventTime) {
-            window.peeked(head);
-        }
+        window.peeked(head, domain);
         return head;
     }
 
     @Override
     public boolean add(@Nonnull T toAdd) {
-        if (eventTime) {
-            window.added(toAdd);
-        } else {
-            window.processingTimerAdded();
-        }
+        window.added(toAdd, domain);
         return queue.add(toAdd);
     }
 
     @Override
     public boolean remove(@Nonnull T toRemove) {
-        if (eventTime) {
-            window.removed(toRemove);
-        }
+        window.removed(toRemove, domain);
         return queue.remove(toRemove);
     }
 

@@ -107,8 +107,10 @@ public final class StateExpiry {
             return "off: " + off;
         }
         long lateness = window.cleanupOffset();
-        return "active: window contents leave after their cleanup, followed on the operator's event-time timers"
-                + (lateness == Long.MIN_VALUE ? "" : " (allowed lateness " + lateness + " ms)");
+        WindowExpiry.Domain domain = window.domain();
+        return "active: window contents leave after their cleanup, followed on the operator's "
+                + (domain == WindowExpiry.Domain.PROCESSING ? "processing-time " : domain == null ? "" : "event-time ")
+                + "timers" + (lateness == Long.MIN_VALUE ? "" : " (allowed lateness " + lateness + " ms)");
     }
 
     /**

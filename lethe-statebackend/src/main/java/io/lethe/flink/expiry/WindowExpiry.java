@@ -20,11 +20,12 @@ import java.util.function.Supplier;
  * <p><b>Delete key.</b> Every entry (and clear) of the operator's {@code window-contents} state
  * carries its window's max timestamp, read from the key (a {@code TimeWindow} namespace ends it).
  *
- * <p><b>What is observed.</b> The operator's event-time timers ({@code window-timers}): every timer
- * added, removed, polled, and every peek. For each window it writes, {@code WindowOperator}
- * registers a cleanup timer at {@code maxTimestamp + allowedLateness}, after the trigger's own
- * timers; Flink's triggers register at or before the max timestamp. So the cleanup offset L (the
- * allowed lateness) is the largest offset {@code timestamp - maxTimestamp} of any timer added.
+ * <p><b>What is observed.</b> The operator's timers ({@code window-timers}) in the time domain of
+ * its windows, event or processing time (that of the first timer seen): every timer added,
+ * removed, polled, and every peek. For each window it writes, {@code WindowOperator} registers a
+ * cleanup timer at {@code maxTimestamp + allowedLateness} (processing time: at the max timestamp),
+ * after the trigger's own timers; Flink's triggers register at or before the max timestamp. So
+ * the cleanup offset L is the largest offset {@code timestamp - maxTimestamp} of any timer added.
  *
  * <p><b>What is checked</b> (any violation turns expiry off for good, before the horizon can
  * cover the window concerned):
@@ -35,17 +36,20 @@ import java.util.function.Supplier;
  *   <li>every callback of a timer at offset L clears that key's window contents (the cleanup);
  *   <li>no timer at offset L is removed except inside its own window's cleanup (a trigger deleting
  *       the cleanup timer would leave the window readable later);
- *   <li>no merging-window-set state and no processing-time timer (session and processing-time
- *       windows, processing-time triggers).
+ *   <li>no merging-window-set state (session windows), and timers in one time domain only (a
+ *       processing-time trigger on event-time windows, or the reverse, is not followed).
  * </ol>
  *
  * <p><b>Horizon.</b> The timer service polls a timer before its callback runs and peeks at the
  * queue before the next: a peek showing no timer at or below the last polled timestamp t means
- * every timer up to t has fired and returned. Every window with {@code maxTimestamp + L <= t} has
- * then been cleared by its cleanup callback (checks 1-3), and the operator never writes it again
- * while its watermark is past the cleanup time. The horizon is {@code t - L + 1}. After a restore
+ * every timer up to t has fired and returned (in processing time, where registering a timer peeks
+ * too, the next poll of a later timer says so). Every window with {@code maxTimestamp + L <= t}
+ * has then been cleared by its cleanup callback (checks 1-3), and the operator never writes it
+ * again while its watermark (its clock) is past the cleanup time. The horizon is {@code t - L +
+ * 1}. After a restore
  * the operator forgets its watermark until the next one arrives and may write such windows again
- * (Flink fires them late): those writes carry at least the current horizon as delete key
+ * (Flink fires them late), as a processing-time operator may after its clock stepped back: those
+ * writes carry at least the current horizon as delete key
  * ({@link StateExpiry}), so they stay until cleaned up again.
  *
  * <p><b>Across restores.</b> A restored operator continues what was observed before only if it
@@ -68,7 +72,12 @@ public final class WindowExpiry {
     public static final String EVENT_TIMER_QUEUE = "_timer_state/event_window-timers";
     public static final String PROCESSING_TIMER_QUEUE = "_timer_state/processing_window-timers";
 
+    /** The timer queue a timer comes from. */
+    public enum Domain { EVENT, PROCESSING }
+
     private final boolean windowOperator;
+    /** The time domain of the operator's windows: that of the first timer seen. */
+    private volatile Domain domain;
     private volatile String offReason;
     private Supplier<Object> currentKey = () -> null;
     /** Windows up to this max timestamp were restored from a canonical savepoint: never expired. */
@@ -133,6 +142,11 @@ public final class WindowExpiry {
     /** Whether the horizon may follow the operator's timers. */
     public boolean isActive() {
         return windowOperator && offReason == null;
+    }
+
+    /** The time domain of the windows (null before the first timer). */
+    public Domain domain() {
+        return domain;
     }
 
     /** Why not (null while active). */
@@ -203,13 +217,12 @@ public final class WindowExpiry {
         }
     }
 
-    /** Learns the cleanup offset from the timers a restored queue already holds. */
-    public void restoredTimers(Iterator<?> timers) {
+    /** Learns the time domain and cleanup offset from the timers a restored queue already holds. */
+    public void restoredTimers(Iterator<?> timers, Domain d) {
         while (timers.hasNext()) {
-            Object t = timers.next();
-            if (t instanceof InternalTimer && ((InternalTimer<?, ?>) t).getNamespace() instanceof TimeWindow) {
-                InternalTimer<?, ?> timer = (InternalTimer<?, ?>) t;
-                learn(offset(timer));
+            InternalTimer<?, ?> t = windowTimer(timers.next(), d);
+            if (t != null) {
+                learn(offset(t));
             }
         }
     }
@@ -239,11 +252,20 @@ public final class WindowExpiry {
         }
     }
 
-    // ---- Observed on the event-time timer queue (task thread).
+    // ---- Observed on the timer queues (task thread).
 
-    /** The timer of a window while active; null otherwise (a timer of no window turns expiry off). */
-    private InternalTimer<?, ?> windowTimer(Object timer) {
+    /**
+     * The timer of a window in the operator's time domain while active; null otherwise (a timer of
+     * no window, or timers in both domains, turn expiry off).
+     */
+    private InternalTimer<?, ?> windowTimer(Object timer, Domain d) {
         if (!isActive() || !(timer instanceof InternalTimer)) {
+            return null;
+        }
+        if (domain == null) {
+            domain = d;
+        } else if (domain != d) {
+            disable("timers in both event time and processing time (a trigger of the other time domain)");
             return null;
         }
         InternalTimer<?, ?> t = (InternalTimer<?, ?>) timer;
@@ -254,8 +276,8 @@ public final class WindowExpiry {
         return t;
     }
 
-    void added(Object timer) {
-        InternalTimer<?, ?> t = windowTimer(timer);
+    void added(Object timer, Domain d) {
+        InternalTimer<?, ?> t = windowTimer(timer, d);
         if (t == null) {
             return;
         }
@@ -267,8 +289,8 @@ public final class WindowExpiry {
         }
     }
 
-    void removed(Object timer) {
-        InternalTimer<?, ?> t = windowTimer(timer);
+    void removed(Object timer, Domain d) {
+        InternalTimer<?, ?> t = windowTimer(timer, d);
         if (t == null || offset(t) != cleanupOffset) {
             return;
         }
@@ -281,12 +303,18 @@ public final class WindowExpiry {
         }
     }
 
-    void polled(Object timer) {
+    void polled(Object timer, Domain d) {
         endCallback();
         checkPendingWrite();
-        InternalTimer<?, ?> t = windowTimer(timer);
+        InternalTimer<?, ?> t = windowTimer(timer, d);
         if (t == null) {
             return;
+        }
+        if (d == Domain.PROCESSING && lastPolled != Long.MIN_VALUE && t.getTimestamp() > lastPolled
+                && lastPolled > completed) {
+            // Processing time: a later timer polled means every callback up to the last one returned
+            // (peeks of this queue also happen inside callbacks, when a trigger registers a timer).
+            completed = lastPolled;
         }
         lastPolled = Math.max(lastPolled, t.getTimestamp());
         inCallback = true;
@@ -296,8 +324,15 @@ public final class WindowExpiry {
         callbackCleared = false;
     }
 
-    /** The timer service looks at the head (null: empty) before the next timer. */
-    void peeked(Object head) {
+    /**
+     * The event-time timer service looks at the head (null: empty) before the next timer; nothing
+     * else peeks at the event-time queue. (Processing-time peeks are ignored: registering a
+     * processing-time timer peeks too, also inside callbacks.)
+     */
+    void peeked(Object head, Domain d) {
+        if (d != Domain.EVENT || domain != Domain.EVENT) {
+            return;
+        }
         endCallback();
         checkPendingWrite();
         if (!isActive() || lastPolled == Long.MIN_VALUE || lastPolled <= completed) {
@@ -306,11 +341,6 @@ public final class WindowExpiry {
         if (head == null || (head instanceof InternalTimer && ((InternalTimer<?, ?>) head).getTimestamp() > lastPolled)) {
             completed = lastPolled;
         }
-    }
-
-    /** Any timer on the processing-time queue: processing-time windows or triggers. */
-    void processingTimerAdded() {
-        disable("processing-time timers on the window operator (processing-time windows or triggers)");
     }
 
     private void endCallback() {

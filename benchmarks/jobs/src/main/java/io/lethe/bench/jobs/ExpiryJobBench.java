@@ -122,7 +122,7 @@ public final class ExpiryJobBench {
         boolean full = args.length > 0 && args[0].equals("full");
         Path out = Path.of(args.length > 1 ? args[1] : "target/jobs").toAbsolutePath();
         Files.createDirectories(out);
-        long records = full ? 12_000_000 : 3_000_000;
+        long records = full ? 6_000_000 : 2_000_000;
         int rounds = full ? 3 : 1;
         System.out.printf("Expiry job benchmark (%s): %,d records per run, %d round(s), parallelism 1, checkpoints"
                 + " every %d s, output %s%n", full ? "full" : "quick", records, rounds,
