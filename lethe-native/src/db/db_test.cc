@@ -266,7 +266,8 @@ TEST_F(DBTest, BlindDeletesAreNotWritten) {
 TEST_F(DBTest, DeletesOfDataStillInMemoryNeverReachDisk) {
   auto file_tombstones = [&] {
     uint64_t n = 0;
-    for (const auto& l : db_->GetStatistics().column_families[0].levels) n += l.point_tombstones;
+    const DbStatistics st = db_->GetStatistics();  // kept alive while its levels are read
+    for (const auto& l : st.column_families[0].levels) n += l.point_tombstones;
     return n;
   };
   for (int i = 0; i < 200; i++) Put("f" + std::to_string(1000 + i), "v");

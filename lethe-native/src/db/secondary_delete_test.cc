@@ -206,9 +206,10 @@ TEST_F(SecondaryDeleteTest, PartlyCoveredPagesWaitForCoverageOrAQuarterOfTheThre
   clock.Advance(1'000'001);
   for (int i = 0; i < 500 && rewritten() == 0; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_GT(rewritten(), 0u);
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
   // Half covered: at once.
+  const uint64_t before = rewritten();
   ASSERT_TRUE(db_->AdvanceHorizon(cf_, 60).ok());
-  uint64_t before = rewritten();
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
   EXPECT_GT(rewritten(), before);
   EXPECT_EQ("NOT_FOUND", Get("key000001"));  // delete key 37

@@ -196,6 +196,7 @@ class LetheDbTest {
         ColumnFamilyHandle d = db.defaultColumnFamily();
         db.delete(d, b("never-written"));
         db.put(d, b("k"), b("v"));
+        db.flush();  // "k" is in a file: its delete must reach the files too
         db.delete(d, b("k"));
         Statistics st = db.statistics();
         assertEquals(1, st.blindDeletesSkipped());
