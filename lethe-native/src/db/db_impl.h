@@ -68,6 +68,9 @@ struct ColumnFamilyData {
   uint64_t imm_first_tombstone_time_us = 0;
   // Operations observed, for the automatic delete tile size.
   std::atomic<uint64_t> point_lookups{0}, range_lookups{0}, secondary_deletes{0};
+  // When the horizon last moved and the time before (mu_): a horizon that keeps moving (TTL,
+  // windows) will cover more of a partly covered page soon, a one-off one will not.
+  uint64_t horizon_moved_us = 0, horizon_moved_before_us = 0;
 };
 
 class SnapshotImpl final : public Snapshot {

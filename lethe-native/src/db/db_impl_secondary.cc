@@ -82,6 +82,10 @@ Status DBImpl::AddSecondaryRecord(
       h.back() = merged;
     }
   }
+  if (!records.horizons.empty() && records.horizons.back().seq == seq) {
+    cfd->horizon_moved_before_us = cfd->horizon_moved_us;
+    cfd->horizon_moved_us = now;
+  }
   VersionEdit edit;
   edit.SetSecondaryDeletes(cfd->id, std::move(records));
   versions_->SetLastSequence(seq);
@@ -289,8 +293,17 @@ Status CountRemainingPages(TableCache* tables, FileMetaData* f, size_t* remainin
   return Status::OK();
 }
 
-// A partly covered page is rewritten once this share of it is covered (or it
-// has waited a quarter of D_th).
+// Whether the horizon of a family keeps moving: it moved twice within a quarter
+// of D_th (10 s with FADE off), the last time no longer ago than that.
+bool HorizonMoving(const ColumnFamilyData& cfd, uint64_t now) {
+  const uint64_t dth = cfd.options.delete_persistence_threshold_us;
+  const uint64_t window = dth == 0 ? 10'000'000 : dth / 4;
+  return cfd.horizon_moved_before_us != 0 && cfd.horizon_moved_us - cfd.horizon_moved_before_us <= window &&
+         now - std::min(now, cfd.horizon_moved_us) <= window;
+}
+
+// While the horizon keeps moving, a partly covered page is rewritten once this
+// share of it is covered (or it has waited a quarter of D_th).
 constexpr double kPatchShare = 0.5;
 
 // The share of a page's delete-key span [min, max] the records not yet applied
@@ -322,8 +335,10 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     int level;
     FileRef file;
     ColumnFamilyOptions options;
+    bool horizon_moving;
   };
   std::vector<Candidate> candidates;
+  const uint64_t now = clock_->NowMicros();
   for (const auto& [id, files] : version->cfs) {
     const SecondaryDeletes& sd = files->secondary;
     auto cfd = cfds_.find(id);
@@ -334,12 +349,11 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
         for (const DeleteKeyRangeRecord& r : sd.ranges) {
           maybe = maybe || (f->smallest_seq < r.seq && r.lo <= f->delete_key_max && f->delete_key_min <= r.hi);
         }
-        if (maybe) candidates.push_back(Candidate{id, level, f, cfd->second->options});
+        if (maybe) candidates.push_back(Candidate{id, level, f, cfd->second->options, HorizonMoving(*cfd->second, now)});
       }
     }
   }
   if (candidates.empty()) return Status::OK();
-  const uint64_t now = clock_->NowMicros();
   l.unlock();
 
   // Full pages: decided from the in-memory index alone (no page read).
@@ -397,7 +411,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     };
 
     auto worth_patching = [&](const PageMeta& p) {
-      if (CoveredShare(sd, f, p) >= kPatchShare) return true;
+      if (!c.horizon_moving || CoveredShare(sd, f, p) >= kPatchShare) return true;
       const uint64_t dth = c.options.delete_persistence_threshold_us;
       if (dth == 0) return false;  // no bound to keep: wait for coverage or compaction
       const uint64_t since =
@@ -459,11 +473,12 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
       }
       partial += partly.size();
       // The paper's partial page drop: one page per tile at most; more (only
-      // delete-key ranges make them) are left to FADE's file rewrite. A page
-      // waits until most of it is covered or it has waited a quarter of D_th:
-      // a horizon that moves on covers more of it meanwhile, so a page is not
-      // rewritten at every step, and FADE's deadline is still met by the
-      // rewrite rather than by compacting the whole file.
+      // delete-key ranges make them) are left to FADE's file rewrite. While
+      // the horizon keeps moving, a page waits until half of it is covered or
+      // it has waited a quarter of D_th: the horizon covers more of it
+      // meanwhile, so a page is not rewritten at every step, and FADE's
+      // deadline is still met by the rewrite rather than by compacting the
+      // whole file. A one-off delete rewrites at once.
       if (partly.size() == 1 && worth_patching(*partly[0].meta)) {
         to_rewrite.push_back(partly[0]);
       } else if (!partly.empty()) {
