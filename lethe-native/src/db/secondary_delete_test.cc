@@ -38,6 +38,23 @@ class SecondaryDeleteTest : public MemDbTest {
   void Merge(std::string_view k, std::string_view v, uint64_t dk) {
     ASSERT_TRUE(db_->Merge(WriteOptions(), cf_, k, v, dk).ok());
   }
+  // Keys key000000.. with 40-byte values and the delete key dk(i) each.
+  template <typename DeleteKey>
+  void PutKeys(int n, DeleteKey dk, char value = 'v') {
+    for (int i = 0; i < n; i++) {
+      char key[16];
+      std::snprintf(key, sizeof(key), "key%06d", i);
+      Put(key, std::string(40, value == 0 ? static_cast<char>('a' + i % 7) : value), static_cast<uint64_t>(dk(i)));
+    }
+  }
+  // Entries a full scan of the default family of `db` sees.
+  static uint64_t CountEntries(DB* db) {
+    uint64_t n = 0;
+    auto it = db->NewIterator(ReadOptions(), db->DefaultColumnFamily());
+    for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    return n;
+  }
 };
 
 TEST_F(SecondaryDeleteTest, HorizonHidesOlderMergeBaseAfterCompaction) {
@@ -152,11 +169,7 @@ TEST_F(SecondaryDeleteTest, TombstonesWithADeleteKeyLeaveWithTheirData) {
 class PageDropTest : public SecondaryDeleteTest {
  protected:
   void Load() {
-    for (int i = 0; i < 4000; i++) {
-      char key[16];
-      std::snprintf(key, sizeof(key), "key%06d", i);
-      Put(key, std::string(40, static_cast<char>('a' + i % 7)), static_cast<uint64_t>(i % 7));
-    }
+    PutKeys(4000, [](int i) { return i % 7; }, 0);
     ASSERT_TRUE(db_->CompactAll().ok());
   }
   uint64_t Live() {
@@ -187,11 +200,7 @@ TEST_F(SecondaryDeleteTest, PartlyCoveredPagesWaitForCoverageOrAQuarterOfTheThre
   env_ = NewMemEnv();  // a new database: the family keeps the page size it was made with
   options_.env = env_.get();
   Reopen();
-  for (int i = 0; i < 4000; i++) {
-    char key[16];
-    std::snprintf(key, sizeof(key), "key%06d", i);
-    Put(key, std::string(40, 'v'), static_cast<uint64_t>((i * 37) % 100));  // every page spans 0..99
-  }
+  PutKeys(4000, [](int i) { return (i * 37) % 100; });  // every page spans 0..99
   ASSERT_TRUE(db_->CompactAll().ok());
   auto rewritten = [&] { return db_->GetStatistics().pages_rewritten; };
   // A one-off delete rewrites its partly covered pages at once.
@@ -261,11 +270,7 @@ TEST_F(PageDropTest, CheckpointTakenBeforeADropKeepsItsData) {
   {
     std::unique_ptr<DB> copy;
     ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
-    uint64_t n = 0;
-    auto it = copy->NewIterator(ReadOptions(), copy->DefaultColumnFamily());
-    for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
-    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
-    EXPECT_EQ(4000u, n);
+    EXPECT_EQ(4000u, CountEntries(copy.get()));
   }
   ASSERT_TRUE(DestroyDB("/ckpt", options_).ok());
   // With the links gone, the next cleanup punches the holes.
@@ -302,11 +307,7 @@ TEST_F(PageDropTest, PatchTablesAreLiveFilesAndTravelWithCheckpoints) {
   ASSERT_TRUE(DestroyDB("/db", options_).ok());  // the copy must stand alone
   std::unique_ptr<DB> copy;
   ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
-  uint64_t n = 0;
-  auto it = copy->NewIterator(ReadOptions(), copy->DefaultColumnFamily());
-  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
-  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
-  EXPECT_EQ(expected, n);
+  EXPECT_EQ(expected, CountEntries(copy.get()));
 }
 
 TEST_F(PageDropTest, SnapshotDelaysTheDropUntilReleased) {

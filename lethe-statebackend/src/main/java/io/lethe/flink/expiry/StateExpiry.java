@@ -77,18 +77,10 @@ public final class StateExpiry {
     }
 
     /**
-     * The expiry of a state with this serializer.
+     * The expiry of a state with this serializer, of the operator {@code window} describes: its
+     * window contents (by name, with a {@code TimeWindow} namespace) carry window delete keys.
      *
      * @param floor the largest delete key the state issued before (from a restore), 0 if none
-     */
-    public static StateExpiry forState(String stateName, StateDescriptor.Type type, TypeSerializer<?> stateSerializer,
-            long floor) {
-        return forState(stateName, type, stateSerializer, null, WindowExpiry.none(), floor);
-    }
-
-    /**
-     * The expiry of a state of the operator {@code window} describes: its window contents (by name,
-     * with a {@code TimeWindow} namespace) carry window delete keys.
      */
     public static StateExpiry forState(String stateName, StateDescriptor.Type type, TypeSerializer<?> stateSerializer,
             TypeSerializer<?> namespaceSerializer, WindowExpiry window, long floor) {
@@ -217,7 +209,7 @@ public final class StateExpiry {
      */
     public long forEarlierData(byte[] key) {
         if (window != null) {
-            return forWindow(key);
+            return forWindow(WindowExpiry.maxTimestampOfKey(key));
         }
         return timestamped ? floor : LetheDb.MAX_DELETE_KEY;
     }
@@ -225,8 +217,9 @@ public final class StateExpiry {
     /** The delete key of a point delete of {@code key} (a clear): at least that of every version. */
     public long forDelete(byte[] key) {
         if (window != null) {
-            window.cleared(WindowExpiry.maxTimestampOfKey(key));
-            return forWindow(key);
+            long maxTs = WindowExpiry.maxTimestampOfKey(key);
+            window.cleared(maxTs);
+            return forWindow(maxTs);
         }
         return forEarlierData(key);
     }
@@ -264,7 +257,7 @@ public final class StateExpiry {
     /** The delete key of a value rewritten at {@code now} (state migration). */
     public long forRewrite(byte[] key, byte[] value, long now) {
         if (window != null) {
-            return forWindow(key);
+            return forWindow(WindowExpiry.maxTimestampOfKey(key));
         }
         if (timestamped && type == StateDescriptor.Type.LIST) {
             return issue(roundUp(Math.max(now, floor)));
@@ -294,16 +287,18 @@ public final class StateExpiry {
      * until the window is cleaned up again, which the horizon passes only later. In normal
      * operation a window written is never below the horizon, and this is its max timestamp.
      */
-    private long forWindow(byte[] key) {
-        if (maxFloor || window.belowFloor(WindowExpiry.maxTimestampOfKey(key))) {
+    private long forWindow(long maxTimestamp) {
+        if (maxFloor || window.belowFloor(maxTimestamp)) {
             return LetheDb.MAX_DELETE_KEY;
         }
-        return Math.max(WindowExpiry.deleteKeyOfKey(key), Math.max(restoredHorizon, window.horizonUpperBound()));
+        return Math.max(Math.max(0, maxTimestamp), Math.max(restoredHorizon, window.horizonUpperBound()));
     }
 
+    /** A write of window contents: the key is read once, for the checks and the delete key. */
     private long forWindowWrite(byte[] key) {
-        window.wrote(WindowExpiry.maxTimestampOfKey(key));
-        return forWindow(key);
+        long maxTs = WindowExpiry.maxTimestampOfKey(key);
+        window.wrote(maxTs);
+        return forWindow(maxTs);
     }
 
     /** The engine horizon this state's column family was restored with (window contents). */

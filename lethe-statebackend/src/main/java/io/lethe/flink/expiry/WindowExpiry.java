@@ -402,17 +402,15 @@ public final class WindowExpiry {
         return h == Long.MAX_VALUE ? h : h + 1;
     }
 
-    /** The delete key of an entry of window contents: its window's max timestamp (at least 0). */
-    public static long deleteKeyOfKey(byte[] key) {
+    /**
+     * The max timestamp of the window in a window-contents key (may be negative): the key ends with
+     * its {@code TimeWindow} namespace, whose last 8 bytes are the window's end.
+     */
+    static long maxTimestampOfKey(byte[] key) {
         if (key.length < Long.BYTES) {
             throw new IllegalArgumentException("A window-contents key of " + key.length + " bytes has no window");
         }
         long end = StateExpiry.readTimestamp(key, key.length - Long.BYTES);
-        return end == Long.MIN_VALUE ? 0 : Math.max(0, end - 1);
-    }
-
-    /** The max timestamp of the window in a window-contents key (may be negative). */
-    static long maxTimestampOfKey(byte[] key) {
-        return StateExpiry.readTimestamp(key, key.length - Long.BYTES) - 1;
+        return end == Long.MIN_VALUE ? end : end - 1;
     }
 }
