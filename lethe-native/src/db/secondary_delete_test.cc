@@ -224,6 +224,7 @@ TEST_F(SecondaryDeleteTest, PartlyCoveredPagesWaitForCoverageOrAQuarterOfTheThre
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
   // Half covered: at once, while still moving.
   ASSERT_TRUE(db_->AdvanceHorizon(cf_, 30).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());  // that pass done before the baseline
   const uint64_t before = rewritten();
   ASSERT_TRUE(db_->AdvanceHorizon(cf_, 60).ok());
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
