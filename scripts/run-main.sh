@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
-# The main job, for now: the native engine benchmark on a small default
-# workload (the windowed Flink example takes its place with the examples issue).
-# Extra arguments go to lethe_bench (e.g. --num=1000000).
+# The README's main job: page views per page in tumbling event-time windows over a generated
+# click stream, on a local MiniCluster with the Lethe backend. Prints progress while it runs and
+# a report at the end (records, windows, page drops, local state, oldest tombstone against D_th,
+# and whether the results equal a plain Java computation of the same stream). About a minute.
+# Options go to the job, e.g. --seconds 20, --rate 200000, --backend hashmap.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bench=lethe-native/target/cmake/lethe_bench
-if [ ! -x "$bench" ]; then
-  echo "run-main: $bench is missing: build first with 'mvn -B install -DskipTests'" >&2
-  exit 1
-fi
-exec "$bench" --benchmarks=fillrandom,readrandom,readmissing,overwrite,deleterandom,seekrandom --num=200000 "$@"
+exec "$(dirname "$0")/run-example.sh" ClickWindows "$@"

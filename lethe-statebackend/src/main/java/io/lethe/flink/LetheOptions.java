@@ -166,7 +166,7 @@ public final class LetheOptions {
                     .defaultColumnFamilyOptions(cf)
                     .build();
         } catch (IllegalArgumentException e) {
-            throw new IllegalConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
+            throw new LetheConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
         }
     }
 
@@ -183,7 +183,7 @@ public final class LetheOptions {
                     .fadeFilePick(config.get(FADE_FILE_PICK))
                     .build();
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new IllegalConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
+            throw new LetheConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
         }
     }
 
@@ -240,8 +240,48 @@ public final class LetheOptions {
         }
     }
 
+    /**
+     * Rejects keys under {@code state.backend.lethe.} that are not options of this backend: a
+     * misspelt option would otherwise be ignored silently (a misspelt delete persistence threshold
+     * would leave deletes unbounded).
+     */
+    static void checkKnownKeys(ReadableConfig config, List<ConfigOption<?>> options) {
+        List<String> known = options.stream().map(ConfigOption::key).toList();
+        for (String key : config.toMap().keySet()) {
+            if (key.startsWith(PREFIX) && !known.contains(key)) {
+                String closest = known.stream().filter(k -> k.startsWith(PREFIX))
+                        .min(java.util.Comparator.comparingInt(k -> editDistance(k, key))).orElse(null);
+                throw new LetheConfigurationException("Unknown option " + key + " of the Lethe state backend"
+                        + (closest != null && editDistance(closest, key) <= 4 ? ": did you mean " + closest + "?" : ".")
+                        + " The options are listed in docs/configuration.md.");
+            }
+        }
+    }
+
+    /** The prefix of every option of this backend. */
+    static final String PREFIX = "state.backend.lethe.";
+
+    private static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(substitute, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
     private static IllegalConfigurationException invalid(ConfigOption<?> option, Object value, String expected) {
-        return new IllegalConfigurationException(
+        return new LetheConfigurationException(
                 "Invalid value " + value + " for " + option.key() + ": expected " + expected + ".");
     }
 }

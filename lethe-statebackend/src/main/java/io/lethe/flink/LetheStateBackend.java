@@ -3,6 +3,7 @@ package io.lethe.flink;
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
+import io.lethe.engine.internal.NativeLibrary;
 import io.lethe.flink.expiry.WindowExpiry;
 import io.lethe.flink.restore.LetheFullRestore;
 import io.lethe.flink.restore.LetheNativeRestore;
@@ -34,6 +35,7 @@ import org.apache.flink.util.FileUtils;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -75,6 +77,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.DELETE_PERSISTENCE_THRESHOLD,
             LetheOptions.FADE_FILE_PICK,
             LetheOptions.AVOID_BLIND_DELETES,
+            LetheOptions.WINDOW_EXPIRY,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */
@@ -86,6 +89,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
 
     private LetheStateBackend(LetheStateBackend original, ReadableConfig config) {
         this.settings = new Configuration();
+        LetheOptions.checkKnownKeys(config, ALL_OPTIONS);
         for (ConfigOption<?> option : ALL_OPTIONS) {
             copy(option, original.settings, config);
         }
@@ -97,8 +101,15 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
     private <T> void copy(ConfigOption<T> option, Configuration original, ReadableConfig config) {
         if (original.contains(option)) {
             settings.set(option, original.get(option));
-        } else {
+            return;
+        }
+        try {
             config.getOptional(option).ifPresent(v -> settings.set(option, v));
+        } catch (IllegalArgumentException e) {
+            // Flink's own parsing (a number, a size, a duration, an enum constant) failed.
+            String detail = e.getCause() != null ? " " + e.getCause().getMessage() : "";
+            throw new LetheConfigurationException(e.getMessage() + detail
+                    + " See docs/configuration.md for the options of the Lethe state backend.", e);
         }
     }
 
@@ -154,6 +165,13 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
     public <K> AbstractKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
             throws IOException {
         Environment env = parameters.getEnv();
+        try {
+            NativeLibrary.ensureLoaded();
+        } catch (IllegalStateException e) {
+            throw new LetheConfigurationException("The Lethe state backend cannot load its native engine: "
+                    + e.getMessage() + ". Put the lethe-native jar built for this platform on the TaskManagers'"
+                    + " classpath (Flink's lib/ directory, beside lethe-statebackend).", e);
+        }
         File instanceBasePath = instanceDirectory(env, parameters.getJobID(), parameters.getOperatorIdentifier());
         long writeBufferBytes = settings.get(LetheOptions.WRITE_BUFFER_SIZE).getBytes();
         long pageCacheBytes = settings.get(LetheOptions.PAGE_CACHE_SIZE).getBytes();
@@ -247,6 +265,18 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             roots = env.getIOManager().getSpillingDirectories();
         }
         File root = roots[Math.floorMod(operatorIdentifier.hashCode(), roots.length)];
+        String where = configured != null && !configured.isEmpty()
+                ? "set " + LetheOptions.LOCAL_DIRECTORIES.key() + " to writable local directories"
+                : "set " + LetheOptions.LOCAL_DIRECTORIES.key() + " (or the TaskManager's io.tmp.dirs) to writable"
+                        + " local directories";
+        if (!root.isDirectory() && !root.mkdirs() && !root.isDirectory()) {
+            throw new LetheConfigurationException("The Lethe local directory " + root + " does not exist and cannot be"
+                    + " created" + (root.exists() ? " (a file of that name exists)" : "") + ": " + where + ".");
+        }
+        if (!Files.isWritable(root.toPath())) {
+            throw new LetheConfigurationException("The Lethe local directory " + root + " is not writable: " + where
+                    + ".");
+        }
         String name = "job_" + jobId + "_op_" + operatorIdentifier.replaceAll("[^a-zA-Z0-9\\-]", "_") + "_uuid_"
                 + UUID.randomUUID();
         File dir = new File(root, name);

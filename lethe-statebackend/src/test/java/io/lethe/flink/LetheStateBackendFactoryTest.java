@@ -95,8 +95,63 @@ class LetheStateBackendFactoryTest {
 
         Configuration text = letheConfig();
         text.setString("state.backend.lethe.size-ratio", "ten");
-        assertThrows(IllegalArgumentException.class,
+        e = assertThrows(IllegalConfigurationException.class,
                 () -> new LetheStateBackendFactory().createFromConfig(text, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("'ten'") && e.getMessage().contains("state.backend.lethe.size-ratio"),
+                e.getMessage());
+
+        Configuration pick = letheConfig();
+        pick.setString("state.backend.lethe.fade.file-pick", "newest");
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(pick, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("MOST_DELETES"), "names the values allowed: " + e.getMessage());
+    }
+
+    /** A misspelt key would be ignored silently; a misspelt threshold would leave deletes unbounded. */
+    @Test
+    void unknownOptionsFailWithASuggestion() {
+        Configuration c = letheConfig();
+        c.setString("state.backend.lethe.delete-persistance-threshold", "10 s");
+        IllegalConfigurationException e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(c, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("Unknown option state.backend.lethe.delete-persistance-threshold")
+                && e.getMessage().contains("did you mean state.backend.lethe.delete-persistence-threshold?"),
+                e.getMessage());
+
+        Configuration far = letheConfig();
+        far.setString("state.backend.lethe.colour", "blue");
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(far, getClass().getClassLoader()));
+        assertFalse(e.getMessage().contains("did you mean"), e.getMessage());
+
+        Configuration other = letheConfig();
+        other.setString("state.backend.rocksdb.block.cache-size", "64mb");  // not ours: ignored
+        new LetheStateBackendFactory().createFromConfig(other, getClass().getClassLoader());
+    }
+
+    /** Restarting cannot fix a configuration: Flink must fail the job instead of retrying forever. */
+    @Test
+    void configurationErrorsSuppressRestarts() {
+        Configuration c = letheConfig();
+        c.setString("state.backend.lethe.size-ratio", "1");
+        IllegalConfigurationException e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(c, getClass().getClassLoader()));
+        assertTrue(org.apache.flink.runtime.executiongraph.failover.ExecutionFailureHandler.isUnrecoverableError(
+                new RuntimeException("wrapped", e)));
+    }
+
+    /** Every option of {@link LetheOptions} is read from the configuration, not only its default. */
+    @Test
+    void everyOptionIsReadFromTheConfiguration() throws Exception {
+        for (java.lang.reflect.Field f : LetheOptions.class.getFields()) {
+            if (f.getType() == org.apache.flink.configuration.ConfigOption.class) {
+                assertTrue(LetheStateBackend.ALL_OPTIONS.contains(f.get(null)), f.getName() + " is never read");
+            }
+        }
+        Configuration c = letheConfig();
+        c.setString("state.backend.lethe.window-expiry", "false");
+        assertFalse(new LetheStateBackendFactory().createFromConfig(c, getClass().getClassLoader())
+                .get(LetheOptions.WINDOW_EXPIRY));
     }
 
     @Test
