@@ -1,5 +1,7 @@
 package io.lethe.examples;
 
+import io.lethe.flink.LetheConfigurationException;
+
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -17,6 +19,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.ParameterTool;
 import org.apache.flink.util.function.SerializableFunction;
 
@@ -28,6 +31,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
@@ -145,7 +149,13 @@ public final class LocalRun {
         try {
             while (true) {
                 try {
-                    JobExecutionResult r = result.get(1, TimeUnit.SECONDS);
+                    JobExecutionResult r;
+                    try {
+                        r = result.get(1, TimeUnit.SECONDS);
+                    } catch (ExecutionException failed) {
+                        System.err.println("The job failed: " + reason(failed));
+                        throw failed;
+                    }
                     seconds = (System.nanoTime() - start) / 1e9;
                     // The gauges' final values (the engines closed); the local directory is gone.
                     maxOldestTombstoneMs = Math.max(maxOldestTombstoneMs, MetricsCollector.max("oldest-tombstone-age-ms"));
@@ -165,6 +175,13 @@ public final class LocalRun {
                 client.cancel();
             }
         }
+    }
+
+    /** What to fix: a Lethe configuration problem's message, or else the root cause's. */
+    private static String reason(Throwable failure) {
+        return ExceptionUtils.findThrowable(failure, LetheConfigurationException.class)
+                .map(Throwable::getMessage)
+                .orElseGet(() -> String.valueOf(ExceptionUtils.stripExecutionException(failure).getMessage()));
     }
 
     private void sample() {
@@ -197,8 +214,8 @@ public final class LocalRun {
         for (String status : MetricsCollector.strings(".lethe.expiry.")) {
             row("expiry", status);
         }
-        row("page drops", String.format(Locale.ROOT,
-                "%,d pages (%s) dropped whole, without reading them; %,d partly covered pages rewritten",
+        row("expired by page drops", String.format(Locale.ROOT,
+                "%,d pages (%s) dropped whole without reading them; %,d partly covered pages rewritten",
                 MetricsCollector.sum("pages-dropped"), mib(MetricsCollector.sum("page-bytes-dropped")),
                 MetricsCollector.sum("pages-rewritten")));
         row("local state", String.format(Locale.ROOT, "peak %s, %s at the last sample before the end", mib(maxLocalBytes),
@@ -213,7 +230,7 @@ public final class LocalRun {
     }
 
     static void row(String label, String text) {
-        System.out.printf(Locale.ROOT, "  %-18s %s%n", label, text);
+        System.out.printf(Locale.ROOT, "  %-22s %s%n", label, text);
     }
 
     /** Deletes the work directory if this run created it. */

@@ -137,7 +137,7 @@ class BadConfigurationTest {
         assertTrue(p.waitFor(3, TimeUnit.MINUTES), "the job did not end");
         String text = Files.readString(output, StandardCharsets.UTF_8);
         assertNotEquals(0, p.exitValue(), text);
-        assertTrue(text.contains("The Lethe state backend cannot load its native engine: Lethe's native library"
+        assertTrue(text.contains("The job failed: The Lethe state backend cannot load its native engine: Lethe's native library"
                 + " /META-INF/native/") && text.contains("Put the lethe-native jar built for this platform on the"
                 + " TaskManagers' classpath (Flink's lib/ directory, beside lethe-statebackend)"), text);
     }

@@ -261,7 +261,7 @@ class KafkaPipelineTest {
 
         @Override
         public Click map(Click click) throws InterruptedException {
-            if (first && ++seen % 50 == 0) {
+            if (first && ++seen % 20 == 0) {
                 Thread.sleep(1);
             }
             return click;
@@ -286,7 +286,7 @@ class KafkaPipelineTest {
 
         @Override
         public String map(String result) throws InterruptedException {
-            if (first && checkpointed && ++sinceCheckpoint >= 20 && failedAfter == 0) {
+            if (first && checkpointed && ++sinceCheckpoint >= 5 && failedAfter == 0) {
                 failedAfter = sinceCheckpoint;
                 Thread.sleep(200);  // the results reach the broker (in an open transaction)
                 throw new RuntimeException("injected failure after " + sinceCheckpoint + " results since the last checkpoint");
