@@ -108,7 +108,7 @@ class BadConfigurationTest {
         JobClient job = submit(conf);
         String text = failure(job);
         assertTrue(text.contains("The Lethe local directory " + file.resolve("state") + " does not exist and cannot be"
-                + " created: set state.backend.lethe.localdir to writable local directories."), text);
+                + " created (" + file + " is a file): set state.backend.lethe.localdir to writable local directories."), text);
         // Not restarted, although the restart strategy allows 100 attempts.
         for (AccessExecutionVertex v : cluster.getArchivedExecutionGraph(job.getJobID()).get().getAllExecutionVertices()) {
             assertEquals(0, v.getCurrentExecutionAttempt().getAttemptNumber(), v.getTaskNameWithSubtaskIndex());

@@ -7,7 +7,12 @@ import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
@@ -20,6 +25,9 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -40,9 +48,20 @@ abstract class KafkaBroker implements AutoCloseable {
     /** What runs the broker, for the test log. */
     abstract String kind();
 
+    /**
+     * Starts a broker: {@code -Dlethe.it.kafka=container} or {@code embedded} forces the kind;
+     * otherwise ({@code auto}) a container where Docker answers, else the embedded broker.
+     */
     static KafkaBroker start(Path dir) throws Exception {
+        String choice = System.getProperty("lethe.it.kafka", "auto");
+        boolean container = switch (choice) {
+            case "container" -> true;
+            case "embedded" -> false;
+            case "auto" -> DockerClientFactory.instance().isDockerAvailable();
+            default -> throw new IllegalArgumentException("lethe.it.kafka is auto, container or embedded, not " + choice);
+        };
         KafkaBroker broker;
-        if (DockerClientFactory.instance().isDockerAvailable()) {
+        if (container) {
             broker = new Container();
         } else {
             broker = new Embedded(dir);
@@ -60,6 +79,35 @@ abstract class KafkaBroker implements AutoCloseable {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /** Every committed record of {@code topic} (read with read_committed to its end), sorted. */
+    List<String> readCommitted(String topic) {
+        Map<String, Object> props = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        List<String> lines = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            // Under read_committed the end offsets are the last stable offsets.
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Reading " + topic + " did not reach its end offsets " + end);
+                }
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    lines.add(r.value());
+                }
+            }
+        }
+        Collections.sort(lines);
+        return lines;
     }
 
     private void awaitReady() throws Exception {

@@ -27,14 +27,9 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,7 +122,7 @@ class KafkaPipelineTest {
         createTopics(name);
         ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
         start(lethe(dir), 2, name, true, false).getJobExecutionResult().get(3, TimeUnit.MINUTES);
-        assertEquals(expected(), readCommitted(name + "-out"));
+        assertEquals(expected(), broker.readCommitted(name + "-out"));
     }
 
     @Test
@@ -138,7 +133,7 @@ class KafkaPipelineTest {
         FailAfterUncommittedOutput.failedAfter = 0;
         start(lethe(dir), 2, name, true, true).getJobExecutionResult().get(3, TimeUnit.MINUTES);
         assertTrue(FailAfterUncommittedOutput.failedAfter > 0, "no failure was injected");
-        assertEquals(expected(), readCommitted(name + "-out"), "after a failure that followed "
+        assertEquals(expected(), broker.readCommitted(name + "-out"), "after a failure that followed "
                 + FailAfterUncommittedOutput.failedAfter + " results not yet covered by a checkpoint");
     }
 
@@ -155,7 +150,7 @@ class KafkaPipelineTest {
         int before = awaitCommitted(name + "-out", 1, Duration.ofMinutes(2));
         String savepoint = first.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(), format)
                 .get(2, TimeUnit.MINUTES);
-        int atStop = readCommitted(name + "-out").size();
+        int atStop = broker.readCommitted(name + "-out").size();
 
         ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, CLICKS / 2, CLICKS, 0);
         endMarkers(name + "-in");
@@ -168,7 +163,7 @@ class KafkaPipelineTest {
             // A few more checkpoints: nothing may follow.
             Thread.sleep(1_500);
             assertEquals(JobStatus.RUNNING, second.getJobStatus().get());
-            assertEquals(expected, readCommitted(name + "-out"), before + " results committed before the stop, "
+            assertEquals(expected, broker.readCommitted(name + "-out"), before + " results committed before the stop, "
                     + atStop + " at the stop (savepoint " + savepoint + ")");
             assertTrue(atStop > 0 && atStop < expected.size(), atStop + " of " + expected.size() + " at the stop");
         } finally {
@@ -206,41 +201,12 @@ class KafkaPipelineTest {
         return lines;
     }
 
-    /** Every committed record of {@code topic}, sorted (order across keys is not defined). */
-    private static List<String> readCommitted(String topic) {
-        Map<String, Object> props = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        List<String> lines = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                partitions.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            // Under read_committed the end offsets are the last stable offsets.
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                assertTrue(System.nanoTime() < deadline, "reading " + topic + " did not reach its end offsets");
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                    lines.add(r.value());
-                }
-            }
-        }
-        Collections.sort(lines);
-        return lines;
-    }
-
     /** Waits until {@code topic} holds at least {@code count} committed records; returns how many. */
     private static int awaitCommitted(String topic, int count, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         int n = 0;
         while (System.nanoTime() < deadline) {
-            n = readCommitted(topic).size();
+            n = broker.readCommitted(topic).size();
             if (n >= count) {
                 return n;
             }

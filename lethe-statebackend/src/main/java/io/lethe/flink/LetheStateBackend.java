@@ -271,7 +271,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                         + " local directories";
         if (!root.isDirectory() && !root.mkdirs() && !root.isDirectory()) {
             throw new LetheConfigurationException("The Lethe local directory " + root + " does not exist and cannot be"
-                    + " created" + (root.exists() ? " (a file of that name exists)" : "") + ": " + where + ".");
+                    + " created" + fileInTheWay(root) + ": " + where + ".");
         }
         if (!Files.isWritable(root.toPath())) {
             throw new LetheConfigurationException("The Lethe local directory " + root + " is not writable: " + where
@@ -280,12 +280,29 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
         String name = "job_" + jobId + "_op_" + operatorIdentifier.replaceAll("[^a-zA-Z0-9\\-]", "_") + "_uuid_"
                 + UUID.randomUUID();
         File dir = new File(root, name);
-        if (!dir.mkdirs() && !dir.isDirectory()) {
-            throw new IOException("Cannot create the Lethe working directory " + dir
-                    + ": check that " + LetheOptions.LOCAL_DIRECTORIES.key() + " (or the TaskManager's temporary"
-                    + " directories) names a writable local directory.");
+        try {
+            Files.createDirectory(dir.toPath());
+        } catch (IOException e) {
+            String reason = e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null
+                    ? fse.getReason() : e.toString();
+            if (reason.contains("No space left")) {
+                throw new IOException("Cannot create the Lethe working directory " + dir + ": " + reason, e);
+            }
+            // Permissions, a read-only file system, a special file system: restarting changes nothing.
+            throw new LetheConfigurationException("Cannot create a directory in the Lethe local directory " + root
+                    + " (" + reason + "): " + where + ".", e);
         }
         return dir;
+    }
+
+    /** " (X is a file)" if the path or one of its parents is a file, else "". */
+    private static String fileInTheWay(File path) {
+        for (File p = path; p != null; p = p.getParentFile()) {
+            if (p.exists()) {
+                return p.isDirectory() ? "" : " (" + p + " is a file)";
+            }
+        }
+        return "";
     }
 
     @Override

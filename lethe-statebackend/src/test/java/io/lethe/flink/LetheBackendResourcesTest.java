@@ -86,12 +86,25 @@ class LetheBackendResourcesTest {
         LetheStateBackend backend = new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
                 .with(LetheOptions.LOCAL_DIRECTORIES, java.util.List.of(new File(notADirectory, "sub").getPath()));
-        java.io.IOException e = assertThrows(java.io.IOException.class,
+        LetheConfigurationException e = assertThrows(LetheConfigurationException.class,
                 () -> backend.createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "op",
                         IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(),
                         TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), Collections.emptyList(),
                         new CloseableRegistry())));
-        assertTrue(e.getMessage().contains(LetheOptions.LOCAL_DIRECTORIES.key()), e.getMessage());
+        assertTrue(e.getMessage().contains("does not exist and cannot be created (" + notADirectory + " is a file)")
+                && e.getMessage().contains(LetheOptions.LOCAL_DIRECTORIES.key()), e.getMessage());
+
+        // A directory that exists but takes no new directories (root may write anywhere else).
+        File readOnly = new File("/proc/lethe-cannot-write");
+        LetheStateBackend onProc = backend.with(LetheOptions.LOCAL_DIRECTORIES, java.util.List.of("/proc"));
+        e = assertThrows(LetheConfigurationException.class,
+                () -> onProc.createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "op",
+                        IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), Collections.emptyList(),
+                        new CloseableRegistry())));
+        assertTrue(e.getMessage().startsWith("Cannot create a directory in the Lethe local directory /proc (")
+                && e.getMessage().endsWith("set state.backend.lethe.localdir to writable local directories.")
+                && !readOnly.exists(), e.getMessage());
         env.close();
     }
 }
