@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -59,6 +60,19 @@ class LetheWindowJobExpiryTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(LetheJobsTest.events())
+                // Paced (about 1 s in all): the horizon moves on a timer every D_th / 20 = 50 ms, so
+                // windows must fire over many of its steps, not all within one (as CI once saw).
+                .map(new MapFunction<Tuple3<Integer, Long, Long>, Tuple3<Integer, Long, Long>>() {
+                    private int seen;
+
+                    @Override
+                    public Tuple3<Integer, Long, Long> map(Tuple3<Integer, Long, Long> e) throws InterruptedException {
+                        if (++seen % 20 == 0) {
+                            Thread.sleep(1);
+                        }
+                        return e;
+                    }
+                })
                 .assignTimestampsAndWatermarks(WatermarkStrategy
                         .<Tuple3<Integer, Long, Long>>forBoundedOutOfOrderness(Duration.ofSeconds(2))
                         .withTimestampAssigner((e, t) -> e.f1));
