@@ -80,22 +80,24 @@ class BadConfigurationTest {
         return ExceptionUtils.stringifyException(e);
     }
 
+    /** Submits the job with one option set; returns the failure's whole cause chain. */
+    private static String submissionFailure(Path dir, String key, String value) {
+        Configuration conf = lethe(dir);
+        conf.setString(key, value);
+        Exception e = assertThrows(Exception.class, () -> submit(conf).getJobExecutionResult().get(2, TimeUnit.MINUTES));
+        return ExceptionUtils.stringifyException(e);
+    }
+
     @Test
     void anOptionValueThatDoesNotParse(@TempDir Path dir) {
-        Configuration conf = lethe(dir);
-        conf.setString("state.backend.lethe.pages-per-tile", "many");
-        Exception e = assertThrows(Exception.class, () -> submit(conf).getJobExecutionResult().get(2, TimeUnit.MINUTES));
-        String text = ExceptionUtils.stringifyException(e);
+        String text = submissionFailure(dir, "state.backend.lethe.pages-per-tile", "many");
         assertTrue(text.contains("Invalid value many for state.backend.lethe.pages-per-tile: expected an integer in"
                 + " [1, 4096] or 'auto'"), text);
     }
 
     @Test
     void anUnknownOption(@TempDir Path dir) {
-        Configuration conf = lethe(dir);
-        conf.setString("state.backend.lethe.page-per-tile", "8");
-        Exception e = assertThrows(Exception.class, () -> submit(conf).getJobExecutionResult().get(2, TimeUnit.MINUTES));
-        String text = ExceptionUtils.stringifyException(e);
+        String text = submissionFailure(dir, "state.backend.lethe.page-per-tile", "8");
         assertTrue(text.contains("Unknown option state.backend.lethe.page-per-tile of the Lethe state backend: did you"
                 + " mean state.backend.lethe.pages-per-tile?"), text);
     }
