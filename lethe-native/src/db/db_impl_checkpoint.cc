@@ -226,9 +226,11 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     return true;
   }
   if (property == "lethe.files") {
-    // One line per table file of the family: level, number, entries and
-    // delete-key bounds of the remaining pages, dropped pages.
+    // One line per table file of the family: level, number, entries,
+    // tombstones and the age of the oldest one (0: none), delete-key bounds
+    // of the remaining pages, dropped pages.
     std::lock_guard<std::mutex> l(mu_);
+    const uint64_t now = clock_->NowMicros();
     Status s;
     ColumnFamilyData* cfd = Resolve(cf, &s);
     if (cfd == nullptr) return false;
@@ -237,7 +239,13 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     for (int level = 0; level < kNumLevels; level++) {
       for (const FileRef& f : files.levels[level]) {
         *value += "L" + std::to_string(level) + " #" + std::to_string(f->number) + " entries=" +
-                  std::to_string(f->num_entries) + " delete-keys=[" + std::to_string(f->delete_key_min) + "," +
+                  std::to_string(f->num_entries) +
+                  " tombstones=" + std::to_string(f->num_point_tombstones + f->num_range_tombstones) +
+                  " tombstone-age-us=" +
+                  std::to_string(f->oldest_tombstone_time_us == 0 || now < f->oldest_tombstone_time_us
+                                     ? 0
+                                     : now - f->oldest_tombstone_time_us) +
+                  " delete-keys=[" + std::to_string(f->delete_key_min) + "," +
                   std::to_string(f->delete_key_max) + "] dropped=[";
         for (size_t i = 0; i < f->dropped_pages.size(); i++) {
           *value += (i > 0 ? "," : "") + std::to_string(f->dropped_pages[i]);

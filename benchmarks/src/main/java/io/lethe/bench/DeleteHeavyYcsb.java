@@ -10,6 +10,7 @@ import io.lethe.engine.WriteOptions;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
+import org.rocksdb.HistogramType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -43,8 +44,9 @@ import java.util.stream.Stream;
  * from Lethe's statistics and, for RocksDB, from its table properties (a file's oldest key time,
  * an upper bound on its tombstones' age) plus its memtable counters (age unknown).
  *
- * <p>Arguments: {@code [quick|full] [D_th seconds] [csv file]}. Quick: 200 k keys, 1 M operations,
- * D_th 1 s. Full: 1 M keys, 4 M operations, D_th 5 s. FADE has to push every tombstone through
+ * <p>Arguments: {@code [quick|full] [output directory]}; {@code -Dlethe.bench.ycsb.dth-seconds} sets D_th.
+ * Quick: 150 k keys, 600 k operations, 5 % deletes, D_th 1 s. Full: 500 k keys, 2 M operations, 2, 5 and
+ * 10 % deletes, D_th 6 s. Two rounds, systems interleaved. FADE has to push every tombstone through
  * the tree within D_th, so its extra write work grows as D_th shrinks towards the time the
  * workload takes to write the tree's size.
  */
@@ -56,7 +58,13 @@ public final class DeleteHeavyYcsb {
     static final long LEVEL1 = 32L << 20;
     static final long TARGET_FILE = 8L << 20;
 
-    record Measure(long liveBytes, long writtenBytes, long tombstones, double maxTombstoneAgeSeconds) {}
+    /**
+     * One look at an engine: live table bytes, bytes written by flushes and compactions, compactions that
+     * rewrote data (trivial moves not counted), tombstones (files and memtables), the oldest one's age,
+     * and per table file holding tombstones its tombstone count and age ({@code {age_us, count}}).
+     */
+    record Measure(long liveBytes, long writtenBytes, long compactions, long compactionBytes, long tombstones,
+            double maxTombstoneAgeSeconds, List<long[]> fileTombstones) {}
 
     interface Engine extends AutoCloseable {
         void put(byte[] k, byte[] v) throws Exception;
@@ -108,8 +116,24 @@ public final class DeleteHeavyYcsb {
         public Measure measure() {
             Statistics s = db.statistics();
             Statistics.ColumnFamily c = s.columnFamilies().get(0);
-            return new Measure(s.liveBytes(), s.bytesWrittenFlush() + s.bytesWrittenCompaction(), c.tombstones(),
-                    c.oldestTombstoneAgeMicros() / 1e6);
+            List<long[]> files = new ArrayList<>();
+            // One line per table file: "... tombstones=N tombstone-age-us=A ...".
+            for (String line : db.property(cf, "lethe.files").split("\n")) {
+                int at = line.indexOf(" tombstones=");
+                int ageAt = line.indexOf(" tombstone-age-us=");
+                if (at < 0 || ageAt < 0) {
+                    continue;
+                }
+                long n = Long.parseLong(line.substring(at + 12, line.indexOf(' ', at + 1)));
+                long age = Long.parseLong(line.substring(ageAt + 18, line.indexOf(' ', ageAt + 1)));
+                if (n > 0) {
+                    files.add(new long[] {age, n});
+                }
+            }
+            return new Measure(s.liveBytes(), s.bytesWrittenFlush() + s.bytesWrittenCompaction(),
+                    s.compactionsLevel0() + s.compactionsSaturation() + s.compactionsManual()
+                            + s.compactionsDeleteDriven(),
+                    s.bytesWrittenCompaction(), c.tombstones(), c.oldestTombstoneAgeMicros() / 1e6, files);
         }
 
         public void close() {
@@ -172,6 +196,7 @@ public final class DeleteHeavyYcsb {
                     + Long.parseLong(db.getProperty("rocksdb.num-deletes-imm-mem-tables"));
             long now = System.currentTimeMillis() / 1000;
             double maxAge = 0;
+            List<long[]> files = new ArrayList<>();
             for (TableProperties p : db.getPropertiesOfAllTables().values()) {
                 long dels = p.getNumDeletions() + p.getNumRangeDeletions();
                 if (dels == 0) {
@@ -179,11 +204,14 @@ public final class DeleteHeavyYcsb {
                 }
                 tombstones += dels;
                 long born = p.getOldestKeyTime() > 0 ? p.getOldestKeyTime() : p.getCreationTime();
-                if (born > 0) {
-                    maxAge = Math.max(maxAge, now - born);
-                }
+                long age = born > 0 ? Math.max(0, now - born) : 0;
+                maxAge = Math.max(maxAge, age);
+                files.add(new long[] {age * 1_000_000, dels});
             }
-            return new Measure(live, written, tombstones, maxAge);
+            // A compaction job per compaction that rewrote data (trivial moves run none).
+            long compactions = stats.getHistogramData(HistogramType.COMPACTION_TIME).getCount();
+            return new Measure(live, written, compactions, stats.getTickerCount(TickerType.COMPACT_WRITE_BYTES),
+                    tombstones, maxAge, files);
         }
 
         public void close() {
@@ -196,18 +224,18 @@ public final class DeleteHeavyYcsb {
         }
     }
 
-    record Row(String system, int deletePercent, double spaceAmp, double writeAmp, double lookupsPerSec,
-            double opsPerSec, long tombstonesEnd, double maxAgeEnd, long tombstonesIdle, double maxAgeIdle,
-            double threshold) {}
+    record Row(int round, String system, int deletePercent, double spaceAmp, double writeAmp,
+            double lookupsPerSec, double opsPerSec, long compactions, long compactionBytes, long tombstonesEnd,
+            double maxAgeEnd, long tombstonesIdle, double maxAgeIdle, double threshold, List<long[]> fileTombstones) {}
 
     static byte[] key(long i) {
         return String.format("user%012d", i).getBytes();
     }
 
-    static Row run(String system, int deletePercent, int keys, long ops, Duration threshold, Path root)
+    static Row run(int round, String system, int deletePercent, int keys, long ops, Duration threshold, Path root)
             throws Exception {
         Path dir = Files.createTempDirectory(root, system + "-" + deletePercent + "-");
-        SplittableRandom rnd = new SplittableRandom(42);
+        SplittableRandom rnd = new SplittableRandom(42 + round);
         byte[] value = new byte[VALUE_BYTES];
         BitSet live = new BitSet(keys);
         long userBytes = 0;
@@ -223,7 +251,7 @@ public final class DeleteHeavyYcsb {
                 userBytes += KEY_BYTES + VALUE_BYTES;
             }
             long start = System.nanoTime();
-            long progressAt = ops / 10;
+            long progressAt = ops / 4;
             for (long op = 0; op < ops; op++) {
                 int k = rnd.nextInt(keys);
                 int r = rnd.nextInt(100);
@@ -242,10 +270,10 @@ public final class DeleteHeavyYcsb {
                     live.set(k);
                     userBytes += KEY_BYTES + VALUE_BYTES;
                 }
-                if (op + 1 == progressAt) {
-                    System.err.printf(Locale.ROOT, "\r  %-26s %2d%% deletes: %3d%%", system, deletePercent,
-                            (op + 1) * 100 / ops);
-                    progressAt += ops / 10;
+                if (op + 1 == progressAt && op + 1 < ops) {
+                    System.out.printf(Locale.ROOT, "  round %d %-26s %2d%% deletes: %3d%% of the operations%n", round,
+                            system, deletePercent, (op + 1) * 100 / ops);
+                    progressAt += ops / 4;
                 }
             }
             double seconds = (System.nanoTime() - start) / 1e9;
@@ -254,14 +282,14 @@ public final class DeleteHeavyYcsb {
             e.flush();
             Measure flushed = e.measure();
             long logical = (long) live.cardinality() * (KEY_BYTES + VALUE_BYTES);
-            System.err.printf(Locale.ROOT, "\r  %-26s %2d%% deletes: idle for %.1f s%n", system, deletePercent,
-                    threshold.toMillis() * 1.2 / 1000);
             Thread.sleep(threshold.toMillis() * 12 / 10);
             Measure idle = e.measure();
-            row = new Row(system, deletePercent, (double) flushed.liveBytes() / logical,
+            row = new Row(round, system, deletePercent, (double) flushed.liveBytes() / logical,
                     (double) flushed.writtenBytes() / userBytes, lookups / (lookupNanos / 1e9), ops / seconds,
-                    end.tombstones(), end.maxTombstoneAgeSeconds(), idle.tombstones(), idle.maxTombstoneAgeSeconds(),
-                    threshold.toMillis() / 1000.0);
+                    flushed.compactions(), flushed.compactionBytes(), end.tombstones(), end.maxTombstoneAgeSeconds(),
+                    idle.tombstones(), idle.maxTombstoneAgeSeconds(), threshold.toMillis() / 1000.0,
+                    end.fileTombstones());
+            System.out.println("  " + format(row));
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -270,53 +298,83 @@ public final class DeleteHeavyYcsb {
         return row;
     }
 
+    static final String HEADER = String.format(Locale.ROOT, "round %-26s %4s %9s %9s %11s %11s %5s %10s %9s %10s %9s",
+            "system", "del%", "space-amp", "write-amp", "lookups/s", "ops/s", "comp", "tomb(end)", "age(end)",
+            "tomb(idle)", "age(idle)");
+
+    static String format(Row r) {
+        return String.format(Locale.ROOT, "%5d %-26s %4d %9.2f %9.2f %11.0f %11.0f %5d %10d %8.1fs %10d %8.1fs",
+                r.round(), r.system(), r.deletePercent(), r.spaceAmp(), r.writeAmp(), r.lookupsPerSec(),
+                r.opsPerSec(), r.compactions(), r.tombstonesEnd(), r.maxAgeEnd(), r.tombstonesIdle(), r.maxAgeIdle());
+    }
+
+    /**
+     * Arguments: {@code [quick|full] [output directory]}. Writes {@code ycsb.csv}, {@code
+     * ycsb-tombstone-ages.csv} (per round, system and delete share: each table file that held tombstones
+     * at the end of the run, with its tombstones' age and count) and {@code ycsb.settings.csv}.
+     */
     public static void main(String[] args) throws Exception {
         boolean full = args.length > 0 && args[0].equals("full");
-        int keys = full ? 1_000_000 : 200_000;
-        long ops = full ? 4_000_000 : 1_000_000;
-        Duration threshold = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : full ? 5 : 1);
+        Path out = Path.of(args.length > 1 ? args[1] : "target/ycsb");
+        Files.createDirectories(out);
+        int keys = full ? 500_000 : 150_000;
+        long ops = full ? 2_000_000 : 600_000;
+        Duration threshold = Duration.ofSeconds(Long.getLong("lethe.bench.ycsb.dth-seconds", full ? 6 : 1));
+        int rounds = 2;
+        int[] deletes = full ? new int[] {2, 5, 10} : new int[] {5};
+        String[] systems = {"lethe", "rocksdb", "rocksdb-ttl", "rocksdb-deletion-collector"};
         Path root = Files.createTempDirectory("lethe-delete-heavy");
         List<Row> rows = new ArrayList<>();
-        System.err.printf(Locale.ROOT, "delete-heavy YCSB-A: %d keys, %d operations, D_th %d s%n", keys, ops,
-                threshold.toSeconds());
-        for (int deletes : new int[] {2, 5, 10}) {
-            for (String system : new String[] {"lethe", "rocksdb", "rocksdb-ttl", "rocksdb-deletion-collector"}) {
-                rows.add(run(system, deletes, keys, ops, threshold, root));
-            }
-        }
-        Files.deleteIfExists(root);
-        String header = String.format(Locale.ROOT, "%-27s %4s %9s %9s %11s %11s %11s %9s %11s %9s", "system",
-                "del%", "space-amp", "write-amp", "lookups/s", "ops/s", "tomb(end)", "age(end)", "tomb(idle)",
-                "age(idle)");
-        System.out.println(header);
-        for (Row r : rows) {
-            System.out.println(String.format(Locale.ROOT, "%-27s %4d %9.2f %9.2f %11.0f %11.0f %11d %8.1fs %11d %8.1fs",
-                    r.system(), r.deletePercent(), r.spaceAmp(), r.writeAmp(), r.lookupsPerSec(), r.opsPerSec(),
-                    r.tombstonesEnd(), r.maxAgeEnd(), r.tombstonesIdle(), r.maxAgeIdle()));
-        }
-        System.out.println("Lethe / plain RocksDB:");
-        for (int deletes : new int[] {2, 5, 10}) {
-            Row l = find(rows, "lethe", deletes);
-            Row p = find(rows, "rocksdb", deletes);
-            System.out.println(String.format(Locale.ROOT,
-                    "  %2d%% deletes: space-amp %.2fx lower, write-amp %.2fx of RocksDB's, lookups %.2fx", deletes,
-                    p.spaceAmp() / l.spaceAmp(), l.writeAmp() / p.writeAmp(), l.lookupsPerSec() / p.lookupsPerSec()));
-        }
-        if (args.length > 2) {
-            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(Path.of(args[2])))) {
-                w.println("system,delete_percent,space_amp,write_amp,lookups_per_s,ops_per_s,tombstones_end,"
-                        + "max_tombstone_age_end_s,tombstones_idle,max_tombstone_age_idle_s,threshold_s");
-                for (Row r : rows) {
-                    w.println(String.format(Locale.ROOT, "%s,%d,%.4f,%.4f,%.0f,%.0f,%d,%.1f,%d,%.1f,%.1f", r.system(),
-                            r.deletePercent(), r.spaceAmp(), r.writeAmp(), r.lookupsPerSec(), r.opsPerSec(),
-                            r.tombstonesEnd(), r.maxAgeEnd(), r.tombstonesIdle(), r.maxAgeIdle(), r.threshold()));
+        System.out.printf(Locale.ROOT, "delete-heavy YCSB-A: %,d keys, %,d operations, D_th %d s, %d rounds%n", keys,
+                ops, threshold.toSeconds(), rounds);
+        System.out.println("  " + HEADER);
+        for (int deletePercent : deletes) {
+            for (int round = 1; round <= rounds; round++) {
+                // Interleaved: every system once per round, the order turned each round.
+                for (int i = 0; i < systems.length; i++) {
+                    String system = systems[(i + round - 1) % systems.length];
+                    rows.add(run(round, system, deletePercent, keys, ops, threshold, root));
                 }
             }
         }
-    }
-
-    static Row find(List<Row> rows, String system, int deletes) {
-        return rows.stream().filter(r -> r.system().equals(system) && r.deletePercent() == deletes).findFirst()
-                .orElseThrow();
+        Files.deleteIfExists(root);
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("ycsb.csv")))) {
+            w.println("round,system,delete_percent,threshold_s,space_amp,write_amp,lookups_per_s,ops_per_s,"
+                    + "compactions,compaction_bytes_written,tombstones_end,max_tombstone_age_end_s,tombstones_idle,"
+                    + "max_tombstone_age_idle_s");
+            for (Row r : rows) {
+                w.println(String.format(Locale.ROOT, "%d,%s,%d,%.1f,%.4f,%.4f,%.0f,%.0f,%d,%d,%d,%.1f,%d,%.1f",
+                        r.round(), r.system(), r.deletePercent(), r.threshold(), r.spaceAmp(), r.writeAmp(),
+                        r.lookupsPerSec(), r.opsPerSec(), r.compactions(), r.compactionBytes(), r.tombstonesEnd(),
+                        r.maxAgeEnd(), r.tombstonesIdle(), r.maxAgeIdle()));
+            }
+        }
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("ycsb-tombstone-ages.csv")))) {
+            w.println("round,system,delete_percent,file_age_s,tombstones");
+            for (Row r : rows) {
+                for (long[] f : r.fileTombstones()) {
+                    w.println(String.format(Locale.ROOT, "%d,%s,%d,%.3f,%d", r.round(), r.system(),
+                            r.deletePercent(), f[0] / 1e6, f[1]));
+                }
+            }
+        }
+        EngineBenchmarkRunner.writeSettings(out.resolve("ycsb.settings.csv"), new String[][] {
+            {"what", "the paper's delete-heavy YCSB-A variant: load, then 50 % lookups and 50 % writes, a share of"
+                    + " all operations being point deletes; uniform keys; wall-clock time"},
+            {"data", String.format(Locale.ROOT, "%,d keys of 16 B with 100 B values loaded, then %,d operations",
+                    keys, ops)},
+            {"delete persistence threshold", threshold.toSeconds() + " s (Lethe's D_th; RocksDB-ttl's ttl)"},
+            {"systems", "lethe (FADE); rocksdb (defaults); rocksdb-ttl (ttl = D_th, whole seconds);"
+                    + " rocksdb-deletion-collector (CompactOnDeletionCollector: 50 deletes in 128 entries or 10 %)"},
+            {"budgets", "8 MiB write buffers (two), 16 MiB cache, level 1 of 32 MiB, size ratio 10, 8 MiB files,"
+                    + " 4 KiB pages/blocks, Bloom 10 bits/key, no compression, no WAL"},
+            {"space amplification", "live table bytes after a final flush / bytes of the live keys and values"},
+            {"write amplification", "bytes written by flushes and compactions / bytes the workload wrote"},
+            {"tombstones", "at the end of the run (before the flush) and after idling 1.2 D_th; a file's"
+                    + " tombstones count at the file's tombstone age (Lethe: its oldest tombstone's write time;"
+                    + " RocksDB: its oldest key time, whole seconds); the age distribution covers tombstones in files,"
+                    + " the counts include memtables"},
+            {"rounds", rounds + " per delete share, systems interleaved (order rotated each round)"},
+        });
     }
 }

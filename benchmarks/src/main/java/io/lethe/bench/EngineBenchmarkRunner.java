@@ -1,39 +1,88 @@
 package io.lethe.bench;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs {@link EngineBenchmark} for both engines in one JVM fork each, then prints one table with
- * the Lethe/RocksDB throughput ratio per operation (higher is better for Lethe).
+ * Runs {@link EngineBenchmark} in rounds: every round measures each operation on both engines, one
+ * JVM fork per engine and operation, the engines' order alternating from round to round, so a
+ * Lethe/RocksDB ratio per round compares runs made minutes apart at most. Prints each round's
+ * table and writes {@code engine-ops.csv} ({@code round,operation,engine,ops_per_s,score_error}) and
+ * {@code engine-ops.settings.csv} to the output directory.
  *
- * <p>Arguments: [quick|full] [keys]. Quick: 2 warmup and 3 measured iterations of 2 s.
+ * <p>Arguments: {@code [quick|full] [output directory] [keys]}. Quick: 200 k keys, two rounds of one
+ * 1 s warmup and two 1 s iterations. Full: 1 M keys, three rounds of two 2 s warmups and three 2 s
+ * iterations.
  */
 public final class EngineBenchmarkRunner {
     private EngineBenchmarkRunner() {}
 
     public static void main(String[] args) throws Exception {
         boolean full = args.length > 0 && args[0].equals("full");
-        String keys = args.length > 1 ? args[1] : "1000000";
-        ChainedOptionsBuilder opts = new OptionsBuilder()
-                .include(EngineBenchmark.class.getSimpleName())
-                .param("keys", keys)
-                .forks(1)
-                .jvmArgsAppend("-Xmx2g")
-                .warmupIterations(full ? 3 : 2)
-                .warmupTime(TimeValue.seconds(full ? 3 : 2))
-                .measurementIterations(full ? 5 : 3)
-                .measurementTime(TimeValue.seconds(full ? 5 : 2));
-        Collection<RunResult> results = new Runner(opts.build()).run();
-        System.out.println(table(results));
+        Path out = Path.of(args.length > 1 ? args[1] : "target/engine-ops");
+        String keys = args.length > 2 ? args[2] : full ? "1000000" : "200000";
+        int rounds = full ? 3 : 2;
+        int warmups = full ? 2 : 1;
+        int iterations = full ? 3 : 2;
+        int seconds = full ? 2 : 1;
+        Files.createDirectories(out);
+        List<String> rows = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            System.out.printf("engine operations: round %d of %d%n", round, rounds);
+            String[] order = round % 2 == 1 ? new String[] {"lethe", "rocksdb"} : new String[] {"rocksdb", "lethe"};
+            OptionsBuilder opts = new OptionsBuilder();
+            opts.include(EngineBenchmark.class.getSimpleName())
+                    .param("keys", keys)
+                    .param("engine", order)
+                    .forks(1)
+                    .jvmArgsAppend("-Xmx2g")
+                    .warmupIterations(warmups)
+                    .warmupTime(TimeValue.seconds(seconds))
+                    .measurementIterations(iterations)
+                    .measurementTime(TimeValue.seconds(seconds));
+            Collection<RunResult> results = new Runner(opts.build()).run();
+            System.out.println(table(results));
+            for (RunResult r : results) {
+                double err = r.getPrimaryResult().getScoreError();
+                rows.add(String.format(Locale.ROOT, "%d,%s,%s,%.1f,%.1f", round,
+                        r.getParams().getBenchmark().replaceAll(".*\\.", ""), r.getParams().getParam("engine"),
+                        r.getPrimaryResult().getScore(), Double.isNaN(err) ? 0 : err));
+            }
+        }
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("engine-ops.csv")))) {
+            w.println("round,operation,engine,ops_per_s,score_error");
+            rows.forEach(w::println);
+        }
+        writeSettings(out.resolve("engine-ops.settings.csv"), new String[][] {
+            {"what", "JMH throughput of single operations, one thread, on a loaded database"},
+            {"keys", keys + " keys of 16 B with 100 B values, loaded in a scattered order, then flushed"},
+            {"operations", "put (overwrite), getHit, getMiss (absent key), deleteAndReinsert, seekNext100 (seek + 100 next)"},
+            {"budgets", "64 MiB memtable, 32 MiB block/page cache, Bloom filters 10 bits/key, no WAL, no compression"},
+            {"rounds", rounds + " (engine order alternating), " + warmups + " x " + seconds + " s warmup, " + iterations
+                    + " x " + seconds + " s measured, one JVM fork per engine and operation"},
+        });
+    }
+
+    /** Writes {@code key,value} lines (the value may hold commas: readers split at the first one). */
+    static void writeSettings(Path file, String[][] settings) throws IOException {
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file))) {
+            w.println("key,value");
+            for (String[] s : settings) {
+                w.println(s[0] + "," + s[1]);
+            }
+        }
     }
 
     static String table(Collection<RunResult> results) {

@@ -19,10 +19,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
@@ -50,7 +48,7 @@ import java.util.stream.Stream;
  * entries and no tombstone; RocksDB after its full compaction likewise (checked). Lookup cost: mean time
  * of point lookups of live keys afterwards, and Lethe's page bytes read per lookup.
  *
- * <p>Arguments: {@code [quick|full] [D_th milliseconds] [csv file]}. Quick: 200 k entries, h in {1, 8},
+ * <p>Arguments: {@code [quick|full] [output directory]}. Quick: 200 k entries, h in {1, 8},
  * two selectivities. Full: 1 M entries, h in {1, 4, 8, 16, 64}, selectivities 0.01 %, 0.1 %, 1 %, 10 %,
  * 1/7.
  */
@@ -356,9 +354,15 @@ public final class SecondaryDeleteBench {
         }
     }
 
+    /**
+     * Arguments: {@code [quick|full] [output directory]}; {@code -Dlethe.bench.secondary.dth-ms} sets D_th
+     * (default 500). Writes {@code secondary-deletes.csv} and {@code secondary-deletes.settings.csv}.
+     */
     public static void main(String[] args) throws Exception {
         boolean full = args.length > 0 && args[0].equals("full");
-        Duration threshold = Duration.ofMillis(args.length > 1 ? Long.parseLong(args[1]) : 500);
+        Path out = Path.of(args.length > 1 ? args[1] : "target/secondary-deletes");
+        Files.createDirectories(out);
+        Duration threshold = Duration.ofMillis(Long.getLong("lethe.bench.secondary.dth-ms", 500));
         int n = full ? 1_000_000 : 200_000;
         int[] hs = full ? new int[] {1, 4, 8, 16, 64} : new int[] {1, 8};
         double[] sels = full ? new double[] {0.0001, 0.001, 0.01, 0.1, 1.0 / 7} : new double[] {0.001, 1.0 / 7};
@@ -376,60 +380,32 @@ public final class SecondaryDeleteBench {
             rows.addAll(rocksFilter(data, sels, work));
         }
         deleteTree(work);
-        report(rows, args.length > 2 ? Path.of(args[2]) : null);
-    }
-
-    static void report(List<Row> rows, Path csv) throws IOException {
-        // Per (correlation, selectivity): RocksDB's best I/O and best time, and Lethe's ratios to them.
-        Map<String, Row> bestIo = new HashMap<>();
-        Map<String, Row> bestTime = new HashMap<>();
-        for (Row r : rows) {
-            if (!r.system.startsWith("rocksdb")) {
-                continue;
-            }
-            String k = r.correlation + r.selectivity;
-            bestIo.merge(k, r, (a, b) -> a.io() <= b.io() ? a : b);
-            bestTime.merge(k, r, (a, b) -> a.millis <= b.millis ? a : b);
-        }
-        System.out.println();
-        System.out.println("| delete keys | selectivity | h | Lethe ms | Lethe MiB read+written | pages dropped"
-                + " | pages rewritten | RocksDB best MiB (method) | Lethe/RocksDB bytes | RocksDB best ms (method)"
-                + " | speed-up | lookup us | lookup bytes |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-        for (Row r : rows) {
-            if (!r.system.equals("lethe")) {
-                continue;
-            }
-            Row io = bestIo.get(r.correlation + r.selectivity);
-            Row time = bestTime.get(r.correlation + r.selectivity);
-            System.out.printf(Locale.ROOT, "| %s | %.2f %% | %d | %d | %.2f | %d | %d | %.1f (%s) | %.2f %% | %d (%s)"
-                            + " | %.1fx | %.2f | %.0f |%n", r.correlation, r.selectivity * 100, r.h, r.millis,
-                    r.io() / 1048576.0, r.pagesDropped, r.pagesRewritten, io.io() / 1048576.0, io.system.substring(8),
-                    100.0 * r.io() / Math.max(1, io.io()), time.millis, time.system.substring(8),
-                    (double) time.millis / Math.max(1, r.millis), r.lookupMicros, r.lookupBytes);
-        }
-        System.out.println();
-        System.out.println("| delete keys | selectivity | RocksDB method | ms | MiB read | MiB written | lookup us |");
-        System.out.println("|---|---|---|---|---|---|---|");
-        for (Row r : rows) {
-            if (r.system.startsWith("rocksdb")) {
-                System.out.printf(Locale.ROOT, "| %s | %.2f %% | %s | %d | %.1f | %.1f | %s |%n", r.correlation,
-                        r.selectivity * 100, r.system.substring(8), r.millis, r.bytesRead / 1048576.0,
-                        r.bytesWritten / 1048576.0,
-                        Double.isNaN(r.lookupMicros) ? "-" : String.format(Locale.ROOT, "%.2f", r.lookupMicros));
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("secondary-deletes.csv")))) {
+            w.println("correlation,selectivity,system,h,millis,bytes_read,bytes_written,pages_dropped,"
+                    + "page_bytes_dropped,pages_rewritten,deleted,lookup_us,lookup_bytes");
+            for (Row r : rows) {
+                w.printf(Locale.ROOT, "%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.correlation, r.selectivity,
+                        r.system, r.h, r.millis, r.bytesRead, r.bytesWritten, r.pagesDropped, r.pageBytesDropped,
+                        r.pagesRewritten, r.deleted, r.lookupMicros, r.lookupBytes);
             }
         }
-        if (csv != null) {
-            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(csv))) {
-                w.println("correlation,selectivity,system,h,millis,bytes_read,bytes_written,pages_dropped,"
-                        + "page_bytes_dropped,pages_rewritten,deleted,lookup_us,lookup_bytes");
-                for (Row r : rows) {
-                    w.printf(Locale.ROOT, "%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.correlation, r.selectivity,
-                            r.system, r.h, r.millis, r.bytesRead, r.bytesWritten, r.pagesDropped, r.pageBytesDropped,
-                            r.pagesRewritten, r.deleted, r.lookupMicros, r.lookupBytes);
-                }
-            }
-            System.out.println("wrote " + csv);
-        }
+        EngineBenchmarkRunner.writeSettings(out.resolve("secondary-deletes.settings.csv"), new String[][] {
+            {"what", "delete every entry whose delete key is below a cut (a share of the database: the"
+                    + " selectivity), measured until the data is physically gone from every file"},
+            {"data", String.format(Locale.ROOT, "%,d entries, 16 B keys, 100 B values whose first 8 bytes are the"
+                    + " delete key (Flink's TTL layout), inserted in random order, compacted into a settled tree", n)},
+            {"delete keys", "uniform in [0, 10^6): uncorrelated with the sort key (a hash of it) or correlated (its"
+                    + " rank, scaled)"},
+            {"lethe", "AdvanceHorizon to the cut, D_th " + threshold.toMillis() + " ms; h = pages per delete tile "
+                    + java.util.Arrays.toString(hs)},
+            {"rocksdb", "scan (iterate, point-delete, flush, full compaction), filter (Flink's TTL compaction filter"
+                    + " from frocksdbjni, then full compaction), deleterange (correlated keys only: one range"
+                    + " tombstone, full compaction); the best of them per selectivity is the comparison"},
+            {"budgets", "8 MiB write buffers, 16 MiB cache, level 1 of 32 MiB, T = 10, 8 MiB files, 4 KiB pages,"
+                    + " Bloom 10 bits/key, no compression, no WAL"},
+            {"lookups", LOOKUPS + " point lookups of live keys afterwards: mean time and page bytes read"},
+            {"rounds", "1 (bytes are deterministic; times are single measurements)"},
+        });
+        System.out.println("wrote " + out.resolve("secondary-deletes.csv"));
     }
 }

@@ -15,18 +15,13 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink;
 import org.apache.flink.streaming.api.functions.windowing.WindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
-import javax.imageio.ImageIO;
 
-import java.awt.BasicStroke;
-import java.awt.Color;
-import java.awt.Font;
-import java.awt.Graphics2D;
-import java.awt.RenderingHints;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -34,7 +29,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -43,21 +37,24 @@ import java.util.stream.Stream;
 
 /**
  * Window and TTL jobs on Lethe, Flink's RocksDB backend (embedded, frocksdbjni) and the HashMap
- * backend, one after another in this JVM, rounds interleaved (Lethe, RocksDB, HashMap, Lethe, ...).
+ * backend, one after another in this JVM, rounds interleaved (the backends' order rotated each round).
  * Per run: records per second, bytes the process wrote to disk per record (/proc/self/io, state
  * and checkpoints together), local state size sampled over time, checkpoint size (the checkpoint
  * directory, sampled while the job runs: Flink deletes it when a job finishes).
  *
  * <ul>
- *   <li><b>window</b>: 20,000 keys, event time advancing 1 ms per 20 records, tumbling 10 s
+ *   <li><b>tumbling</b>: 20,000 keys, event time advancing 1 ms per 20 records, tumbling 10 s
  *       windows holding every element (a list per key and window: ~10 elements), counted when
  *       they fire.
+ *   <li><b>sliding</b>: the same with 10 s windows sliding by 5 s (every element in two windows).
  *   <li><b>ttl</b>: de-duplication; every key seen four times, a value state per key with a 5 s
  *       processing-time TTL (Flink's default cleanup: RocksDB's compaction filter, Lethe's
  *       horizon, the HashMap backend's incremental cleanup).
  * </ul>
  *
- * Usage: {@code ExpiryJobBench [quick|full] [output directory]}.
+ * Usage: {@code ExpiryJobBench [quick|full] [output directory]}: writes {@code jobs.csv}, {@code
+ * jobs-state-size.csv} and {@code jobs.settings.csv}. Quick: 1 M records per run, Lethe, RocksDB and
+ * HashMap, one round. Full: 4 M records, also Lethe with delete tiles of 8 pages, two rounds.
  */
 public final class ExpiryJobBench {
     /** lethe: defaults; lethe-h8: delete tiles of 8 pages (pages sorted by delete key within a tile). */
@@ -65,10 +62,14 @@ public final class ExpiryJobBench {
     private static final long WINDOW_KEYS = 20_000;
     private static final long RECORDS_PER_MS = 20;
     private static final Duration WINDOW = Duration.ofSeconds(10);
+    private static final Duration SLIDE = Duration.ofSeconds(5);
     private static final Duration TTL = Duration.ofSeconds(5);
-    /** Checkpoints flush every backend's memtables: how much state reaches disk depends on it. */
-    private static final Duration CHECKPOINT_INTERVAL =
-            Duration.ofSeconds(Long.getLong("lethe.bench.checkpoint-seconds", 10));
+    private static final String[] JOBS = {"tumbling", "sliding", "ttl"};
+    /**
+     * Checkpoints flush every backend's memtables: how much state reaches disk depends on it. 10 s in
+     * full runs, 2 s in quick ones (runs of a few seconds), -Dlethe.bench.checkpoint-seconds to change.
+     */
+    private static Duration checkpointInterval = Duration.ofSeconds(10);
 
     private ExpiryJobBench() {}
 
@@ -107,6 +108,10 @@ public final class ExpiryJobBench {
             return best[1];
         }
 
+        long maxCheckpoint() {
+            return samples.stream().mapToLong(s -> s[2]).max().orElse(0);
+        }
+
         long lastCheckpoint() {
             long last = 0;
             for (long[] s : samples) {
@@ -122,18 +127,21 @@ public final class ExpiryJobBench {
         boolean full = args.length > 0 && args[0].equals("full");
         Path out = Path.of(args.length > 1 ? args[1] : "target/jobs").toAbsolutePath();
         Files.createDirectories(out);
-        long records = full ? 6_000_000 : 2_000_000;
-        int rounds = full ? 3 : 1;
-        System.out.printf("Expiry job benchmark (%s): %,d records per run, %d round(s), parallelism 1, checkpoints"
+        long records = full ? 4_000_000 : 1_000_000;
+        int rounds = full ? 2 : 1;
+        String[] backends = full ? BACKENDS : new String[] {"lethe", "rocksdb", "hashmap"};
+        checkpointInterval = Duration.ofSeconds(Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2));
+        System.out.printf("Job benchmark (%s): %,d records per run, %d round(s), parallelism 1, checkpoints"
                 + " every %d s, output %s%n", full ? "full" : "quick", records, rounds,
-                CHECKPOINT_INTERVAL.toSeconds(), out);
+                checkpointInterval.toSeconds(), out);
         List<Run> runs = new ArrayList<>();
-        for (String job : new String[] {"window", "ttl"}) {
+        for (String job : JOBS) {
             for (int round = 1; round <= rounds; round++) {
-                for (String backend : BACKENDS) {
+                for (int i = 0; i < backends.length; i++) {
+                    String backend = backends[(i + round - 1) % backends.length];
                     Run r = run(job, backend, round, records, out.resolve("work"));
                     runs.add(r);
-                    System.out.printf("  %-6s %-8s round %d: %,10.0f records/s, %6.1f bytes written/record (%5.1f"
+                    System.out.printf("  %-8s %-8s round %d: %,10.0f records/s, %6.1f bytes written/record (%5.1f"
                                     + " without checkpoints), local max %s, last checkpoint %s%n", job, backend, round,
                             r.recordsPerSecond(), r.bytesPerRecord(), r.stateBytesPerRecord(), mib(r.maxLocal()),
                             mib(r.lastCheckpoint()));
@@ -141,7 +149,7 @@ public final class ExpiryJobBench {
             }
         }
         deleteTree(out.resolve("work"));
-        report(runs, out);
+        write(runs, out, records, rounds, backends);
     }
 
     private static Run run(String job, String backend, int round, long records, Path work) throws Exception {
@@ -167,13 +175,13 @@ public final class ExpiryJobBench {
         }
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, !backend.equals("hashmap"));
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, CHECKPOINT_INTERVAL);
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
         conf.setString("taskmanager.memory.managed.size", "256m");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
-        if (job.equals("window")) {
-            windowJob(env, records);
-        } else {
-            ttlJob(env, records);
+        switch (job) {
+            case "tumbling" -> windowJob(env, records, TumblingEventTimeWindows.of(WINDOW));
+            case "sliding" -> windowJob(env, records, SlidingEventTimeWindows.of(WINDOW, SLIDE));
+            default -> ttlJob(env, records);
         }
         List<long[]> samples = new ArrayList<>();
         Map<Path, Long> checkpointFiles = new java.util.HashMap<>();  // every file seen, at its largest
@@ -214,8 +222,9 @@ public final class ExpiryJobBench {
         return new Run(job, backend, round, records, seconds, written, checkpointWritten, samples);
     }
 
-    /** Tumbling event-time windows holding every element, counted when they fire. */
-    static void windowJob(StreamExecutionEnvironment env, long records) {
+    /** Event-time windows holding every element, counted when they fire. */
+    static void windowJob(StreamExecutionEnvironment env, long records,
+            WindowAssigner<Object, TimeWindow> windows) {
         DataStream<Tuple3<Long, Long, Long>> events = env.fromSequence(0, records - 1)
                 .map(i -> Tuple3.of(mix(i) % WINDOW_KEYS, i / RECORDS_PER_MS, i))
                 .returns(org.apache.flink.api.common.typeinfo.Types.TUPLE(
@@ -224,7 +233,7 @@ public final class ExpiryJobBench {
                 .assignTimestampsAndWatermarks(WatermarkStrategy.<Tuple3<Long, Long, Long>>forMonotonousTimestamps()
                         .withTimestampAssigner((e, t) -> e.f1));
         events.keyBy(e -> e.f0)
-                .window(TumblingEventTimeWindows.of(WINDOW))
+                .window(windows)
                 .apply(new WindowFunction<Tuple3<Long, Long, Long>, Long, Long, TimeWindow>() {
                     @Override
                     public void apply(Long key, TimeWindow window, Iterable<Tuple3<Long, Long, Long>> input,
@@ -338,19 +347,21 @@ public final class ExpiryJobBench {
         return String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
     }
 
-    // ---- Reporting.
+    // ---- Writing.
 
-    private static void report(List<Run> runs, Path out) throws IOException {
-        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("expiry-jobs.csv")))) {
+    private static void write(List<Run> runs, Path out, long records, int rounds, String[] backends)
+            throws IOException {
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs.csv")))) {
             csv.println("job,backend,round,records,seconds,records_per_s,bytes_written_per_record,"
-                    + "state_bytes_written_per_record,local_max_bytes,local_end_bytes,last_checkpoint_bytes");
+                    + "state_bytes_written_per_record,local_max_bytes,local_end_bytes,last_checkpoint_bytes,"
+                    + "max_checkpoint_bytes");
             for (Run r : runs) {
-                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%d,%d,%d%n", r.job(), r.backend(), r.round(),
-                        r.records(), r.seconds(), r.recordsPerSecond(), r.bytesPerRecord(), r.stateBytesPerRecord(),
-                        r.maxLocal(), r.localAt(1.0), r.lastCheckpoint());
+                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%.3f,%.0f,%.2f,%.2f,%d,%d,%d,%d%n", r.job(), r.backend(),
+                        r.round(), r.records(), r.seconds(), r.recordsPerSecond(), r.bytesPerRecord(),
+                        r.stateBytesPerRecord(), r.maxLocal(), r.localAt(1.0), r.lastCheckpoint(), r.maxCheckpoint());
             }
         }
-        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("expiry-jobs-state-size.csv")))) {
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs-state-size.csv")))) {
             csv.println("job,backend,round,ms,local_bytes,checkpoint_bytes");
             for (Run r : runs) {
                 for (long[] s : r.samples()) {
@@ -358,103 +369,28 @@ public final class ExpiryJobBench {
                 }
             }
         }
-        System.out.println();
-        for (String job : new String[] {"window", "ttl"}) {
-            System.out.printf("%s job (median of rounds; ratios against Flink's RocksDB backend)%n", job);
-            System.out.println("| backend | records/s | x RocksDB | bytes written/record | x RocksDB |"
-                    + " without checkpoints | x RocksDB | local state at 25 % / 50 % / 75 % / end | max |"
-                    + " last checkpoint |");
-            System.out.println("|---|---|---|---|---|---|---|---|---|---|");
-            Map<String, List<Run>> by = new LinkedHashMap<>();
-            for (Run r : runs) {
-                if (r.job().equals(job)) {
-                    by.computeIfAbsent(r.backend(), b -> new ArrayList<>()).add(r);
-                }
-            }
-            double rocksRate = median(by.get("rocksdb"), Run::recordsPerSecond);
-            double rocksBytes = median(by.get("rocksdb"), Run::bytesPerRecord);
-            double rocksState = median(by.get("rocksdb"), Run::stateBytesPerRecord);
-            for (Map.Entry<String, List<Run>> e : by.entrySet()) {
-                List<Run> rs = e.getValue();
-                double rate = median(rs, Run::recordsPerSecond);
-                double bytes = median(rs, Run::bytesPerRecord);
-                double state = median(rs, Run::stateBytesPerRecord);
-                Run mid = rs.get(rs.size() / 2);
-                boolean heap = e.getKey().equals("hashmap");
-                System.out.printf(Locale.ROOT, "| %s | %,.0f (%s) | %.2f | %.1f | %.2f | %.1f | %.2f | %s | %s | %s |%n",
-                        e.getKey(), rate, spread(rs, Run::recordsPerSecond), rate / rocksRate, bytes,
-                        bytes / rocksBytes, state, state / rocksState,
-                        heap ? "on the heap" : mib(mid.localAt(0.25)) + " / " + mib(mid.localAt(0.5)) + " / "
-                                + mib(mid.localAt(0.75)) + " / " + mib(mid.localAt(1.0)),
-                        heap ? "-" : mib(mid.maxLocal()), mib(mid.lastCheckpoint()));
-            }
-            System.out.println();
-            chart(runs, job, out.resolve("expiry-" + job + "-state-size.png"));
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs.settings.csv")))) {
+            csv.println("key,value");
+            csv.printf(Locale.ROOT, "what,Flink jobs on a MiniCluster (parallelism 1%s), one per run, in this JVM%n",
+                    ", 256 MiB managed memory");
+            csv.printf(Locale.ROOT, "records,%,d per run, generated (fromSequence), as fast as the job takes them%n",
+                    records);
+            csv.printf("tumbling,%,d keys; event time advancing 1 ms per %d records; tumbling %d s windows holding"
+                    + " every element (list state); counted when they fire%n", WINDOW_KEYS, RECORDS_PER_MS,
+                    WINDOW.toSeconds());
+            csv.printf("sliding,as tumbling but windows of %d s sliding by %d s (each element in two windows)%n",
+                    WINDOW.toSeconds(), SLIDE.toSeconds());
+            csv.printf("ttl,de-duplication: every key seen four times spread over the input; a value state per key"
+                    + " with a %d s processing-time TTL and Flink's default cleanup (RocksDB: compaction filter;"
+                    + " HashMap: incremental cleanup; Lethe: the horizon)%n", TTL.toSeconds());
+            csv.printf("backends,%s; every backend with its defaults (Lethe: D_th 10 s; lethe-h8: delete tiles of 8"
+                    + " pages)%n", String.join(" / ", backends));
+            csv.printf("checkpoints,every %d s; incremental (full for HashMap)%n", checkpointInterval.toSeconds());
+            csv.println("bytes written,what the process wrote to disk (/proc/self/io) per record; without checkpoint"
+                    + " files: minus the checkpoint files written (the HashMap row shows the MiniCluster's own writes)");
+            csv.println("local state,the backend's local directory sampled every 250 ms");
+            csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", rounds);
         }
-        System.out.println("CSV and charts in " + out);
-    }
-
-    private static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
-        double[] v = runs.stream().mapToDouble(f).sorted().toArray();
-        return v.length == 0 ? Double.NaN : v[v.length / 2];
-    }
-
-    private static String spread(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
-        double[] v = runs.stream().mapToDouble(f).sorted().toArray();
-        if (v.length < 2) {
-            return "1 run";
-        }
-        return String.format(Locale.ROOT, "%,.0f-%,.0f", v[0], v[v.length - 1]);
-    }
-
-    /** Local state size over time, one line per backend (first round). */
-    private static void chart(List<Run> runs, String job, Path png) throws IOException {
-        int w = 900;
-        int h = 420;
-        int left = 80;
-        int bottom = 50;
-        int top = 40;
-        int right = 160;
-        BufferedImage img = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, w, h);
-        List<Run> first = runs.stream().filter(r -> r.job().equals(job) && r.round() == 1
-                && !r.backend().equals("hashmap")).toList();
-        long maxT = Math.max(1, first.stream().mapToLong(r -> (long) (r.seconds() * 1000)).max().orElse(1));
-        long maxB = Math.max(1, first.stream().mapToLong(Run::maxLocal).max().orElse(1));
-        g.setColor(Color.DARK_GRAY);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-        g.drawString("Local state size over time: " + job + " job", left, 24);
-        g.drawLine(left, h - bottom, w - right, h - bottom);
-        g.drawLine(left, top, left, h - bottom);
-        for (int i = 0; i <= 4; i++) {
-            int y = h - bottom - i * (h - bottom - top) / 4;
-            g.drawString(mib(maxB * i / 4), 4, y + 4);
-            int x = left + i * (w - left - right) / 4;
-            g.drawString((maxT * i / 4 / 1000) + " s", x - 8, h - bottom + 18);
-        }
-        Color[] colors = {new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xd62728)};
-        int c = 0;
-        for (Run r : first) {
-            g.setColor(colors[c % colors.length]);
-            g.setStroke(new BasicStroke(2f));
-            int px = -1;
-            int py = -1;
-            for (long[] s : r.samples()) {
-                int x = left + (int) (s[0] * (w - left - right) / maxT);
-                int y = h - bottom - (int) (s[1] * (h - bottom - top) / maxB);
-                if (px >= 0) {
-                    g.drawLine(px, py, x, y);
-                }
-                px = x;
-                py = y;
-            }
-            g.drawString(r.backend(), w - right + 10, top + 20 + 18 * c);
-            c++;
-        }
-        g.dispose();
-        ImageIO.write(img, "png", png.toFile());
+        System.out.println("wrote " + out.resolve("jobs.csv") + " and " + out.resolve("jobs-state-size.csv"));
     }
 }

@@ -1,0 +1,698 @@
+package io.lethe.bench.suite;
+
+import io.lethe.bench.suite.Csv.Row;
+import java.awt.Color;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import org.knowm.xchart.AnnotationText;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Writes the benchmark report: reads the CSV files a benchmark run left in a data directory, draws
+ * PNG charts next to them and writes a Markdown report that links both, with a summary of where
+ * Lethe is ahead of RocksDB and where it is behind.
+ *
+ * <p>Results come in rounds; within a round the systems ran interleaved. A comparison with RocksDB
+ * is always the ratio of the same round (Lethe in round r / RocksDB in round r), reported as the
+ * median of the per-round ratios with their min-max; absolute values are medians over the rounds
+ * with min-max. A part whose CSV file is missing is reported as not run; the others still are.
+ * A hand-written block between {@link #HAND_START} and {@link #HAND_END} in an existing report is
+ * kept when the report is regenerated.
+ */
+public final class Report {
+    /** First line of the hand-written block that regeneration keeps. */
+    public static final String HAND_START = "<!-- hand-written: kept when the report is regenerated -->";
+    /** Last line of the hand-written block that regeneration keeps. */
+    public static final String HAND_END = "<!-- end hand-written -->";
+    static final String HAND_PLACEHOLDER = "(Reading of the results: written by hand after a full run.)";
+
+    private static final double MIB = 1024.0 * 1024.0;
+    private static final List<String> YCSB_SYSTEMS =
+            List.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-deletion-collector");
+    private static final List<String> BACKENDS = List.of("lethe", "lethe-h8", "rocksdb", "hashmap");
+
+    /** A YCSB column compared with RocksDB, and whether higher is better. */
+    private record Metric(String column, String label, boolean higherBetter) {}
+
+    /** A median with the smallest and largest of the values it was taken of. */
+    record Spread(double median, double min, double max, int n) {
+        /** The spread of the non-NaN values, null when there are none. */
+        static Spread of(Collection<Double> values) {
+            List<Double> v = values.stream().filter(x -> !Double.isNaN(x)).sorted().toList();
+            if (v.isEmpty()) {
+                return null;
+            }
+            int n = v.size();
+            double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+            return new Spread(median, v.get(0), v.get(n - 1), n);
+        }
+
+        Spread scaled(double factor) {
+            return new Spread(median * factor, min * factor, max * factor, n);
+        }
+    }
+
+    private final Path dataDir;
+    private final Path reportDir;
+    private final StringBuilder md = new StringBuilder();
+    private final List<String[]> summary = new ArrayList<>();
+
+    private Report(Path dataDir, Path reportFile) {
+        this.dataDir = dataDir;
+        this.reportDir = reportFile.getParent();
+    }
+
+    /** Command line: {@code Report dataDir reportFile}; see {@link #write}. */
+    public static void main(String[] args) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        if (args.length != 2) {
+            System.err.println("usage: Report <data directory> <report file>");
+            System.exit(2);
+        }
+        write(Path.of(args[0]), Path.of(args[1]));
+        System.out.println("wrote " + args[1]);
+    }
+
+    /**
+     * Reads the benchmark CSV files in {@code dataDir}, writes the charts there and the Markdown
+     * report to {@code reportFile}, keeping the hand-written block of an existing report.
+     */
+    public static void write(Path dataDir, Path reportFile) throws IOException {
+        Path file = reportFile.toAbsolutePath().normalize();
+        Report r = new Report(dataDir.toAbsolutePath().normalize(), file);
+        Files.createDirectories(r.dataDir);
+        Files.createDirectories(r.reportDir);
+        String handWritten = handWritten(file);
+        r.engine();
+        r.ycsb();
+        r.secondary();
+        r.jobs();
+        Files.writeString(file, r.document(handWritten));
+    }
+
+    private String document(String handWritten) throws IOException {
+        Map<String, String> env = Csv.keyValues(dataDir.resolve("environment.csv"));
+        StringBuilder doc = new StringBuilder("# Benchmarks\n\n");
+        doc.append(String.format(Locale.ROOT, "Produced by `%s`%s: the benchmarks wrote the CSV files in [%s](%s),"
+                + " and the suite's `Report` drew the charts next to them and wrote this page; all but the"
+                + " hand-written block is regenerated. Results come in rounds, and within a round the systems ran"
+                + " interleaved on the same machine. A comparison with RocksDB is the ratio Lethe / RocksDB within"
+                + " each round, shown as the median of the per-round ratios with their min-max in parentheses;"
+                + " absolute values are medians over the rounds with min-max.\n\n",
+                env.getOrDefault("command", "benchmarks/run.sh"),
+                env.containsKey("date") ? " on " + env.get("date") : "", rel(""), rel("")));
+        doc.append("## Summary: where Lethe is ahead and where it is behind\n\n");
+        if (summary.isEmpty()) {
+            doc.append("No comparison with RocksDB: the data directory holds no results.\n\n");
+        } else {
+            doc.append(table(new String[] {"metric", "Lethe / RocksDB (median, spread)", "better is", "verdict"},
+                    summary));
+            doc.append("Verdict: even (within noise) when the whole spread lies within 0.95-1.05 or includes 1.\n\n");
+        }
+        doc.append(handWritten).append("\n\n");
+        doc.append("## Machine, versions and settings\n\n");
+        List<String[]> envRows = new ArrayList<>();
+        env.forEach((k, v) -> envRows.add(new String[] {k, v}));
+        doc.append(envRows.isEmpty() ? "No `environment.csv` in the data directory.\n\n"
+                : table(new String[] {"key", "value"}, envRows));
+        return doc.append(md).toString();
+    }
+
+    /** The hand-written block of an existing report, markers included, or a placeholder block. */
+    static String handWritten(Path reportFile) throws IOException {
+        if (Files.isRegularFile(reportFile)) {
+            List<String> lines = Files.readAllLines(reportFile);
+            int start = -1;
+            for (int i = 0; i < lines.size(); i++) {
+                if (start < 0 && lines.get(i).trim().equals(HAND_START)) {
+                    start = i;
+                } else if (start >= 0 && lines.get(i).trim().equals(HAND_END)) {
+                    return String.join("\n", lines.subList(start, i + 1));
+                }
+            }
+        }
+        return HAND_START + "\n" + HAND_PLACEHOLDER + "\n" + HAND_END;
+    }
+
+    // ---------------------------------------------------------------- engine operations
+
+    private void engine() throws IOException {
+        List<Row> rows = section("Engine operations (JMH)", "engine-ops", "Throughput of single operations on the"
+                + " engines themselves (Lethe's engine through JNI and rocksdbjni), measured with JMH.");
+        if (rows == null) {
+            return;
+        }
+        List<String> ops = Csv.distinct(rows, "operation", List.of());
+        List<String[]> table = new ArrayList<>();
+        List<Double> medians = new ArrayList<>();
+        for (String op : ops) {
+            List<Row> lethe = Csv.where(rows, "operation", op, "engine", "lethe");
+            List<Row> rocks = Csv.where(rows, "operation", op, "engine", "rocksdb");
+            Spread ratio = ratios(lethe, rocks, "ops_per_s");
+            table.add(new String[] {"`" + op + "`", abs(values(lethe, "ops_per_s")), abs(values(rocks, "ops_per_s")),
+                    ratioCell(ratio, "round")});
+            headline("Engine `" + op + "` ops/s", ratio, true, "round");
+            medians.add(ratio == null ? Double.NaN : ratio.median());
+        }
+        md.append(table(new String[] {"operation", "Lethe ops/s", "RocksDB ops/s", "Lethe / RocksDB"}, table));
+        Charts.ratioBars(dataDir.resolve("engine-ops.png"),
+                "Engine operations: Lethe / RocksDB ops/s (median of per-round ratios)", "operation",
+                "Lethe / RocksDB ops/s (1 = equal)", ops, medians);
+        chart("Lethe / RocksDB ops/s per engine operation", "engine-ops.png");
+        raw("engine-ops");
+    }
+
+    // ---------------------------------------------------------------- delete-heavy YCSB
+
+    private void ycsb() throws IOException {
+        List<Row> rows = section("Delete-heavy YCSB-A (Lethe paper, Figure 6 A-E)", "ycsb", "The Lethe paper's"
+                + " delete-heavy YCSB-A: FADE, which compacts every tombstone within the delete persistence"
+                + " threshold D_th, against RocksDB with its defaults, with a TTL and with its deletion collector.");
+        if (rows == null) {
+            return;
+        }
+        List<String> systems = Csv.distinct(rows, "system", YCSB_SYSTEMS);
+        List<String> percents = Csv.distinctNumbers(rows, "delete_percent");
+        String[] columns = {"space_amp", "write_amp", "lookups_per_s", "ops_per_s", "compactions", "tombstones_end",
+            "max_tombstone_age_end_s", "tombstones_idle", "max_tombstone_age_idle_s"};
+        List<String[]> absolute = new ArrayList<>();
+        for (String p : percents) {
+            for (String system : systems) {
+                List<Row> sel = Csv.where(rows, "delete_percent", p, "system", system);
+                if (!sel.isEmpty()) {
+                    List<String> cells = new ArrayList<>(List.of(p + " %", system));
+                    for (String c : columns) {
+                        cells.add(abs(values(sel, c)));
+                    }
+                    absolute.add(cells.toArray(String[]::new));
+                }
+            }
+        }
+        md.append("### Per system\n\n").append(table(new String[] {"deletes", "system", "space amp", "write amp",
+            "lookups/s", "ops/s", "compactions", "tombstones at end", "max tombstone age at end (s)",
+            "tombstones after idling", "max tombstone age after idling (s)"}, absolute));
+
+        List<Metric> metrics = List.of(new Metric("space_amp", "space amplification", false),
+                new Metric("write_amp", "write amplification", false),
+                new Metric("lookups_per_s", "lookups/s", true), new Metric("ops_per_s", "ops/s", true),
+                new Metric("compactions", "compactions", false),
+                new Metric("max_tombstone_age_end_s", "max tombstone age at end", false));
+        List<String[]> ratioRows = new ArrayList<>();
+        for (String p : percents) {
+            List<Row> lethe = Csv.where(rows, "delete_percent", p, "system", "lethe");
+            List<Row> rocks = Csv.where(rows, "delete_percent", p, "system", "rocksdb");
+            List<String> cells = new ArrayList<>(List.of(p + " %"));
+            for (Metric m : metrics) {
+                Spread ratio = ratios(lethe, rocks, m.column());
+                cells.add(ratioCell(ratio, "round"));
+                if (!m.column().equals("ops_per_s") && !m.column().equals("compactions")) {
+                    headline("YCSB, " + p + " % deletes: " + m.label(), ratio, m.higherBetter(), "round");
+                }
+            }
+            ratioRows.add(cells.toArray(String[]::new));
+        }
+        List<String> header = new ArrayList<>(List.of("deletes"));
+        metrics.forEach(m -> header.add(m.label() + " (" + (m.higherBetter() ? "higher" : "lower") + " is better)"));
+        md.append("### Lethe / RocksDB (plain `rocksdb`, per-round ratios)\n\n")
+                .append(table(header.toArray(String[]::new), ratioRows));
+
+        ycsbBars(rows, systems, percents, "space_amp", "ycsb-space-amp.png", "Space amplification (lower is better)");
+        ycsbBars(rows, systems, percents, "write_amp", "ycsb-write-amp.png", "Write amplification (lower is better)");
+        ycsbBars(rows, systems, percents, "lookups_per_s", "ycsb-lookups.png", "Lookups/s (higher is better)");
+        ycsbBars(rows, systems, percents, "compactions", "ycsb-compactions.png", "Compactions (count)");
+        tombstoneAges(rows, systems, percents);
+        raw("ycsb", "ycsb-tombstone-ages");
+    }
+
+    private void ycsbBars(List<Row> rows, List<String> systems, List<String> percents, String column, String file,
+            String title) throws IOException {
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        for (String system : systems) {
+            series.put(system, percents.stream()
+                    .map(p -> median(Csv.where(rows, "delete_percent", p, "system", system), column)).toList());
+        }
+        Charts.bars(dataDir.resolve(file), title, "deletes (% of operations)", "median of rounds",
+                percents.stream().map(p -> p + " %").toList(), series);
+        chart(title, file);
+    }
+
+    private void tombstoneAges(List<Row> ycsb, List<String> systems, List<String> percents) throws IOException {
+        md.append("### Tombstone ages at the end of the run (Figure 6 E)\n\n");
+        List<Row> ages = Csv.read(dataDir.resolve("ycsb-tombstone-ages.csv"));
+        if (ages == null) {
+            md.append("No `ycsb-tombstone-ages.csv` in the data directory: no age distribution.\n\n");
+            return;
+        }
+        int round = ages.stream().mapToInt(Row::round).min().orElse(1);
+        md.append(String.format(Locale.ROOT, "Round %d. Every table file that held tombstones at the end of the run"
+                + " counts its tombstones at the file's tombstone age; the curves are the number of tombstones in"
+                + " files of that age or younger. D_th is the delete persistence threshold.%n%n", round));
+        for (String p : percents) {
+            List<Row> sel = Csv.where(ages, "round", String.valueOf(round), "delete_percent", p);
+            double dth = median(Csv.where(ycsb, "delete_percent", p), "threshold_s");
+            double maxAge = sel.stream().mapToDouble(r -> r.d("file_age_s")).max().orElse(0);
+            double xMax = Math.max(1, Math.max(maxAge, Double.isNaN(dth) ? 0 : dth) * 1.1);
+            XYChart chart = Charts.xy("Tombstone ages, " + p + " % deletes (round " + round + ")",
+                    "tombstone age of the file (s)", "tombstones in files this old or younger");
+            List<String[]> table = new ArrayList<>();
+            double yMax = 1;
+            for (int i = 0; i < systems.size(); i++) {
+                List<Row> files = new ArrayList<>(Csv.where(sel, "system", systems.get(i)));
+                files.sort(Comparator.comparingDouble(r -> r.d("file_age_s")));
+                double[] x = new double[2 * files.size() + 2];
+                double[] y = new double[x.length];
+                double total = 0;
+                double older = 0;
+                for (int f = 0; f < files.size(); f++) {
+                    double age = files.get(f).d("file_age_s");
+                    x[2 * f + 1] = age;
+                    y[2 * f + 1] = total;
+                    total += files.get(f).d("tombstones");
+                    x[2 * f + 2] = age;
+                    y[2 * f + 2] = total;
+                    older += age > dth ? files.get(f).d("tombstones") : 0;
+                }
+                x[x.length - 1] = xMax;
+                y[y.length - 1] = total;
+                yMax = Math.max(yMax, total);
+                Charts.line(chart, systems.get(i), x, y, Charts.color(i), false).setMarker(SeriesMarkers.NONE);
+                table.add(new String[] {systems.get(i), num(total), total == 0 ? "-" : pct(older / total)});
+            }
+            if (!Double.isNaN(dth)) {
+                Charts.line(chart, "D_th = " + num(dth) + " s", new double[] {dth, dth},
+                        new double[] {0, yMax * 1.05}, Color.BLACK, true);
+                chart.addAnnotation(new AnnotationText("D_th", dth + xMax * 0.05, yMax, false));
+            }
+            chart.getStyler().setXAxisMin(0.0).setXAxisMax(xMax).setYAxisMin(0.0);
+            String file = "ycsb-tombstone-age-cdf-" + p + ".png";
+            Charts.save(chart, dataDir.resolve(file));
+            md.append("#### ").append(p).append(" % deletes\n\n");
+            md.append(table(new String[] {"system", "tombstones in files", "share older than D_th"}, table));
+            chart("Cumulative tombstones by file age, " + p + " % deletes", file);
+        }
+    }
+
+    // ---------------------------------------------------------------- secondary range deletes
+
+    private void secondary() throws IOException {
+        List<Row> rows = section("Secondary range deletes (Lethe paper, Figure 6 H-J)", "secondary-deletes",
+                "Deleting every entry whose secondary attribute falls in a range: Lethe's KiWi layout, whose delete"
+                + " tiles of h pages let it drop whole pages, against the ways RocksDB can do it (scan and delete,"
+                + " compaction filter, DeleteRange when the attribute is correlated with the key). Bytes are those"
+                + " read and written by the delete; the best RocksDB method is the cheapest one at that selectivity,"
+                + " by bytes and by time separately.");
+        if (rows == null) {
+            return;
+        }
+        List<Row> lethe = Csv.where(rows, "system", "lethe");
+        List<String> hs = Csv.distinctNumbers(lethe, "h");
+        List<String> selectivities = Csv.distinctNumbers(rows, "selectivity");
+        List<String> correlations = Csv.distinct(rows, "correlation", List.of("uncorrelated", "correlated"));
+        String headlineH = hs.stream().min(Comparator.comparingDouble(h -> Math.abs(log2(Double.parseDouble(h)) - 3)))
+                .orElse("8");
+        for (String corr : correlations) {
+            List<String[]> table = new ArrayList<>();
+            List<Double> byteRatios = new ArrayList<>();
+            List<Double> timeRatios = new ArrayList<>();
+            for (String sel : selectivities) {
+                Row bestBytes = bestRocksDb(rows, corr, sel, Report::bytes);
+                Row bestTime = bestRocksDb(rows, corr, sel, r -> r.d("millis"));
+                for (String h : hs) {
+                    List<Row> match = Csv.where(lethe, "correlation", corr, "selectivity", sel, "h", h);
+                    if (match.isEmpty()) {
+                        continue;
+                    }
+                    Row l = match.get(0);
+                    double byteRatio = bestBytes == null ? Double.NaN : ratio(bytes(l), bytes(bestBytes));
+                    double speedUp = bestTime == null ? Double.NaN : ratio(bestTime.d("millis"), l.d("millis"));
+                    if (h.equals(headlineH)) {
+                        byteRatios.add(byteRatio);
+                        timeRatios.add(bestTime == null ? Double.NaN : ratio(l.d("millis"), bestTime.d("millis")));
+                    }
+                    table.add(new String[] {sel, h, num(l.d("millis")), num(bytes(l) / MIB), num(l.d("pages_dropped")),
+                        num(l.d("pages_rewritten")), bestBytes == null ? "-" : num(bytes(bestBytes) / MIB)
+                            + " (" + method(bestBytes) + ")", pct(byteRatio), bestTime == null ? "-"
+                            : num(bestTime.d("millis")) + " (" + method(bestTime) + ")", ratioNum(speedUp) + "x",
+                        num(l.d("lookup_us")), num(l.d("lookup_bytes"))});
+                }
+            }
+            md.append("### ").append(corr).append("\n\n").append(table(new String[] {"selectivity", "h", "Lethe ms",
+                "Lethe MiB read+written", "pages dropped", "pages rewritten", "best RocksDB MiB (method)",
+                "Lethe / RocksDB bytes", "best RocksDB ms (method)", "speed-up", "lookup µs", "lookup bytes"}, table));
+            String what = "Secondary range deletes, " + corr + ", h = " + headlineH + ": ";
+            headline(what + "bytes read+written vs best RocksDB (median over selectivities)", Spread.of(byteRatios),
+                    false, "selectivity");
+            headline(what + "time vs best RocksDB (median over selectivities)", Spread.of(timeRatios), false,
+                    "selectivity");
+            bytesByH(rows, lethe, corr, hs, selectivities);
+        }
+        pagesDropped(lethe, hs, selectivities, correlations);
+        lookupByH(lethe, hs, correlations);
+        raw("secondary-deletes");
+    }
+
+    private void bytesByH(List<Row> rows, List<Row> lethe, String corr, List<String> hs, List<String> selectivities)
+            throws IOException {
+        String file = "secondary-bytes-by-h-" + corr + ".png";
+        CategoryChart chart = Charts.categoryLines("Bytes per range delete by tile size h (" + corr + ")",
+                "delete tile size h (pages)", "MiB read+written (log scale)");
+        boolean positive = true;
+        for (int i = 0; i < selectivities.size(); i++) {
+            String sel = selectivities.get(i);
+            List<Double> y = hs.stream().map(h -> Csv.where(lethe, "correlation", corr, "selectivity", sel, "h", h)
+                    .stream().map(r -> bytes(r) / MIB).findFirst().orElse(null)).toList();
+            if (y.stream().allMatch(v -> v == null)) {
+                continue;
+            }
+            Charts.line(chart, "Lethe, s = " + sel, hs, y, Charts.color(i), false);
+            positive &= y.stream().allMatch(v -> v == null || v > 0);
+            Row best = bestRocksDb(rows, corr, sel, Report::bytes);
+            if (best != null) {
+                Charts.line(chart, "best RocksDB, s = " + sel, hs, hs.stream().map(h -> bytes(best) / MIB).toList(),
+                        Charts.color(i), true);
+                positive &= bytes(best) > 0;
+            }
+        }
+        chart.getStyler().setYAxisLogarithmic(positive);
+        Charts.save(chart, dataDir.resolve(file));
+        chart("MiB read and written per range delete by h, " + corr, file);
+    }
+
+    private void pagesDropped(List<Row> lethe, List<String> hs, List<String> selectivities, List<String> correlations)
+            throws IOException {
+        String corr = correlations.contains("uncorrelated") ? "uncorrelated" : correlations.get(0);
+        XYChart chart = Charts.xy("Pages dropped whole per range delete (" + corr + ", Fig. 6 H)",
+                "selectivity (log scale)", "pages dropped");
+        for (int i = 0; i < hs.size(); i++) {
+            List<Row> points = Csv.where(lethe, "correlation", corr, "h", hs.get(i));
+            if (!points.isEmpty()) {
+                Charts.line(chart, "h = " + hs.get(i), points.stream().mapToDouble(r -> r.d("selectivity")).toArray(),
+                        points.stream().mapToDouble(r -> r.d("pages_dropped")).toArray(), Charts.color(i), false);
+            }
+        }
+        chart.getStyler().setXAxisLogarithmic(selectivities.stream().allMatch(s -> Double.parseDouble(s) > 0));
+        chart.getStyler().setYAxisMin(0.0);
+        Charts.save(chart, dataDir.resolve("secondary-pages-dropped.png"));
+        chart("Pages dropped whole vs selectivity, per h", "secondary-pages-dropped.png");
+    }
+
+    private void lookupByH(List<Row> lethe, List<String> hs, List<String> correlations) throws IOException {
+        CategoryChart chart = Charts.categoryLines("Point lookup cost by tile size h (Fig. 6 I)",
+                "delete tile size h (pages)", "mean lookup µs");
+        for (int i = 0; i < correlations.size(); i++) {
+            String corr = correlations.get(i);
+            List<Double> y = hs.stream().map(h -> Csv.where(lethe, "correlation", corr, "h", h).stream()
+                    .mapToDouble(r -> r.d("lookup_us")).filter(v -> !Double.isNaN(v)).average()).map(a -> a.isPresent()
+                    ? a.getAsDouble() : null).toList();
+            if (y.stream().anyMatch(v -> v != null)) {
+                Charts.line(chart, "Lethe, " + corr, hs, y, Charts.color(i), false);
+            }
+        }
+        chart.getStyler().setYAxisMin(0.0);
+        Charts.save(chart, dataDir.resolve("secondary-lookup-by-h.png"));
+        chart("Mean point lookup µs by h", "secondary-lookup-by-h.png");
+    }
+
+    private static Row bestRocksDb(List<Row> rows, String corr, String sel, ToDoubleFunction<Row> cost) {
+        return Csv.where(rows, "correlation", corr, "selectivity", sel).stream()
+                .filter(r -> !r.s("system").equals("lethe") && !Double.isNaN(cost.applyAsDouble(r)))
+                .min(Comparator.comparingDouble(cost)).orElse(null);
+    }
+
+    private static double bytes(Row r) {
+        return r.d("bytes_read") + r.d("bytes_written");
+    }
+
+    private static String method(Row r) {
+        return r.s("system").replaceFirst("^rocksdb-", "");
+    }
+
+    // ---------------------------------------------------------------- Flink jobs
+
+    private void jobs() throws IOException {
+        List<Row> rows = section("Flink jobs", "jobs", "Flink jobs whose state expires (tumbling and sliding"
+                + " windows, state TTL), the same input on each state backend: Lethe, Flink's RocksDB backend and the"
+                + " heap (HashMap) backend. Bytes written are what the process wrote to disk per record; local state"
+                + " is the backend's local directory.");
+        if (rows == null) {
+            return;
+        }
+        List<String> jobs = Csv.distinct(rows, "job", List.of("tumbling", "sliding", "ttl"));
+        List<String> backends = Csv.distinct(rows, "backend", BACKENDS);
+        List<Row> samples = Csv.read(dataDir.resolve("jobs-state-size.csv"));
+        for (String job : jobs) {
+            List<Row> rocks = Csv.where(rows, "job", job, "backend", "rocksdb");
+            List<String[]> table = new ArrayList<>();
+            for (String backend : backends) {
+                List<Row> sel = Csv.where(rows, "job", job, "backend", backend);
+                if (sel.isEmpty()) {
+                    continue;
+                }
+                boolean heap = backend.equals("hashmap");
+                boolean base = backend.equals("rocksdb");
+                table.add(new String[] {backend, abs(values(sel, "records_per_s")),
+                    base ? "-" : ratioCell(ratios(sel, rocks, "records_per_s"), "round"),
+                    abs(values(sel, "bytes_written_per_record")),
+                    base ? "-" : ratioCell(ratios(sel, rocks, "bytes_written_per_record"), "round"),
+                    abs(values(sel, "state_bytes_written_per_record")),
+                    base ? "-" : ratioCell(ratios(sel, rocks, "state_bytes_written_per_record"), "round"),
+                    heap ? "heap" : mib(values(sel, "local_max_bytes")),
+                    heap ? "heap" : mib(values(sel, "local_end_bytes")), mib(values(sel, "last_checkpoint_bytes")),
+                    base ? "-" : ratioCell(ratios(sel, rocks, "last_checkpoint_bytes"), "round")});
+            }
+            md.append("### ").append(job).append("\n\n").append(table(new String[] {"backend", "records/s",
+                "x RocksDB", "bytes written/record", "x RocksDB", "without checkpoint files", "x RocksDB",
+                "local state max (MiB)", "at end (MiB)", "last checkpoint (MiB)", "x RocksDB"}, table));
+            List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
+            String what = "Job `" + job + "`: ";
+            headline(what + "records/s", ratios(lethe, rocks, "records_per_s"), true, "round");
+            headline(what + "bytes written per record", ratios(lethe, rocks, "bytes_written_per_record"), false,
+                    "round");
+            headline(what + "max local state", ratios(lethe, rocks, "local_max_bytes"), false, "round");
+            headline(what + "last checkpoint size", ratios(lethe, rocks, "last_checkpoint_bytes"), false, "round");
+            stateSize(samples, job, backends);
+        }
+        Map<String, List<Double>> throughput = new LinkedHashMap<>();
+        Map<String, List<Double>> written = new LinkedHashMap<>();
+        for (String backend : backends) {
+            throughput.put(backend, jobs.stream()
+                    .map(j -> median(Csv.where(rows, "job", j, "backend", backend), "records_per_s")).toList());
+            written.put(backend, jobs.stream()
+                    .map(j -> median(Csv.where(rows, "job", j, "backend", backend), "bytes_written_per_record"))
+                    .toList());
+        }
+        md.append("### All jobs\n\n");
+        Charts.bars(dataDir.resolve("jobs-throughput.png"), "Flink jobs: records/s (higher is better)", "job",
+                "records/s (median of rounds)", jobs, throughput);
+        chart("Records/s per job and backend", "jobs-throughput.png");
+        Charts.bars(dataDir.resolve("jobs-bytes-per-record.png"), "Flink jobs: bytes written per record (lower is"
+                + " better)", "job", "bytes/record (median of rounds)", jobs, written);
+        chart("Bytes written per record per job and backend", "jobs-bytes-per-record.png");
+        raw("jobs", "jobs-state-size");
+    }
+
+    private void stateSize(List<Row> samples, String job, List<String> backends) throws IOException {
+        List<Row> sel = samples == null ? List.of() : Csv.where(samples, "job", job);
+        if (sel.isEmpty()) {
+            md.append("No local state samples for this job (`jobs-state-size.csv`).\n\n");
+            return;
+        }
+        int round = sel.stream().mapToInt(Row::round).min().orElse(1);
+        XYChart chart = Charts.xy(job + ": local state size over time (round " + round + ")", "time (s)",
+                "local state (MiB)");
+        for (int i = 0; i < backends.size(); i++) {
+            List<Row> points = Csv.where(sel, "backend", backends.get(i), "round", String.valueOf(round));
+            if (!backends.get(i).equals("hashmap") && !points.isEmpty()) {
+                Charts.line(chart, backends.get(i), points.stream().mapToDouble(r -> r.d("ms") / 1000).toArray(),
+                        points.stream().mapToDouble(r -> r.d("local_bytes") / MIB).toArray(), Charts.color(i), false)
+                        .setMarker(SeriesMarkers.NONE);
+            }
+        }
+        chart.getStyler().setYAxisMin(0.0);
+        String file = "jobs-" + job + "-state-size.png";
+        Charts.save(chart, dataDir.resolve(file));
+        chart("Local state size over time, " + job, file);
+    }
+
+    // ---------------------------------------------------------------- sections and Markdown
+
+    /**
+     * Starts a section: its heading, and either "not run" (returning null) or a description from the
+     * settings file and the rounds, returning the rows of {@code name.csv}.
+     */
+    private List<Row> section(String title, String name, String intro) throws IOException {
+        md.append("## ").append(title).append("\n\n");
+        List<Row> rows = Csv.read(dataDir.resolve(name + ".csv"));
+        if (rows == null) {
+            md.append("This part was not run: there are no results in `").append(name).append(".csv`.\n\n");
+            return null;
+        }
+        Map<String, String> settings = Csv.keyValues(dataDir.resolve(name + ".settings.csv"));
+        md.append(intro);
+        if (settings.containsKey("what")) {
+            md.append(" Measured: ").append(settings.get("what").replaceAll("\\.$", "")).append('.');
+        }
+        long rounds = rows.stream().mapToInt(Row::round).distinct().count();
+        md.append(rounds == 1 ? " One round.\n\n"
+                : " " + rounds + " rounds; within a round the systems ran interleaved.\n\n");
+        if (settings.size() > (settings.containsKey("what") ? 1 : 0)) {
+            md.append("Settings:\n\n");
+            settings.forEach((k, v) -> md.append(k.equals("what") ? "" : "- " + k + ": " + v + "\n"));
+            md.append('\n');
+        }
+        return rows;
+    }
+
+    private void headline(String metric, Spread ratio, boolean higherBetter, String unit) {
+        summary.add(new String[] {metric, ratioCell(ratio, unit), higherBetter ? "higher" : "lower",
+            verdict(ratio, higherBetter)});
+    }
+
+    /** "ahead", "behind" or "even (within noise)" for a Lethe / RocksDB ratio; "n/a" without one. */
+    static String verdict(Spread ratio, boolean higherBetter) {
+        if (ratio == null) {
+            return "n/a";
+        }
+        if ((ratio.min() >= 0.95 && ratio.max() <= 1.05) || (ratio.min() <= 1 && ratio.max() >= 1)) {
+            return "even (within noise)";
+        }
+        return (ratio.median() > 1) == higherBetter ? "ahead" : "behind";
+    }
+
+    private void chart(String alt, String file) {
+        if (Files.isRegularFile(dataDir.resolve(file))) {
+            md.append("![").append(alt).append("](").append(rel(file)).append(")\n\n");
+        } else {
+            md.append("(No data for the chart ").append(file).append(".)\n\n");
+        }
+    }
+
+    private void raw(String... names) {
+        List<String> links = new ArrayList<>();
+        for (String name : names) {
+            for (String file : List.of(name + ".csv", name + ".settings.csv")) {
+                if (Files.isRegularFile(dataDir.resolve(file))) {
+                    links.add("[" + file + "](" + rel(file) + ")");
+                }
+            }
+        }
+        md.append("Raw data: ").append(String.join(", ", links)).append(".\n\n");
+    }
+
+    /** {@code file} in the data directory, relative to the report's directory, with '/' separators. */
+    private String rel(String file) {
+        String path = reportDir.relativize(dataDir.resolve(file)).toString().replace(File.separatorChar, '/');
+        return file.isEmpty() ? (path.isEmpty() ? "./" : path + "/") : path;
+    }
+
+    private static String table(String[] header, List<String[]> rows) {
+        StringBuilder t = new StringBuilder("| ").append(String.join(" | ", header)).append(" |\n|");
+        t.append(" --- |".repeat(header.length)).append('\n');
+        for (String[] row : rows) {
+            t.append("| ").append(String.join(" | ", List.of(row).stream().map(c -> c.replace("|", "\\|"))
+                    .toList())).append(" |\n");
+        }
+        return rows.isEmpty() ? "No data.\n\n" : t.append('\n').toString();
+    }
+
+    // ---------------------------------------------------------------- statistics and numbers
+
+    /** The spread of {@code column} over {@code rows} (one row per round). */
+    static Spread values(List<Row> rows, String column) {
+        return Spread.of(rows.stream().map(r -> r.d(column)).toList());
+    }
+
+    private static double median(List<Row> rows, String column) {
+        Spread s = values(rows, column);
+        return s == null ? Double.NaN : s.median();
+    }
+
+    /** The spread of the per-round ratios a / b of {@code column}, over the rounds both have. */
+    static Spread ratios(List<Row> a, List<Row> b, String column) {
+        Map<Integer, Double> byRound = new LinkedHashMap<>();
+        b.forEach(r -> byRound.put(r.round(), r.d(column)));
+        List<Double> ratios = new ArrayList<>();
+        for (Row r : a) {
+            Double denominator = byRound.get(r.round());
+            if (denominator != null) {
+                ratios.add(ratio(r.d(column), denominator));
+            }
+        }
+        return Spread.of(ratios);
+    }
+
+    private static double ratio(double a, double b) {
+        if (b == 0) {
+            return a == 0 ? 1 : Double.POSITIVE_INFINITY;
+        }
+        return a / b;
+    }
+
+    /** A ratio cell: {@code 1.38 (1.30-1.45)}, or {@code 1.38 (1 round)} from one value; "n/a" without. */
+    static String ratioCell(Spread s, String unit) {
+        if (s == null) {
+            return "n/a";
+        }
+        if (s.n() == 1) {
+            return ratioNum(s.median()) + " (1 " + unit + ")";
+        }
+        return ratioNum(s.median()) + " (" + ratioNum(s.min()) + "-" + ratioNum(s.max()) + ")";
+    }
+
+    /** An absolute cell: the median with its min-max, or the value alone from one value; "-" without. */
+    static String abs(Spread s) {
+        if (s == null) {
+            return "-";
+        }
+        return s.n() == 1 ? num(s.median()) : num(s.median()) + " (" + num(s.min()) + "-" + num(s.max()) + ")";
+    }
+
+    private static String mib(Spread bytes) {
+        return abs(bytes == null ? null : bytes.scaled(1 / MIB));
+    }
+
+    /** A ratio: two decimals from 0.1 to 10, fewer above, two significant digits below. */
+    static String ratioNum(double x) {
+        if (Double.isNaN(x)) {
+            return "n/a";
+        }
+        if (Double.isInfinite(x)) {
+            return "∞";
+        }
+        return String.format(Locale.ROOT, x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : x >= 0.1 || x == 0 ? "%.2f" : "%.2g",
+                x);
+    }
+
+    /** An absolute number: whole numbers and large ones without decimals, small ones with 3 digits. */
+    static String num(double x) {
+        if (!Double.isFinite(x)) {
+            return Double.isNaN(x) ? "n/a" : "∞";
+        }
+        double a = Math.abs(x);
+        String format = a >= 100 || x == Math.rint(x) ? "%,.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g";
+        return String.format(Locale.ROOT, format, x);
+    }
+
+    private static String pct(double fraction) {
+        if (!Double.isFinite(fraction)) {
+            return Double.isNaN(fraction) ? "n/a" : "∞";
+        }
+        return num(fraction * 100) + " %";
+    }
+
+    private static double log2(double x) {
+        return Math.log(x) / Math.log(2);
+    }
+}

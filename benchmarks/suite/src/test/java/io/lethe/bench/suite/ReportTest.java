@@ -1,0 +1,208 @@
+package io.lethe.bench.suite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The report on small synthetic results: every section, chart and raw-data link is there, the
+ * charts open, ratios are taken per round, the hand-written block survives regeneration and
+ * missing parts say "not run".
+ */
+class ReportTest {
+    static final List<String> CHARTS = List.of("engine-ops.png", "ycsb-space-amp.png", "ycsb-write-amp.png",
+            "ycsb-lookups.png", "ycsb-compactions.png", "ycsb-tombstone-age-cdf-2.png",
+            "ycsb-tombstone-age-cdf-10.png", "secondary-bytes-by-h-uncorrelated.png",
+            "secondary-bytes-by-h-correlated.png", "secondary-pages-dropped.png", "secondary-lookup-by-h.png",
+            "jobs-tumbling-state-size.png", "jobs-ttl-state-size.png", "jobs-throughput.png",
+            "jobs-bytes-per-record.png");
+    static final List<String> SECTIONS = List.of("# Benchmarks",
+            "## Summary: where Lethe is ahead and where it is behind", "## Machine, versions and settings",
+            "## Engine operations (JMH)", "## Delete-heavy YCSB-A", "## Secondary range deletes", "## Flink jobs");
+
+    @BeforeAll
+    static void headless() {
+        System.setProperty("java.awt.headless", "true");
+    }
+
+    @Test
+    void fullReportLinksChartsThatOpen(@TempDir Path tmp) throws Exception {
+        Path data = tmp.resolve("docs/benchmarks");
+        writeAll(data);
+        Path report = tmp.resolve("docs/benchmarks.md");
+        Report.write(data, report);
+        String md = Files.readString(report);
+        SECTIONS.forEach(s -> assertTrue(md.contains(s), "section " + s));
+        assertFalse(md.contains("not run"), md);
+        for (String chart : CHARTS) {
+            assertTrue(md.contains("](benchmarks/" + chart + ")"), "link to " + chart);
+        }
+        Matcher m = Pattern.compile("!\\[[^\\]]*\\]\\(([^)]+)\\)").matcher(md);
+        int images = 0;
+        while (m.find()) {
+            BufferedImage image = ImageIO.read(report.getParent().resolve(m.group(1)).toFile());
+            assertNotNull(image, m.group(1));
+            assertEquals(Charts.WIDTH, image.getWidth(), m.group(1));
+            images++;
+        }
+        assertEquals(CHARTS.size(), images);
+        for (String csv : List.of("engine-ops.csv", "ycsb.csv", "ycsb-tombstone-ages.csv", "secondary-deletes.csv",
+                "jobs.csv", "jobs-state-size.csv", "jobs.settings.csv")) {
+            assertTrue(md.contains("[" + csv + "](benchmarks/" + csv + ")"), "link to " + csv);
+        }
+        assertTrue(md.contains("| cpu | Test CPU, 2 cores |"), "environment value after the first comma");
+        assertTrue(md.contains("Produced by `benchmarks/run.sh full`"));
+    }
+
+    @Test
+    void ratiosAreTakenPerRound(@TempDir Path tmp) throws Exception {
+        Path data = tmp.resolve("data");
+        writeAll(data);
+        Path report = tmp.resolve("report.md");
+        Report.write(data, report);
+        String md = Files.readString(report);
+        // put: Lethe / RocksDB is 2.0 in round 1 and 4.0 in round 2; the ratio of the medians would be 3.5.
+        assertTrue(md.contains("| Engine `put` ops/s | 3.00 (2.00-4.00) | higher | ahead |"), md);
+        assertTrue(md.contains("| `put` | 700 (200-1,200) | 200 (100-300) | 3.00 (2.00-4.00) |"), md);
+        assertFalse(md.contains("3.50"));
+        assertTrue(md.contains("| Engine `getHit` ops/s | 1.00 (0.99-1.01) | higher | even (within noise) |"), md);
+        // jobs: Lethe writes half RocksDB's bytes per record in every round.
+        assertTrue(md.contains("| Job `tumbling`: bytes written per record | 0.50 (0.50-0.50) | lower | ahead |"), md);
+        // secondary deletes: one round, so the spread is over the selectivities.
+        assertTrue(md.contains("Secondary range deletes, uncorrelated, h = 8: bytes"), md);
+        assertTrue(md.contains("| heap | heap |"), "hashmap's local state is on the heap");
+    }
+
+    @Test
+    void handWrittenBlockIsKept(@TempDir Path tmp) throws Exception {
+        Path data = tmp.resolve("data");
+        writeAll(data);
+        Path report = tmp.resolve("report.md");
+        Report.write(data, report);
+        assertTrue(Files.readString(report).contains(Report.HAND_START + "\n" + Report.HAND_PLACEHOLDER + "\n"
+                + Report.HAND_END));
+        String block = Report.HAND_START + "\nLethe is ahead on *space*.\n\n| a | b |\n" + Report.HAND_END;
+        Files.writeString(report, "# Old report\n\nold text\n" + block + "\nmore old text\n");
+        Report.write(data, report);
+        String md = Files.readString(report);
+        assertTrue(md.contains(block), md);
+        assertFalse(md.contains("old text"));
+        assertTrue(md.indexOf("## Summary") < md.indexOf(block));
+        assertTrue(md.indexOf(block) < md.indexOf("## Machine, versions and settings"));
+    }
+
+    @Test
+    void missingPartsSayNotRun(@TempDir Path tmp) throws Exception {
+        Path data = tmp.resolve("data");
+        Files.createDirectories(data);
+        write(data, "engine-ops.csv", engineOps());
+        Path report = tmp.resolve("out/report.md");
+        Report.write(data, report);
+        String md = Files.readString(report);
+        SECTIONS.forEach(s -> assertTrue(md.contains(s), "section " + s));
+        assertEquals(3, md.split("not run", -1).length - 1, md);
+        assertTrue(md.contains("](../data/engine-ops.png)"), md);
+        assertEquals(Charts.WIDTH, ImageIO.read(data.resolve("engine-ops.png").toFile()).getWidth());
+        assertFalse(Files.exists(data.resolve("ycsb-space-amp.png")));
+    }
+
+    // ---------------------------------------------------------------- synthetic results
+
+    static void writeAll(Path data) throws IOException {
+        Files.createDirectories(data);
+        write(data, "environment.csv", List.of("key,value", "command,benchmarks/run.sh full", "mode,full",
+                "cpu,Test CPU, 2 cores", "java,17"));
+        write(data, "engine-ops.csv", engineOps());
+        write(data, "engine-ops.settings.csv", List.of("key,value", "what,JMH throughput", "forks,1"));
+        List<String> ycsb = new ArrayList<>(List.of("round,system,delete_percent,threshold_s,space_amp,write_amp,"
+                + "lookups_per_s,ops_per_s,compactions,compaction_bytes_written,tombstones_end,"
+                + "max_tombstone_age_end_s,tombstones_idle,max_tombstone_age_idle_s"));
+        List<String> ages = new ArrayList<>(List.of("round,system,delete_percent,file_age_s,tombstones"));
+        String[] systems = {"lethe", "rocksdb", "rocksdb-ttl"};
+        for (int round = 1; round <= 2; round++) {
+            for (int p : new int[] {2, 10}) {
+                for (int s = 0; s < systems.length; s++) {
+                    ycsb.add(String.format(Locale.ROOT, "%d,%s,%d,20.0,%.2f,%.2f,%d,%d,%d,%d,%d,%.1f,%d,%.1f", round,
+                            systems[s], p, 1.2 + s * 0.3 + p / 100.0, 3.0 + s, 50000 + round * 1000 - s * 5000,
+                            100000, 10 + s, 1 << 20, 1000 * p, 15.0 + 10 * s, 10 * s, 5.0 * s));
+                    for (int f = 1; f <= 3; f++) {
+                        ages.add(String.format(Locale.ROOT, "%d,%s,%d,%.3f,%d", round, systems[s], p,
+                                f * (6.0 + 6 * s), 100 * f));
+                    }
+                }
+            }
+        }
+        write(data, "ycsb.csv", ycsb);
+        write(data, "ycsb-tombstone-ages.csv", ages);
+        write(data, "ycsb.settings.csv", List.of("key,value", "what,delete-heavy YCSB-A.", "rounds,2"));
+        List<String> secondary = new ArrayList<>(List.of("correlation,selectivity,system,h,millis,bytes_read,"
+                + "bytes_written,pages_dropped,page_bytes_dropped,pages_rewritten,deleted,lookup_us,lookup_bytes"));
+        for (String corr : List.of("uncorrelated", "correlated")) {
+            for (double sel : new double[] {0.001, 0.01, 0.142857}) {
+                for (int h : new int[] {1, 4, 8, 16}) {
+                    if (h == 16 && sel == 0.001 && corr.equals("correlated")) {
+                        continue; // a gap in a chart's line
+                    }
+                    secondary.add(String.format(Locale.ROOT, "%s,%s,lethe,%d,%.1f,%d,%d,%d,%d,%d,%d,%.1f,%d", corr,
+                            sel, h, 5.0 + h, (long) (sel * 1e8 / h), (long) (sel * 1e7), (long) (sel * h * 100),
+                            (long) (sel * h * 409600), 3, (long) (sel * 1e6), 2.0 + h / 4.0, 4096 * h));
+                }
+                secondary.add(String.format(Locale.ROOT, "%s,%s,rocksdb-scan,0,%.1f,%d,%d,0,0,0,%d,2.0,4096", corr,
+                        sel, 100.0, 200_000_000L, (long) (sel * 1e8), (long) (sel * 1e6)));
+                if (corr.equals("correlated")) {
+                    secondary.add(String.format(Locale.ROOT, "%s,%s,rocksdb-deleterange,0,1.0,1000,2000,0,0,0,%d,"
+                            + "2.0,4096", corr, sel, (long) (sel * 1e6)));
+                }
+            }
+        }
+        write(data, "secondary-deletes.csv", secondary);
+        write(data, "secondary-deletes.settings.csv", List.of("key,value", "entries,1000000"));
+        List<String> jobs = new ArrayList<>(List.of("job,backend,round,records,seconds,records_per_s,"
+                + "bytes_written_per_record,state_bytes_written_per_record,local_max_bytes,local_end_bytes,"
+                + "last_checkpoint_bytes,max_checkpoint_bytes"));
+        List<String> samples = new ArrayList<>(List.of("job,backend,round,ms,local_bytes,checkpoint_bytes"));
+        String[] backends = {"lethe", "rocksdb", "hashmap"};
+        for (String job : List.of("tumbling", "ttl")) {
+            for (int round = 1; round <= 2; round++) {
+                for (int b = 0; b < backends.length; b++) {
+                    double bytesPerRecord = (b == 0 ? 50 : 100) * round;
+                    jobs.add(String.format(Locale.ROOT, "%s,%s,%d,1000000,10.0,%d,%.1f,%.1f,%d,%d,%d,%d", job,
+                            backends[b], round, 100000 + b * 10000 + round, bytesPerRecord, bytesPerRecord / 2,
+                            (b + 1) << 24, (b + 1) << 23, (b + 1) << 22, (b + 1) << 22));
+                    for (int ms = 0; ms <= 2000; ms += 250) {
+                        samples.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d", job, backends[b], round, ms,
+                                (long) (ms * 4096L * (b + 1)), 0));
+                    }
+                }
+            }
+        }
+        write(data, "jobs.csv", jobs);
+        write(data, "jobs-state-size.csv", samples);
+        write(data, "jobs.settings.csv", List.of("key,value", "bytes written,what the process wrote, per record"));
+    }
+
+    static List<String> engineOps() {
+        return List.of("round,operation,engine,ops_per_s,score_error", "1,put,lethe,200,1", "1,put,rocksdb,100,1",
+                "2,put,lethe,1200,1", "2,put,rocksdb,300,1", "1,getHit,lethe,990,1", "1,getHit,rocksdb,1000,1",
+                "2,getHit,lethe,1010,1", "2,getHit,rocksdb,1000,1");
+    }
+
+    static void write(Path dir, String name, List<String> lines) throws IOException {
+        Files.write(dir.resolve(name), lines);
+    }
+}

@@ -1,0 +1,80 @@
+package io.lethe.bench.suite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The suite's quick mode, as {@code benchmarks/run.sh quick} runs it, on the modules this build
+ * packaged: every part must finish and leave results for every system it compares, and the report
+ * must show them with charts that open. No number is checked against a goal: quick runs are too
+ * short and this machine too shared for that (the full run's report is where numbers are read).
+ */
+class SuiteQuickTest {
+    static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
+    static final Path OUT = Path.of("target/bench-quick").toAbsolutePath();
+    static final Path REPORT = OUT.resolve("report.md");
+    static List<String> failed;
+
+    @BeforeAll
+    static void runQuickSuite() throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        failed = new Suite(ROOT, false, OUT).run(Set.of(), "quick", REPORT);
+    }
+
+    @Test
+    void everyPartFinishedWithResults() {
+        assertEquals(List.of(), failed, "parts that failed (logs in " + OUT + ")");
+    }
+
+    @Test
+    void everySystemHasResults() throws Exception {
+        assertEquals(Set.of("lethe", "rocksdb"), column(OUT.resolve("engine-ops.csv"), 2));
+        assertEquals(Set.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-deletion-collector"),
+                column(OUT.resolve("ycsb.csv"), 1));
+        assertTrue(column(OUT.resolve("secondary-deletes.csv"), 2)
+                .containsAll(Set.of("lethe", "rocksdb-scan", "rocksdb-deleterange")));
+        assertEquals(Set.of("tumbling", "sliding", "ttl"), column(OUT.resolve("jobs.csv"), 0));
+        assertEquals(Set.of("lethe", "rocksdb", "hashmap"), column(OUT.resolve("jobs.csv"), 1));
+        assertTrue(Files.size(OUT.resolve("jobs-state-size.csv")) > 1000, "state size samples");
+        assertTrue(column(OUT.resolve("environment.csv"), 0).containsAll(Set.of("cpu", "java", "flink", "rocksdbjni")));
+    }
+
+    @Test
+    void reportShowsEverySectionWithChartsThatOpen() throws Exception {
+        String report = Files.readString(REPORT);
+        assertTrue(!report.contains("not run"), "a section was not run");
+        Matcher m = Pattern.compile("!\\[[^\\]]*\\]\\(([^)]+\\.png)\\)").matcher(report);
+        int charts = 0;
+        while (m.find()) {
+            Path png = REPORT.getParent().resolve(m.group(1));
+            BufferedImage img = ImageIO.read(png.toFile());
+            assertTrue(img != null && img.getWidth() > 100, "chart " + png);
+            charts++;
+        }
+        assertTrue(charts >= 8, charts + " charts");
+    }
+
+    /** The distinct values of a CSV column (header skipped). */
+    static Set<String> column(Path csv, int index) throws Exception {
+        Set<String> values = new TreeSet<>();
+        for (String line : Files.readAllLines(csv).subList(1, Files.readAllLines(csv).size())) {
+            String[] f = line.split(",", index + 2);
+            if (f.length > index) {
+                values.add(f[index]);
+            }
+        }
+        return values;
+    }
+}
