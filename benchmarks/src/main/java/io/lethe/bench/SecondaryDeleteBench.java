@@ -50,7 +50,7 @@ import java.util.stream.Stream;
  *
  * <p>Arguments: {@code [quick|full] [output directory]}. Quick: 200 k entries, h in {1, 8},
  * two selectivities. Full: 1 M entries, h in {1, 4, 8, 16, 64}, selectivities 0.01 %, 0.1 %, 1 %, 10 %,
- * 1/7.
+ * 1/7. Two rounds of every system (see {@link #ROUNDS}).
  */
 public final class SecondaryDeleteBench {
     static final long WRITE_BUFFER = 8L << 20;
@@ -59,6 +59,8 @@ public final class SecondaryDeleteBench {
     static final long TARGET_FILE = 8L << 20;
     static final long DELETE_KEYS = 1_000_000;
     static final int LOOKUPS = 50_000;
+    /** Rounds per correlation: times are single measurements of 2-1000 ms, so each ratio needs a second one. */
+    static final int ROUNDS = 2;
     static final String FROCKSDB = "com/ververica/frocksdbjni/8.10.0-ververica-1.0/frocksdbjni-8.10.0-ververica-1.0.jar";
 
     private SecondaryDeleteBench() {}
@@ -147,7 +149,7 @@ public final class SecondaryDeleteBench {
         return dk;
     }
 
-    record Row(String correlation, double selectivity, String system, int h, long millis, long bytesRead,
+    record Row(int round, String correlation, double selectivity, String system, int h, long millis, long bytesRead,
             long bytesWritten, long pagesDropped, long pageBytesDropped, long pagesRewritten, long deleted,
             double lookupMicros, double lookupBytes) {
         long io() {
@@ -163,7 +165,7 @@ public final class SecondaryDeleteBench {
                 .build();
     }
 
-    static List<Row> lethe(DataSet data, int h, double[] selectivities, Duration threshold, Path work)
+    static List<Row> lethe(int round, DataSet data, int h, double[] selectivities, Duration threshold, Path work)
             throws Exception {
         List<Row> rows = new ArrayList<>();
         Path base = work.resolve("lethe-base");
@@ -226,7 +228,7 @@ public final class SecondaryDeleteBench {
                     }
                     double lookupMicros = (System.nanoTime() - l0) / 1e3 / keys.length;
                     double lookupBytes = (double) (c.statistics().bytesReadTable() - tableBytes) / keys.length;
-                    rows.add(new Row(data.correlated ? "correlated" : "uncorrelated", sel, "lethe", h, millis, read,
+                    rows.add(new Row(round, data.correlated ? "correlated" : "uncorrelated", sel, "lethe", h, millis, read,
                             written, s1.secondaryDeletes().pagesDropped(), s1.secondaryDeletes().pageBytesDropped(),
                             s1.secondaryDeletes().pagesRewritten(), deleted, lookupMicros, lookupBytes));
                 }
@@ -238,7 +240,7 @@ public final class SecondaryDeleteBench {
         return rows;
     }
 
-    static List<Row> rocks(DataSet data, double[] selectivities, Path work) throws Exception {
+    static List<Row> rocks(int round, DataSet data, double[] selectivities, Path work) throws Exception {
         List<Row> rows = new ArrayList<>();
         Path base = work.resolve("rocks-base");
         deleteTree(base);
@@ -274,7 +276,7 @@ public final class SecondaryDeleteBench {
                                     + left[1] + " tombstones left, want " + (data.n - deleted) + " and 0");
                         }
                         double lookup = c.lookupMicros(data.liveKeys(cut, LOOKUPS));
-                        rows.add(new Row(corr, sel, "rocksdb-" + method, 0, millis, scanned + c.bytesRead(),
+                        rows.add(new Row(round, corr, sel, "rocksdb-" + method, 0, millis, scanned + c.bytesRead(),
                                 c.bytesWritten(), 0, 0, 0, deleted, lookup, Double.NaN));
                     }
                     deleteTree(copy);
@@ -287,7 +289,7 @@ public final class SecondaryDeleteBench {
     }
 
     /** Flink's TTL compaction filter on frocksdbjni, in a child JVM; empty (with a note) without the jar. */
-    static List<Row> rocksFilter(DataSet data, double[] selectivities, Path work) throws Exception {
+    static List<Row> rocksFilter(int round, DataSet data, double[] selectivities, Path work) throws Exception {
         Path jar = Path.of(System.getProperty("lethe.bench.frocksdbjni",
                 Path.of(System.getProperty("user.home"), ".m2", "repository", FROCKSDB).toString()));
         if (!Files.isRegularFile(jar)) {
@@ -319,7 +321,7 @@ public final class SecondaryDeleteBench {
                     throw new IllegalStateException("RocksDB filter: " + f[5] + " entries, " + f[6]
                             + " tombstones left, want " + (data.n - deleted));
                 }
-                rows.add(new Row(data.correlated ? "correlated" : "uncorrelated", sel, "rocksdb-filter", 0,
+                rows.add(new Row(round, data.correlated ? "correlated" : "uncorrelated", sel, "rocksdb-filter", 0,
                         Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]), 0, 0, 0, deleted,
                         Double.NaN, Double.NaN));
                 System.out.println("  " + format(rows.get(rows.size() - 1)));
@@ -332,8 +334,9 @@ public final class SecondaryDeleteBench {
     }
 
     static String format(Row r) {
-        return String.format(Locale.ROOT, "%-12s sel %7.4f%% %-20s h=%-3s %7d ms  read %10s  written %10s  dropped %6d"
-                        + " rewritten %6d pages  lookup %s us", r.correlation, r.selectivity * 100, r.system,
+        return String.format(Locale.ROOT, "round %d %-12s sel %7.4f%% %-20s h=%-3s %7d ms  read %10s  written %10s"
+                        + "  dropped %6d rewritten %6d pages  lookup %s us", r.round, r.correlation, r.selectivity * 100,
+                r.system,
                 r.h == 0 ? "-" : Integer.toString(r.h), r.millis, mib(r.bytesRead), mib(r.bytesWritten),
                 r.pagesDropped, r.pagesRewritten,
                 Double.isNaN(r.lookupMicros) ? "-" : String.format(Locale.ROOT, "%.2f", r.lookupMicros));
@@ -372,19 +375,29 @@ public final class SecondaryDeleteBench {
         List<Row> rows = new ArrayList<>();
         for (boolean correlated : new boolean[] {false, true}) {
             DataSet data = new DataSet(n, correlated, 42);
-            System.out.println(correlated ? "correlated delete keys" : "uncorrelated delete keys");
-            for (int h : hs) {
-                rows.addAll(lethe(data, h, sels, threshold, work));
+            for (int round = 1; round <= ROUNDS; round++) {
+                System.out.printf("%s delete keys, round %d of %d%n", correlated ? "correlated" : "uncorrelated",
+                        round, ROUNDS);
+                // Interleaved: Lethe first in odd rounds, RocksDB first in even ones.
+                if (round % 2 == 0) {
+                    rows.addAll(rocks(round, data, sels, work));
+                    rows.addAll(rocksFilter(round, data, sels, work));
+                }
+                for (int h : hs) {
+                    rows.addAll(lethe(round, data, h, sels, threshold, work));
+                }
+                if (round % 2 == 1) {
+                    rows.addAll(rocks(round, data, sels, work));
+                    rows.addAll(rocksFilter(round, data, sels, work));
+                }
             }
-            rows.addAll(rocks(data, sels, work));
-            rows.addAll(rocksFilter(data, sels, work));
         }
         deleteTree(work);
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("secondary-deletes.csv")))) {
-            w.println("correlation,selectivity,system,h,millis,bytes_read,bytes_written,pages_dropped,"
+            w.println("round,correlation,selectivity,system,h,millis,bytes_read,bytes_written,pages_dropped,"
                     + "page_bytes_dropped,pages_rewritten,deleted,lookup_us,lookup_bytes");
             for (Row r : rows) {
-                w.printf(Locale.ROOT, "%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.correlation, r.selectivity,
+                w.printf(Locale.ROOT, "%d,%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.round, r.correlation, r.selectivity,
                         r.system, r.h, r.millis, r.bytesRead, r.bytesWritten, r.pagesDropped, r.pageBytesDropped,
                         r.pagesRewritten, r.deleted, r.lookupMicros, r.lookupBytes);
             }
@@ -404,7 +417,8 @@ public final class SecondaryDeleteBench {
             {"budgets", "8 MiB write buffers, 16 MiB cache, level 1 of 32 MiB, T = 10, 8 MiB files, 4 KiB pages,"
                     + " Bloom 10 bits/key, no compression, no WAL"},
             {"lookups", LOOKUPS + " point lookups of live keys afterwards: mean time and page bytes read"},
-            {"rounds", "1 (bytes are deterministic; times are single measurements)"},
+            {"rounds", ROUNDS + " per delete-key correlation: every system once per round, Lethe first in odd rounds"
+                    + " and RocksDB first in even ones; each round loads its own trees"},
         });
         System.out.println("wrote " + out.resolve("secondary-deletes.csv"));
     }

@@ -349,6 +349,11 @@ public final class ExpiryJobBench {
 
     // ---- Writing.
 
+    /** A byte count for the CSV file; empty for none (a run that ended before its first checkpoint). */
+    private static String emptyIfZero(long bytes) {
+        return bytes == 0 ? "" : Long.toString(bytes);
+    }
+
     private static void write(List<Run> runs, Path out, long records, int rounds, String[] backends)
             throws IOException {
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs.csv")))) {
@@ -356,9 +361,10 @@ public final class ExpiryJobBench {
                     + "state_bytes_written_per_record,local_max_bytes,local_end_bytes,last_checkpoint_bytes,"
                     + "max_checkpoint_bytes");
             for (Run r : runs) {
-                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%.3f,%.0f,%.2f,%.2f,%d,%d,%d,%d%n", r.job(), r.backend(),
+                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%.3f,%.0f,%.2f,%.2f,%d,%d,%s,%s%n", r.job(), r.backend(),
                         r.round(), r.records(), r.seconds(), r.recordsPerSecond(), r.bytesPerRecord(),
-                        r.stateBytesPerRecord(), r.maxLocal(), r.localAt(1.0), r.lastCheckpoint(), r.maxCheckpoint());
+                        r.stateBytesPerRecord(), r.maxLocal(), r.localAt(1.0), emptyIfZero(r.lastCheckpoint()),
+                        emptyIfZero(r.maxCheckpoint()));
             }
         }
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs-state-size.csv")))) {
@@ -389,6 +395,9 @@ public final class ExpiryJobBench {
             csv.println("bytes written,what the process wrote to disk (/proc/self/io) per record; without checkpoint"
                     + " files: minus the checkpoint files written (the HashMap row shows the MiniCluster's own writes)");
             csv.println("local state,the backend's local directory sampled every 250 ms");
+            csv.println("checkpoint size,the checkpoint directory sampled every 250 ms (files of retained and"
+                    + " in-progress checkpoints); last: at the last sample holding any; empty when the run ended before"
+                    + " its first checkpoint");
             csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", rounds);
         }
         System.out.println("wrote " + out.resolve("jobs.csv") + " and " + out.resolve("jobs-state-size.csv"));

@@ -47,11 +47,7 @@ final class Charts {
      */
     static void bars(Path file, String title, String xTitle, String yTitle, List<String> categories,
             Map<String, List<Double>> series) throws IOException {
-        CategoryChart chart = new CategoryChart(WIDTH, HEIGHT);
-        chart.setTitle(title);
-        chart.setXAxisTitle(xTitle);
-        chart.setYAxisTitle(yTitle);
-        style(chart.getStyler());
+        CategoryChart chart = category(title, xTitle, yTitle);
         chart.getStyler().setYAxisMin(0.0);
         int i = 0;
         for (Map.Entry<String, List<Double>> s : series.entrySet()) {
@@ -67,11 +63,7 @@ final class Charts {
      */
     static void ratioBars(Path file, String title, String xTitle, String yTitle, List<String> categories,
             List<Double> ratios) throws IOException {
-        CategoryChart chart = new CategoryChart(WIDTH, HEIGHT);
-        chart.setTitle(title);
-        chart.setXAxisTitle(xTitle);
-        chart.setYAxisTitle(yTitle);
-        style(chart.getStyler());
+        CategoryChart chart = category(title, xTitle, yTitle);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setLabelsVisible(false);
         List<Double> values = ratios.stream().map(v -> Double.isFinite(v) ? v : 0.0).toList();
@@ -98,15 +90,37 @@ final class Charts {
      * added with {@link #line(CategoryChart, String, List, List, Color, boolean)}.
      */
     static CategoryChart categoryLines(String title, String xTitle, String yTitle) {
+        CategoryChart chart = category(title, xTitle, yTitle);
+        chart.getStyler().setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Line);
+        chart.getStyler().setOverlapped(true);
+        chart.getStyler().setMarkerSize(7);
+        return chart;
+    }
+
+    private static CategoryChart category(String title, String xTitle, String yTitle) {
         CategoryChart chart = new CategoryChart(WIDTH, HEIGHT);
         chart.setTitle(title);
         chart.setXAxisTitle(xTitle);
         chart.setYAxisTitle(yTitle);
         style(chart.getStyler());
-        chart.getStyler().setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Line);
-        chart.getStyler().setOverlapped(true);
-        chart.getStyler().setMarkerSize(7);
         return chart;
+    }
+
+    /**
+     * Makes the y axis logarithmic from the decade below the smallest positive value to the decade
+     * above the largest, so that every decade gets a labelled tick (a log axis between two powers of
+     * ten gets no label at all); linear from 0 when some value is not positive.
+     */
+    static void logDecades(AxesChartStyler s, List<Double> values) {
+        double min = values.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        double max = values.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        if (!(min > 0)) {
+            s.setYAxisMin(0.0);
+            return;
+        }
+        s.setYAxisLogarithmic(true);
+        s.setYAxisMin(Math.pow(10, Math.floor(Math.log10(min))));
+        s.setYAxisMax(Math.pow(10, Math.ceil(Math.log10(max) + 1e-9)));
     }
 
     /** Adds a line series over categories (with markers unless dashed); null values are gaps. */
@@ -142,6 +156,7 @@ final class Charts {
             Files.deleteIfExists(file);
             return;
         }
+        // Not on a log axis: a formatting function makes XChart place linear ticks there.
         if (chart.getStyler() instanceof AxesChartStyler s && !s.isYAxisLogarithmic()) {
             s.setyAxisTickLabelsFormattingFunction(Charts::tick);
         }

@@ -13,6 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.CategoryChart;
@@ -311,8 +313,8 @@ public final class Report {
                 "Deleting every entry whose secondary attribute falls in a range: Lethe's KiWi layout, whose delete"
                 + " tiles of h pages let it drop whole pages, against the ways RocksDB can do it (scan and delete,"
                 + " compaction filter, DeleteRange when the attribute is correlated with the key). Bytes are those"
-                + " read and written by the delete; the best RocksDB method is the cheapest one at that selectivity,"
-                + " by bytes and by time separately.");
+                + " read and written until the data is physically gone. Each round compares Lethe with the best"
+                + " RocksDB method of the same round, by bytes and by time separately.");
         if (rows == null) {
             return;
         }
@@ -327,82 +329,115 @@ public final class Report {
             List<Double> byteRatios = new ArrayList<>();
             List<Double> timeRatios = new ArrayList<>();
             for (String sel : selectivities) {
-                Row bestBytes = bestRocksDb(rows, corr, sel, Report::bytes);
-                Row bestTime = bestRocksDb(rows, corr, sel, r -> r.d("millis"));
                 for (String h : hs) {
-                    List<Row> match = Csv.where(lethe, "correlation", corr, "selectivity", sel, "h", h);
-                    if (match.isEmpty()) {
+                    List<Row> runs = Csv.where(lethe, "correlation", corr, "selectivity", sel, "h", h);
+                    if (runs.isEmpty()) {
                         continue;
                     }
-                    Row l = match.get(0);
-                    double byteRatio = bestBytes == null ? Double.NaN : ratio(bytes(l), bytes(bestBytes));
-                    double speedUp = bestTime == null ? Double.NaN : ratio(bestTime.d("millis"), l.d("millis"));
+                    Versus bytes = versus(rows, runs, Report::bytes);
+                    Versus time = versus(rows, runs, r -> r.d("millis"));
                     if (h.equals(headlineH)) {
-                        byteRatios.add(byteRatio);
-                        timeRatios.add(bestTime == null ? Double.NaN : ratio(l.d("millis"), bestTime.d("millis")));
+                        byteRatios.addAll(bytes.ratios());
+                        timeRatios.addAll(time.ratios());
                     }
-                    table.add(new String[] {sel, h, num(l.d("millis")), num(bytes(l) / MIB), num(l.d("pages_dropped")),
-                        num(l.d("pages_rewritten")), bestBytes == null ? "-" : num(bytes(bestBytes) / MIB)
-                            + " (" + method(bestBytes) + ")", pct(byteRatio), bestTime == null ? "-"
-                            : num(bestTime.d("millis")) + " (" + method(bestTime) + ")", ratioNum(speedUp) + "x",
-                        num(l.d("lookup_us")), num(l.d("lookup_bytes"))});
+                    table.add(new String[] {selectivity(sel), h, abs(values(runs, "millis")),
+                        abs(Spread.of(runs.stream().map(r -> bytes(r) / MIB).toList())),
+                        abs(values(runs, "pages_dropped")), abs(values(runs, "pages_rewritten")),
+                        bytes.rocksDbCell(1 / MIB), pctCell(Spread.of(bytes.ratios())), time.rocksDbCell(1),
+                        ratioCell(Spread.of(time.ratios().stream().map(x -> 1 / x).toList()), "round"),
+                        abs(values(runs, "lookup_us")), abs(values(runs, "lookup_bytes"))});
                 }
             }
-            md.append("### ").append(corr).append("\n\n").append(table(new String[] {"selectivity", "h", "Lethe ms",
-                "Lethe MiB read+written", "pages dropped", "pages rewritten", "best RocksDB MiB (method)",
-                "Lethe / RocksDB bytes", "best RocksDB ms (method)", "speed-up", "lookup µs", "lookup bytes"}, table));
+            md.append("### ").append(corr).append(" delete keys\n\n").append(table(new String[] {"selectivity", "h",
+                "Lethe ms", "Lethe MiB read+written", "pages dropped", "pages rewritten", "best RocksDB MiB (method)",
+                "Lethe / RocksDB bytes", "best RocksDB ms (method)", "Lethe speed-up (x)", "lookup µs",
+                "lookup bytes"}, table));
             String what = "Secondary range deletes, " + corr + ", h = " + headlineH + ": ";
-            headline(what + "bytes read+written vs best RocksDB (median over selectivities)", Spread.of(byteRatios),
-                    false, "selectivity");
-            headline(what + "time vs best RocksDB (median over selectivities)", Spread.of(timeRatios), false,
-                    "selectivity");
+            headline(what + "bytes read+written vs best RocksDB (over selectivities and rounds)",
+                    Spread.of(byteRatios), false, "value");
+            headline(what + "time vs best RocksDB (over selectivities and rounds)", Spread.of(timeRatios), false,
+                    "value");
             bytesByH(rows, lethe, corr, hs, selectivities);
         }
-        pagesDropped(lethe, hs, selectivities, correlations);
+        pagesDropped(lethe, hs, correlations);
         lookupByH(lethe, hs, correlations);
         raw("secondary-deletes");
+    }
+
+    /**
+     * Lethe's runs of one (correlation, selectivity, h) against the cheapest RocksDB method of the same
+     * round by some cost: the per-round ratios Lethe / RocksDB, RocksDB's costs and which methods won.
+     */
+    private record Versus(List<Double> ratios, List<Double> rocksDbCosts, Set<String> methods) {
+        String rocksDbCell(double scale) {
+            Spread s = Spread.of(rocksDbCosts);
+            return s == null ? "-" : abs(s.scaled(scale)) + " (" + String.join(", ", methods) + ")";
+        }
+    }
+
+    private static Versus versus(List<Row> rows, List<Row> letheRuns, ToDoubleFunction<Row> cost) {
+        List<Double> ratios = new ArrayList<>();
+        List<Double> costs = new ArrayList<>();
+        Set<String> methods = new TreeSet<>();
+        for (Row l : letheRuns) {
+            Row best = bestRocksDb(rows, l.s("correlation"), l.s("selectivity"), l.round(), cost);
+            if (best != null) {
+                ratios.add(ratio(cost.applyAsDouble(l), cost.applyAsDouble(best)));
+                costs.add(cost.applyAsDouble(best));
+                methods.add(method(best));
+            }
+        }
+        return new Versus(ratios, costs, methods);
     }
 
     private void bytesByH(List<Row> rows, List<Row> lethe, String corr, List<String> hs, List<String> selectivities)
             throws IOException {
         String file = "secondary-bytes-by-h-" + corr + ".png";
-        CategoryChart chart = Charts.categoryLines("Bytes per range delete by tile size h (" + corr + ")",
+        CategoryChart chart = Charts.categoryLines("Bytes per range delete by tile size h (" + corr + " delete keys)",
                 "delete tile size h (pages)", "MiB read+written (log scale)");
-        boolean positive = true;
+        List<Double> plotted = new ArrayList<>();
         for (int i = 0; i < selectivities.size(); i++) {
             String sel = selectivities.get(i);
-            List<Double> y = hs.stream().map(h -> Csv.where(lethe, "correlation", corr, "selectivity", sel, "h", h)
-                    .stream().map(r -> bytes(r) / MIB).findFirst().orElse(null)).toList();
+            List<Double> y = hs.stream().map(h -> {
+                Spread s = Spread.of(Csv.where(lethe, "correlation", corr, "selectivity", sel, "h", h).stream()
+                        .map(r -> bytes(r) / MIB).toList());
+                return s == null ? null : s.median();
+            }).toList();
             if (y.stream().allMatch(v -> v == null)) {
                 continue;
             }
-            Charts.line(chart, "Lethe, s = " + sel, hs, y, Charts.color(i), false);
-            positive &= y.stream().allMatch(v -> v == null || v > 0);
-            Row best = bestRocksDb(rows, corr, sel, Report::bytes);
+            Charts.line(chart, "Lethe, " + selectivity(sel), hs, y, Charts.color(i), false);
+            y.stream().filter(v -> v != null).forEach(plotted::add);
+            Spread best = Spread.of(versus(rows, Csv.where(lethe, "correlation", corr, "selectivity", sel),
+                    Report::bytes).rocksDbCosts());
             if (best != null) {
-                Charts.line(chart, "best RocksDB, s = " + sel, hs, hs.stream().map(h -> bytes(best) / MIB).toList(),
+                double b = best.median() / MIB;
+                Charts.line(chart, "best RocksDB, " + selectivity(sel), hs, hs.stream().map(h -> b).toList(),
                         Charts.color(i), true);
-                positive &= bytes(best) > 0;
+                plotted.add(b);
             }
         }
-        chart.getStyler().setYAxisLogarithmic(positive);
+        Charts.logDecades(chart.getStyler(), plotted);
         Charts.save(chart, dataDir.resolve(file));
-        chart("MiB read and written per range delete by h, " + corr, file);
+        chart("MiB read and written per range delete by h, " + corr + " delete keys", file);
     }
 
-    private void pagesDropped(List<Row> lethe, List<String> hs, List<String> selectivities, List<String> correlations)
-            throws IOException {
+    private void pagesDropped(List<Row> lethe, List<String> hs, List<String> correlations) throws IOException {
         String corr = correlations.contains("uncorrelated") ? "uncorrelated" : correlations.get(0);
-        XYChart chart = Charts.xy("Pages dropped whole per range delete (" + corr + ", Fig. 6 H)",
-                "selectivity (log scale)", "pages dropped");
+        XYChart chart = Charts.xy("Pages dropped whole per range delete (" + corr + " delete keys, Fig. 6 H)",
+                "selectivity (% of entries deleted, log scale)", "pages dropped (median of rounds)");
+        boolean positive = true;
         for (int i = 0; i < hs.size(); i++) {
             List<Row> points = Csv.where(lethe, "correlation", corr, "h", hs.get(i));
-            if (!points.isEmpty()) {
-                Charts.line(chart, "h = " + hs.get(i), points.stream().mapToDouble(r -> r.d("selectivity")).toArray(),
-                        points.stream().mapToDouble(r -> r.d("pages_dropped")).toArray(), Charts.color(i), false);
+            List<String> sels = Csv.distinctNumbers(points, "selectivity");
+            if (!sels.isEmpty()) {
+                Charts.line(chart, "h = " + hs.get(i), sels.stream().mapToDouble(s -> Double.parseDouble(s) * 100)
+                        .toArray(), sels.stream().mapToDouble(s -> median(Csv.where(points, "selectivity", s),
+                        "pages_dropped")).toArray(), Charts.color(i), false);
+                positive &= sels.stream().allMatch(s -> Double.parseDouble(s) > 0);
             }
         }
-        chart.getStyler().setXAxisLogarithmic(selectivities.stream().allMatch(s -> Double.parseDouble(s) > 0));
+        chart.getStyler().setXAxisLogarithmic(positive);
         chart.getStyler().setYAxisMin(0.0);
         Charts.save(chart, dataDir.resolve("secondary-pages-dropped.png"));
         chart("Pages dropped whole vs selectivity, per h", "secondary-pages-dropped.png");
@@ -425,9 +460,11 @@ public final class Report {
         chart("Mean point lookup µs by h", "secondary-lookup-by-h.png");
     }
 
-    private static Row bestRocksDb(List<Row> rows, String corr, String sel, ToDoubleFunction<Row> cost) {
+    /** The RocksDB method with the least cost at (correlation, selectivity) in one round; null without. */
+    private static Row bestRocksDb(List<Row> rows, String corr, String sel, int round, ToDoubleFunction<Row> cost) {
         return Csv.where(rows, "correlation", corr, "selectivity", sel).stream()
-                .filter(r -> !r.s("system").equals("lethe") && !Double.isNaN(cost.applyAsDouble(r)))
+                .filter(r -> r.round() == round && !r.s("system").equals("lethe")
+                        && !Double.isNaN(cost.applyAsDouble(r)))
                 .min(Comparator.comparingDouble(cost)).orElse(null);
     }
 
@@ -437,6 +474,11 @@ public final class Report {
 
     private static String method(Row r) {
         return r.s("system").replaceFirst("^rocksdb-", "");
+    }
+
+    /** A selectivity (a fraction, as written in the CSV file) as a percentage: {@code 0.1 %}. */
+    static String selectivity(String fraction) {
+        return Charts.tick(Double.parseDouble(fraction) * 100) + " %";
     }
 
     // ---------------------------------------------------------------- Flink jobs
@@ -470,11 +512,15 @@ public final class Report {
                     base ? "-" : ratioCell(ratios(sel, rocks, "state_bytes_written_per_record"), "round"),
                     heap ? "heap" : mib(values(sel, "local_max_bytes")),
                     heap ? "heap" : mib(values(sel, "local_end_bytes")), mib(values(sel, "last_checkpoint_bytes")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "last_checkpoint_bytes"), "round")});
+                    base ? "-" : ratioCell(ratios(sel, rocks, "last_checkpoint_bytes"), "round"),
+                    mib(values(sel, "max_checkpoint_bytes"))});
             }
             md.append("### ").append(job).append("\n\n").append(table(new String[] {"backend", "records/s",
                 "x RocksDB", "bytes written/record", "x RocksDB", "without checkpoint files", "x RocksDB",
-                "local state max (MiB)", "at end (MiB)", "last checkpoint (MiB)", "x RocksDB"}, table));
+                "local state max (MiB)", "at end (MiB)", "last checkpoint (MiB)", "x RocksDB",
+                "largest checkpoint (MiB)"}, table));
+            md.append("Checkpoint sizes are those of the checkpoint directory; a dash: no run of that backend"
+                    + " completed a checkpoint before it ended.\n\n");
             List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
             String what = "Job `" + job + "`: ";
             headline(what + "records/s", ratios(lethe, rocks, "records_per_s"), true, "round");
@@ -482,7 +528,8 @@ public final class Report {
                     "round");
             headline(what + "max local state", ratios(lethe, rocks, "local_max_bytes"), false, "round");
             headline(what + "last checkpoint size", ratios(lethe, rocks, "last_checkpoint_bytes"), false, "round");
-            stateSize(samples, job, backends);
+            overTime(samples, job, backends, "local_bytes", false, "local state", "state-size");
+            overTime(samples, job, backends, "checkpoint_bytes", true, "checkpoint storage", "checkpoint-size");
         }
         Map<String, List<Double>> throughput = new LinkedHashMap<>();
         Map<String, List<Double>> written = new LinkedHashMap<>();
@@ -503,27 +550,32 @@ public final class Report {
         raw("jobs", "jobs-state-size");
     }
 
-    private void stateSize(List<Row> samples, String job, List<String> backends) throws IOException {
+    /**
+     * A chart of one sampled size over the runs of {@code job} (first round), one line per backend;
+     * the HashMap backend only when {@code withHeap} (its local state is on the heap).
+     */
+    private void overTime(List<Row> samples, String job, List<String> backends, String column, boolean withHeap,
+            String what, String fileSuffix) throws IOException {
         List<Row> sel = samples == null ? List.of() : Csv.where(samples, "job", job);
         if (sel.isEmpty()) {
-            md.append("No local state samples for this job (`jobs-state-size.csv`).\n\n");
+            md.append("No ").append(what).append(" samples for this job (`jobs-state-size.csv`).\n\n");
             return;
         }
         int round = sel.stream().mapToInt(Row::round).min().orElse(1);
-        XYChart chart = Charts.xy(job + ": local state size over time (round " + round + ")", "time (s)",
-                "local state (MiB)");
+        XYChart chart = Charts.xy(job + ": " + what + " over time (round " + round + ")", "time since the job started (s)",
+                what + " (MiB)");
         for (int i = 0; i < backends.size(); i++) {
             List<Row> points = Csv.where(sel, "backend", backends.get(i), "round", String.valueOf(round));
-            if (!backends.get(i).equals("hashmap") && !points.isEmpty()) {
+            if ((withHeap || !backends.get(i).equals("hashmap")) && !points.isEmpty()) {
                 Charts.line(chart, backends.get(i), points.stream().mapToDouble(r -> r.d("ms") / 1000).toArray(),
-                        points.stream().mapToDouble(r -> r.d("local_bytes") / MIB).toArray(), Charts.color(i), false)
+                        points.stream().mapToDouble(r -> r.d(column) / MIB).toArray(), Charts.color(i), false)
                         .setMarker(SeriesMarkers.NONE);
             }
         }
         chart.getStyler().setYAxisMin(0.0);
-        String file = "jobs-" + job + "-state-size.png";
+        String file = "jobs-" + job + "-" + fileSuffix + ".png";
         Charts.save(chart, dataDir.resolve(file));
-        chart("Local state size over time, " + job, file);
+        chart(what.substring(0, 1).toUpperCase(Locale.ROOT) + what.substring(1) + " over time, " + job, file);
     }
 
     // ---------------------------------------------------------------- sections and Markdown
@@ -651,12 +703,12 @@ public final class Report {
         return ratioNum(s.median()) + " (" + ratioNum(s.min()) + "-" + ratioNum(s.max()) + ")";
     }
 
-    /** An absolute cell: the median with its min-max, or the value alone from one value; "-" without. */
+    /** An absolute cell: the median with its min-max, or the value alone when all are equal; "-" without. */
     static String abs(Spread s) {
         if (s == null) {
             return "-";
         }
-        return s.n() == 1 ? num(s.median()) : num(s.median()) + " (" + num(s.min()) + "-" + num(s.max()) + ")";
+        return s.n() == 1 || s.min() == s.max() ? num(s.median()) : num(s.median()) + " (" + num(s.min()) + "-" + num(s.max()) + ")";
     }
 
     private static String mib(Spread bytes) {
@@ -683,6 +735,15 @@ public final class Report {
         double a = Math.abs(x);
         String format = a >= 100 || x == Math.rint(x) ? "%,.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g";
         return String.format(Locale.ROOT, format, x);
+    }
+
+    /** A share cell: {@code 2.8 % (2.7-2.9 %)}, or the value alone from one value; "-" without. */
+    static String pctCell(Spread s) {
+        if (s == null) {
+            return "-";
+        }
+        return s.n() == 1 || s.min() == s.max() ? pct(s.median())
+                : pct(s.median()) + " (" + num(s.min() * 100) + "-" + pct(s.max()) + ")";
     }
 
     private static String pct(double fraction) {
