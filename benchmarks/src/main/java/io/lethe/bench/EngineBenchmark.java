@@ -67,7 +67,7 @@ public class EngineBenchmark {
         for (int i = 0; i < keys; i++) {
             store.put(key((i * 7919L) % keys, 'k'), value);
         }
-        store.flush();
+        store.settle();
     }
 
     @TearDown(Level.Trial)

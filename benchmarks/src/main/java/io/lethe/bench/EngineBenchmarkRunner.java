@@ -67,7 +67,8 @@ public final class EngineBenchmarkRunner {
         }
         writeSettings(out.resolve("engine-ops.settings.csv"), new String[][] {
             {"what", "JMH throughput of single operations, one thread, on a loaded database"},
-            {"keys", keys + " keys of 16 B with 100 B values, loaded in a scattered order, then flushed"},
+            {"keys", keys + " keys of 16 B with 100 B values, loaded in a scattered order, then flushed and"
+                    + " compacted completely (both engines measured on a settled tree)"},
             {"operations", "put (overwrite), getHit, getMiss (absent key), deleteAndReinsert, seekNext100 (seek + 100 next)"},
             {"budgets", "64 MiB memtable, 32 MiB block/page cache, Bloom filters 10 bits/key, no WAL, no compression"},
             {"rounds", rounds + " (engine order alternating), " + warmups + " x " + seconds + " s warmup, " + iterations

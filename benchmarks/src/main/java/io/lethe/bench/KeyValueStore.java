@@ -14,5 +14,9 @@ interface KeyValueStore extends AutoCloseable {
     /** Seeks to key and reads up to n entries; returns the bytes read (keys and values). */
     long seekAndNext(byte[] key, int n) throws Exception;
 
-    void flush() throws Exception;
+    /**
+     * Flushes the memtable and compacts everything, returning when no background work is left: both
+     * engines are measured on a settled tree, whatever their compaction would have been doing.
+     */
+    void settle() throws Exception;
 }

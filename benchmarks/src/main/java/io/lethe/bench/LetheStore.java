@@ -50,8 +50,9 @@ final class LetheStore implements KeyValueStore {
     }
 
     @Override
-    public void flush() throws Exception {
+    public void settle() throws Exception {
         db.flush();
+        db.compactAll();
         db.waitForBackgroundWork();
     }
 

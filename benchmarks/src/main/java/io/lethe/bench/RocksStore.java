@@ -64,7 +64,7 @@ final class RocksStore implements KeyValueStore {
     }
 
     @Override
-    public void flush() throws Exception {
+    public void settle() throws Exception {
         try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
             db.flush(fo);
         }

@@ -54,7 +54,7 @@ import java.util.stream.Stream;
  *
  * Usage: {@code ExpiryJobBench [quick|full] [output directory]}: writes {@code jobs.csv}, {@code
  * jobs-state-size.csv} and {@code jobs.settings.csv}. Quick: 1 M records per run, Lethe, RocksDB and
- * HashMap, one round. Full: 4 M records, also Lethe with delete tiles of 8 pages, two rounds.
+ * HashMap, one round. Full: 8 M records, also Lethe with delete tiles of 8 pages, three rounds.
  */
 public final class ExpiryJobBench {
     /** lethe: defaults; lethe-h8: delete tiles of 8 pages (pages sorted by delete key within a tile). */
@@ -127,8 +127,10 @@ public final class ExpiryJobBench {
         boolean full = args.length > 0 && args[0].equals("full");
         Path out = Path.of(args.length > 1 ? args[1] : "target/jobs").toAbsolutePath();
         Files.createDirectories(out);
-        long records = full ? 4_000_000 : 1_000_000;
-        int rounds = full ? 2 : 1;
+        // Full runs last several checkpoint intervals and TTLs (20-70 s each), so state size over time
+        // shows where each backend settles.
+        long records = full ? 8_000_000 : 1_000_000;
+        int rounds = full ? 3 : 1;
         String[] backends = full ? BACKENDS : new String[] {"lethe", "rocksdb", "hashmap"};
         checkpointInterval = Duration.ofSeconds(Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2));
         System.out.printf("Job benchmark (%s): %,d records per run, %d round(s), parallelism 1, checkpoints"

@@ -43,13 +43,13 @@ public final class Suite {
 
     static final List<Part> PARTS = List.of(
             new Part("engine", "engine point operations and scans (JMH, Lethe and rocksdbjni)", "engine-ops.csv",
-                    "about 1.5 min", "about 8 min"),
+                    "about 1.2 min", "about 7 min"),
             new Part("ycsb", "delete-heavy YCSB-A (FADE against RocksDB and its delete compactions)", "ycsb.csv",
-                    "about 1 min", "about 9 min"),
+                    "about 25 s", "about 6 min"),
             new Part("secondary", "secondary range deletes across delete tile sizes (KiWi against RocksDB)",
-                    "secondary-deletes.csv", "about 20 s", "about 2 min"),
+                    "secondary-deletes.csv", "about 20 s", "about 2.5 min"),
             new Part("jobs", "Flink jobs: tumbling and sliding windows, TTL (Lethe, Flink's RocksDB, HashMap)",
-                    "jobs.csv", "about 1.5 min", "about 12 min"));
+                    "jobs.csv", "about 40 s", "about 15 min"));
 
     private final Path root;
     private final boolean full;
@@ -65,7 +65,7 @@ public final class Suite {
         System.setProperty("java.awt.headless", "true");
         if (args.length == 0 || !(args[0].equals("quick") || args[0].equals("full"))) {
             System.err.println("usage: benchmarks/run.sh quick|full [--out DIR] [--report FILE]"
-                    + " [--only engine,ycsb,secondary,jobs]");
+                    + " [--only engine,ycsb,secondary,jobs], or benchmarks/run.sh report DIR [FILE]");
             System.exit(2);
         }
         boolean full = args[0].equals("full");
