@@ -1,6 +1,7 @@
 package io.lethe.bench.jobs;
 
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.StateTtlConfig;
@@ -9,7 +10,15 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.executiongraph.ArchivedExecutionGraph;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.minicluster.RpcServiceSharing;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -21,7 +30,6 @@ import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -31,7 +39,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -39,8 +46,8 @@ import java.util.stream.Stream;
  * Window and TTL jobs on Lethe, Flink's RocksDB backend (embedded, frocksdbjni) and the HashMap
  * backend, one after another in this JVM, rounds interleaved (the backends' order rotated each round).
  * Per run: records per second, bytes the process wrote to disk per record (/proc/self/io, state
- * and checkpoints together), local state size sampled over time, checkpoint size (the checkpoint
- * directory, sampled while the job runs: Flink deletes it when a job finishes).
+ * and checkpoints together), local state size sampled over time, and every completed checkpoint's
+ * full and uploaded size from Flink's checkpoint statistics.
  *
  * <ul>
  *   <li><b>tumbling</b>: 20,000 keys, event time advancing 1 ms per 20 records, tumbling 10 s
@@ -53,7 +60,7 @@ import java.util.stream.Stream;
  * </ul>
  *
  * Usage: {@code ExpiryJobBench [quick|full] [output directory]}: writes {@code jobs.csv}, {@code
- * jobs-state-size.csv} and {@code jobs.settings.csv}. Quick: 1 M records per run, Lethe, RocksDB and
+ * jobs-state-size.csv}, {@code jobs-checkpoints.csv} and {@code jobs.settings.csv}. Quick: 1 M records per run, Lethe, RocksDB and
  * HashMap, one round. Full: 8 M records, also Lethe with delete tiles of 8 pages, three rounds.
  */
 public final class ExpiryJobBench {
@@ -73,9 +80,13 @@ public final class ExpiryJobBench {
 
     private ExpiryJobBench() {}
 
+    /** One completed checkpoint, from Flink's checkpoint statistics. */
+    record Checkpoint(long id, long ms /* since the job was submitted, at its last acknowledgement */,
+            long fullBytes, long checkpointedBytes, long metadataBytes) {}
+
     /** One run's measurements. */
     record Run(String job, String backend, int round, long records, double seconds, long bytesWritten,
-            long checkpointBytesWritten, List<long[]> samples /* ms since start, local bytes, checkpoint bytes */) {
+            List<long[]> samples /* ms since submission, local bytes */, List<Checkpoint> checkpoints) {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -84,9 +95,14 @@ public final class ExpiryJobBench {
             return (double) bytesWritten / records;
         }
 
+        /** What the checkpoints uploaded (incremental: new files only) plus their metadata files. */
+        long checkpointBytesWritten() {
+            return checkpoints.stream().mapToLong(c -> c.checkpointedBytes() + c.metadataBytes()).sum();
+        }
+
         /** Without the checkpoint files (the state backend's own writes: flushes, compactions, ...). */
         double stateBytesPerRecord() {
-            return (double) Math.max(0, bytesWritten - checkpointBytesWritten) / records;
+            return (double) Math.max(0, bytesWritten - checkpointBytesWritten()) / records;
         }
 
         long maxLocal() {
@@ -108,18 +124,14 @@ public final class ExpiryJobBench {
             return best[1];
         }
 
-        long maxCheckpoint() {
-            return samples.stream().mapToLong(s -> s[2]).max().orElse(0);
+        /** The median full size of the completed checkpoints; 0 without one. */
+        long medianCheckpoint() {
+            long[] sizes = checkpoints.stream().mapToLong(Checkpoint::fullBytes).sorted().toArray();
+            return sizes.length == 0 ? 0 : sizes[sizes.length / 2];
         }
 
-        long lastCheckpoint() {
-            long last = 0;
-            for (long[] s : samples) {
-                if (s[2] > 0) {
-                    last = s[2];
-                }
-            }
-            return last;
+        long maxCheckpoint() {
+            return checkpoints.stream().mapToLong(Checkpoint::fullBytes).max().orElse(0);
         }
     }
 
@@ -144,9 +156,9 @@ public final class ExpiryJobBench {
                     Run r = run(job, backend, round, records, out.resolve("work"));
                     runs.add(r);
                     System.out.printf("  %-8s %-8s round %d: %,10.0f records/s, %6.1f bytes written/record (%5.1f"
-                                    + " without checkpoints), local max %s, last checkpoint %s%n", job, backend, round,
-                            r.recordsPerSecond(), r.bytesPerRecord(), r.stateBytesPerRecord(), mib(r.maxLocal()),
-                            mib(r.lastCheckpoint()));
+                                    + " without checkpoints), local max %s, %d checkpoints of %s (median)%n", job,
+                            backend, round, r.recordsPerSecond(), r.bytesPerRecord(), r.stateBytesPerRecord(),
+                            mib(r.maxLocal()), r.checkpoints().size(), mib(r.medianCheckpoint()));
                 }
             }
         }
@@ -179,49 +191,75 @@ public final class ExpiryJobBench {
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
         conf.setString("taskmanager.memory.managed.size", "256m");
+        conf.set(RestOptions.BIND_PORT, "0");
+        // Statistics of every checkpoint of the run, not only the last 10.
+        conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100_000);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
         switch (job) {
             case "tumbling" -> windowJob(env, records, TumblingEventTimeWindows.of(WINDOW));
             case "sliding" -> windowJob(env, records, SlidingEventTimeWindows.of(WINDOW, SLIDE));
             default -> ttlJob(env, records);
         }
+        // The MiniCluster a local environment would start (Flink's PerJobMiniClusterFactory), held here so
+        // that the finished job's checkpoint statistics can be read from it.
+        MiniClusterConfiguration cluster = new MiniClusterConfiguration.Builder().setConfiguration(conf)
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(1).setRpcServiceSharing(RpcServiceSharing.SHARED)
+                .build();
         List<long[]> samples = new ArrayList<>();
-        Map<Path, Long> checkpointFiles = new java.util.HashMap<>();  // every file seen, at its largest
+        List<Checkpoint> completed = new ArrayList<>();
         AtomicBoolean done = new AtomicBoolean();
-        long start = System.nanoTime();
-        long writtenBefore = bytesWritten();
-        Thread sampler = new Thread(() -> {
-            long nextPrint = 5_000;
-            while (!done.get()) {
-                long t = (System.nanoTime() - start) / 1_000_000;
-                long[] s = {t, size(local), size(checkpoints)};
-                record(checkpoints, checkpointFiles);
-                synchronized (samples) {
-                    samples.add(s);
-                }
-                if (t >= nextPrint) {
-                    System.out.printf("    %s/%s: %d s, local %s, checkpoints %s%n", job, backend, t / 1000,
-                            mib(s[1]), mib(s[2]));
-                    nextPrint += 5_000;
-                }
-                try {
-                    Thread.sleep(250);
-                } catch (InterruptedException e) {
-                    return;
+        long seconds;
+        long written;
+        try (MiniCluster mini = new MiniCluster(cluster)) {
+            mini.start();
+            long start = System.nanoTime();
+            long startMillis = System.currentTimeMillis();
+            long writtenBefore = bytesWritten();
+            Thread sampler = new Thread(() -> sample(job + "/" + backend, local, start, done, samples), "sampler");
+            sampler.setDaemon(true);
+            sampler.start();
+            JobID id = mini.submitJob(env.getStreamGraph()).get().getJobID();
+            JobExecutionResult result;
+            try {
+                result = mini.requestJobResult(id).get().toJobExecutionResult(ExpiryJobBench.class.getClassLoader());
+            } finally {
+                done.set(true);
+                sampler.join();
+            }
+            written = bytesWritten() - writtenBefore;
+            seconds = result.getNetRuntime();
+            ArchivedExecutionGraph graph = mini.getArchivedExecutionGraph(id).get();
+            for (AbstractCheckpointStats c : graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+                if (c.getStatus() == CheckpointStatsStatus.COMPLETED) {
+                    completed.add(new Checkpoint(c.getCheckpointId(), c.getLatestAckTimestamp() - startMillis,
+                            c.getStateSize(), c.getCheckpointedSize(), c.getMetadataSize()));
                 }
             }
-        }, "sampler");
-        sampler.setDaemon(true);
-        sampler.start();
-        JobExecutionResult result = env.execute(job + " on " + backend);
-        done.set(true);
-        sampler.join();
-        record(checkpoints, checkpointFiles);
-        long written = bytesWritten() - writtenBefore;
-        long checkpointWritten = checkpointFiles.values().stream().mapToLong(Long::longValue).sum();
-        double seconds = result.getNetRuntime() / 1000.0;
+        }
+        completed.sort(Comparator.comparingLong(Checkpoint::id));
         deleteTree(dir);
-        return new Run(job, backend, round, records, seconds, written, checkpointWritten, samples);
+        return new Run(job, backend, round, records, seconds / 1000.0, written, samples, completed);
+    }
+
+    /** Samples the local directory's size every 250 ms until {@code done}, printing it every 5 s. */
+    private static void sample(String what, Path local, long start, AtomicBoolean done, List<long[]> samples) {
+        long nextPrint = 5_000;
+        while (!done.get()) {
+            long t = (System.nanoTime() - start) / 1_000_000;
+            long[] s = {t, size(local)};
+            synchronized (samples) {
+                samples.add(s);
+            }
+            if (t >= nextPrint) {
+                System.out.printf("    %s: %d s, local %s%n", what, t / 1000, mib(s[1]));
+                nextPrint += 5_000;
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
     /** Event-time windows holding every element, counted when they fire. */
@@ -319,21 +357,6 @@ public final class ExpiryJobBench {
         }
     }
 
-    /** Notes every file under {@code dir} at its largest size seen (checkpoint files never change). */
-    static void record(Path dir, Map<Path, Long> files) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.filter(Files::isRegularFile).forEach(p -> {
-                try {
-                    files.merge(p, Files.size(p), Math::max);
-                } catch (IOException e) {
-                    // deleted while walking
-                }
-            });
-        } catch (IOException | java.io.UncheckedIOException e) {
-            // the directory changed while walking: the next sample sees it
-        }
-    }
-
     static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
@@ -351,29 +374,36 @@ public final class ExpiryJobBench {
 
     // ---- Writing.
 
-    /** A byte count for the CSV file; empty for none (a run that ended before its first checkpoint). */
-    private static String emptyIfZero(long bytes) {
-        return bytes == 0 ? "" : Long.toString(bytes);
-    }
-
     private static void write(List<Run> runs, Path out, long records, int rounds, String[] backends)
             throws IOException {
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs.csv")))) {
             csv.println("job,backend,round,records,seconds,records_per_s,bytes_written_per_record,"
-                    + "state_bytes_written_per_record,local_max_bytes,local_end_bytes,last_checkpoint_bytes,"
-                    + "max_checkpoint_bytes");
+                    + "state_bytes_written_per_record,local_max_bytes,local_end_bytes,checkpoints,"
+                    + "median_checkpoint_bytes,max_checkpoint_bytes,checkpointed_bytes_per_record");
             for (Run r : runs) {
-                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%.3f,%.0f,%.2f,%.2f,%d,%d,%s,%s%n", r.job(), r.backend(),
+                boolean none = r.checkpoints().isEmpty();
+                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%.3f,%.0f,%.2f,%.2f,%d,%d,%d,%s,%s,%s%n", r.job(), r.backend(),
                         r.round(), r.records(), r.seconds(), r.recordsPerSecond(), r.bytesPerRecord(),
-                        r.stateBytesPerRecord(), r.maxLocal(), r.localAt(1.0), emptyIfZero(r.lastCheckpoint()),
-                        emptyIfZero(r.maxCheckpoint()));
+                        r.stateBytesPerRecord(), r.maxLocal(), r.localAt(1.0), r.checkpoints().size(),
+                        none ? "" : Long.toString(r.medianCheckpoint()), none ? "" : Long.toString(r.maxCheckpoint()),
+                        none ? "" : String.format(Locale.ROOT, "%.2f",
+                                (double) r.checkpointBytesWritten() / r.records()));
             }
         }
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs-state-size.csv")))) {
-            csv.println("job,backend,round,ms,local_bytes,checkpoint_bytes");
+            csv.println("job,backend,round,ms,local_bytes");
             for (Run r : runs) {
                 for (long[] s : r.samples()) {
-                    csv.printf("%s,%s,%d,%d,%d,%d%n", r.job(), r.backend(), r.round(), s[0], s[1], s[2]);
+                    csv.printf("%s,%s,%d,%d,%d%n", r.job(), r.backend(), r.round(), s[0], s[1]);
+                }
+            }
+        }
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs-checkpoints.csv")))) {
+            csv.println("job,backend,round,checkpoint,ms,full_bytes,checkpointed_bytes,metadata_bytes");
+            for (Run r : runs) {
+                for (Checkpoint c : r.checkpoints()) {
+                    csv.printf("%s,%s,%d,%d,%d,%d,%d,%d%n", r.job(), r.backend(), r.round(), c.id(), c.ms(),
+                            c.fullBytes(), c.checkpointedBytes(), c.metadataBytes());
                 }
             }
         }
@@ -395,13 +425,15 @@ public final class ExpiryJobBench {
                     + " pages)%n", String.join(" / ", backends));
             csv.printf("checkpoints,every %d s; incremental (full for HashMap)%n", checkpointInterval.toSeconds());
             csv.println("bytes written,what the process wrote to disk (/proc/self/io) per record; without checkpoint"
-                    + " files: minus the checkpoint files written (the HashMap row shows the MiniCluster's own writes)");
+                    + " files: minus what the checkpoints uploaded and their metadata (the HashMap row shows the"
+                    + " MiniCluster's own writes)");
             csv.println("local state,the backend's local directory sampled every 250 ms");
-            csv.println("checkpoint size,the checkpoint directory sampled every 250 ms (files of retained and"
-                    + " in-progress checkpoints); last: at the last sample holding any; empty when the run ended before"
-                    + " its first checkpoint");
+            csv.println("checkpoint size,from Flink's checkpoint statistics: the full size of each completed checkpoint"
+                    + " (all the state it refers to) and its checkpointed size (what it uploaded: for incremental"
+                    + " checkpoints the new files only); empty when a run ended before its first checkpoint");
             csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", rounds);
         }
-        System.out.println("wrote " + out.resolve("jobs.csv") + " and " + out.resolve("jobs-state-size.csv"));
+        System.out.println("wrote " + out.resolve("jobs.csv") + ", " + out.resolve("jobs-state-size.csv") + " and "
+                + out.resolve("jobs-checkpoints.csv"));
     }
 }

@@ -15,12 +15,14 @@ import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.BitmapEncoder.BitmapFormat;
 import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.internal.series.MarkerSeries;
 import org.knowm.xchart.style.AxesChartStyler;
+import org.knowm.xchart.style.CategoryStyler;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -36,9 +38,19 @@ final class Charts {
 
     private Charts() {}
 
+    /** Each system's colour in every chart (HashMap and RocksDB-ttl never share one). */
+    private static final Map<String, Color> SYSTEM_COLORS = Map.of("lethe", PALETTE[0], "rocksdb", PALETTE[1],
+            "rocksdb-ttl", PALETTE[2], "rocksdb-deletion-collector", PALETTE[3], "lethe-h8", PALETTE[4],
+            "hashmap", PALETTE[2]);
+
     /** The i-th colour of the report's palette (cycling). */
     static Color color(int i) {
         return PALETTE[i % PALETTE.length];
+    }
+
+    /** The colour of a system or backend by name, else the i-th of the palette. */
+    static Color color(String system, int i) {
+        return SYSTEM_COLORS.getOrDefault(system, color(i));
     }
 
     /**
@@ -53,7 +65,7 @@ final class Charts {
         for (Map.Entry<String, List<Double>> s : series.entrySet()) {
             List<Double> values = new ArrayList<>();
             s.getValue().forEach(v -> values.add(Double.isFinite(v) ? v : 0.0));
-            chart.addSeries(s.getKey(), categories, values).setFillColor(color(i++));
+            chart.addSeries(s.getKey(), categories, values).setFillColor(color(s.getKey(), i++));
         }
         save(chart, file);
     }
@@ -97,8 +109,52 @@ final class Charts {
         return chart;
     }
 
+    /**
+     * Lethe's advantage over RocksDB per metric as points on a log axis with a dashed line at 1 (equal):
+     * above the line Lethe is better. Points are coloured by verdict ("ahead", "even (within noise)",
+     * "behind", see {@link Report#verdict}); non-finite advantages are left out. Saved as a PNG file.
+     */
+    static void advantages(Path file, String title, List<String> metrics, List<Double> advantages,
+            List<String> verdicts) throws IOException {
+        CategoryChart chart = category(title, "", "Lethe's advantage (x, log scale)", HEIGHT + 150);
+        CategoryStyler s = chart.getStyler();
+        s.setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Scatter);
+        s.setOverlapped(true);
+        s.setMarkerSize(12);
+        s.setXAxisLabelRotation(60);
+        List<Double> plotted = new ArrayList<>();
+        String[][] kinds = {{"ahead", "Lethe ahead"}, {"even (within noise)", "even (within noise)"},
+            {"behind", "Lethe behind"}};
+        Color[] colors = {new Color(0x2ca02c), new Color(0x7f7f7f), new Color(0xd62728)};
+        for (int k = 0; k < kinds.length; k++) {
+            List<Double> y = new ArrayList<>();
+            for (int i = 0; i < metrics.size(); i++) {
+                double a = advantages.get(i);
+                boolean shown = verdicts.get(i).equals(kinds[k][0]) && Double.isFinite(a) && a > 0;
+                y.add(shown ? a : null);
+                if (shown) {
+                    plotted.add(a);
+                }
+            }
+            if (y.stream().anyMatch(v -> v != null)) {
+                CategorySeries series = chart.addSeries(kinds[k][1], metrics, y);
+                series.setMarker(SeriesMarkers.CIRCLE);
+                series.setMarkerColor(colors[k]);
+            }
+        }
+        plotted.add(1.0);
+        logDecades(s, plotted);
+        s.setAnnotationLineColor(Color.DARK_GRAY).setAnnotationLineStroke(SeriesLines.DASH_DASH);
+        chart.addAnnotation(new AnnotationLine(1.0, false, false));
+        save(chart, file);
+    }
+
     private static CategoryChart category(String title, String xTitle, String yTitle) {
-        CategoryChart chart = new CategoryChart(WIDTH, HEIGHT);
+        return category(title, xTitle, yTitle, HEIGHT);
+    }
+
+    private static CategoryChart category(String title, String xTitle, String yTitle, int height) {
+        CategoryChart chart = new CategoryChart(WIDTH, height);
         chart.setTitle(title);
         chart.setXAxisTitle(xTitle);
         chart.setYAxisTitle(yTitle);

@@ -19,6 +19,7 @@ import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -70,6 +71,15 @@ public final class Report {
     private final Path reportDir;
     private final StringBuilder md = new StringBuilder();
     private final List<String[]> summary = new ArrayList<>();
+    /** The headlines drawn in the summary chart: a short label, the ratio, whether higher is better. */
+    private final List<Glance> glance = new ArrayList<>();
+
+    private record Glance(String label, Spread ratio, boolean higherBetter) {
+        /** How many times better Lethe is (Lethe / RocksDB, inverted where lower is better). */
+        double advantage() {
+            return higherBetter ? ratio.median() : 1 / ratio.median();
+        }
+    }
 
     private Report(Path dataDir, Path reportFile) {
         this.dataDir = dataDir;
@@ -121,7 +131,17 @@ public final class Report {
         } else {
             doc.append(table(new String[] {"metric", "Lethe / RocksDB (median, spread)", "better is", "verdict"},
                     summary));
-            doc.append("Verdict: even (within noise) when the whole spread lies within 0.95-1.05 or includes 1.\n\n");
+            doc.append("Verdict: even (within noise) when the median lies within 0.95-1.05 or the spread includes 1.\n\n");
+            if (!glance.isEmpty()) {
+                Charts.advantages(dataDir.resolve("summary.png"), "Lethe against RocksDB at a glance (above 1:"
+                        + " Lethe better)", glance.stream().map(Glance::label).toList(),
+                        glance.stream().map(Glance::advantage).toList(),
+                        glance.stream().map(g -> verdict(g.ratio(), g.higherBetter())).toList());
+                doc.append(String.format(Locale.ROOT, "![Lethe's advantage over RocksDB per metric](%s)%n%n",
+                        rel("summary.png")));
+                doc.append("Lethe's advantage = Lethe / RocksDB where higher is better, RocksDB / Lethe where"
+                        + " lower is better (medians of the ratios above; a selection of them).\n\n");
+            }
         }
         doc.append(handWritten).append("\n\n");
         doc.append("## Machine, versions and settings\n\n");
@@ -165,7 +185,7 @@ public final class Report {
             Spread ratio = ratios(lethe, rocks, "ops_per_s");
             table.add(new String[] {"`" + op + "`", abs(values(lethe, "ops_per_s")), abs(values(rocks, "ops_per_s")),
                     ratioCell(ratio, "round")});
-            headline("Engine `" + op + "` ops/s", ratio, true, "round");
+            headline("Engine `" + op + "` ops/s", ratio, true, "round", "engine " + op);
             medians.add(ratio == null ? Double.NaN : ratio.median());
         }
         md.append(table(new String[] {"operation", "Lethe ops/s", "RocksDB ops/s", "Lethe / RocksDB"}, table));
@@ -220,7 +240,10 @@ public final class Report {
                 Spread ratio = ratios(lethe, rocks, m.column());
                 cells.add(ratioCell(ratio, "round"));
                 if (!m.column().equals("ops_per_s") && !m.column().equals("compactions")) {
-                    headline("YCSB, " + p + " % deletes: " + m.label(), ratio, m.higherBetter(), "round");
+                    boolean drawn = p.equals(percents.get(percents.size() - 1))
+                            && !m.column().startsWith("max_tombstone_age");
+                    headline("YCSB, " + p + " % deletes: " + m.label(), ratio, m.higherBetter(), "round",
+                            drawn ? "YCSB " + p + " %: " + m.label() : null);
                 }
             }
             ratioRows.add(cells.toArray(String[]::new));
@@ -289,7 +312,8 @@ public final class Report {
                 x[x.length - 1] = xMax;
                 y[y.length - 1] = total;
                 yMax = Math.max(yMax, total);
-                Charts.line(chart, systems.get(i), x, y, Charts.color(i), false).setMarker(SeriesMarkers.NONE);
+                Charts.line(chart, systems.get(i), x, y, Charts.color(systems.get(i), i), false)
+                        .setMarker(SeriesMarkers.NONE);
                 table.add(new String[] {systems.get(i), num(total), total == 0 ? "-" : pct(older / total)});
             }
             if (!Double.isNaN(dth)) {
@@ -354,9 +378,9 @@ public final class Report {
                 "lookup bytes"}, table));
             String what = "Secondary range deletes, " + corr + ", h = " + headlineH + ": ";
             headline(what + "bytes read+written vs best RocksDB (over selectivities and rounds)",
-                    Spread.of(byteRatios), false, "value");
+                    Spread.of(byteRatios), false, "value", "range delete bytes, " + corr);
             headline(what + "time vs best RocksDB (over selectivities and rounds)", Spread.of(timeRatios), false,
-                    "value");
+                    "value", "range delete time, " + corr);
             bytesByH(rows, lethe, corr, hs, selectivities);
         }
         pagesDropped(lethe, hs, correlations);
@@ -487,13 +511,14 @@ public final class Report {
         List<Row> rows = section("Flink jobs", "jobs", "Flink jobs whose state expires (tumbling and sliding"
                 + " windows, state TTL), the same input on each state backend: Lethe, Flink's RocksDB backend and the"
                 + " heap (HashMap) backend. Bytes written are what the process wrote to disk per record; local state"
-                + " is the backend's local directory.");
+                + " is the backend's local directory; checkpoint sizes come from Flink's checkpoint statistics.");
         if (rows == null) {
             return;
         }
         List<String> jobs = Csv.distinct(rows, "job", List.of("tumbling", "sliding", "ttl"));
         List<String> backends = Csv.distinct(rows, "backend", BACKENDS);
         List<Row> samples = Csv.read(dataDir.resolve("jobs-state-size.csv"));
+        List<Row> checkpoints = Csv.read(dataDir.resolve("jobs-checkpoints.csv"));
         for (String job : jobs) {
             List<Row> rocks = Csv.where(rows, "job", job, "backend", "rocksdb");
             List<String[]> table = new ArrayList<>();
@@ -511,25 +536,29 @@ public final class Report {
                     abs(values(sel, "state_bytes_written_per_record")),
                     base ? "-" : ratioCell(ratios(sel, rocks, "state_bytes_written_per_record"), "round"),
                     heap ? "heap" : mib(values(sel, "local_max_bytes")),
-                    heap ? "heap" : mib(values(sel, "local_end_bytes")), mib(values(sel, "last_checkpoint_bytes")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "last_checkpoint_bytes"), "round"),
-                    mib(values(sel, "max_checkpoint_bytes"))});
+                    heap ? "heap" : mib(values(sel, "local_end_bytes")), abs(values(sel, "checkpoints")),
+                    mib(values(sel, "median_checkpoint_bytes")),
+                    base ? "-" : ratioCell(ratios(sel, rocks, "median_checkpoint_bytes"), "round"),
+                    mib(values(sel, "max_checkpoint_bytes")), abs(values(sel, "checkpointed_bytes_per_record")),
+                    base ? "-" : ratioCell(ratios(sel, rocks, "checkpointed_bytes_per_record"), "round")});
             }
             md.append("### ").append(job).append("\n\n").append(table(new String[] {"backend", "records/s",
                 "x RocksDB", "bytes written/record", "x RocksDB", "without checkpoint files", "x RocksDB",
-                "local state max (MiB)", "at end (MiB)", "last checkpoint (MiB)", "x RocksDB",
-                "largest checkpoint (MiB)"}, table));
-            md.append("Checkpoint sizes are those of the checkpoint directory; a dash: no run of that backend"
-                    + " completed a checkpoint before it ended.\n\n");
+                "local state max (MiB)", "at end (MiB)", "checkpoints", "median checkpoint (MiB)", "x RocksDB",
+                "largest checkpoint (MiB)", "checkpoint upload/record (bytes)", "x RocksDB"}, table));
+            md.append("A checkpoint's size is its full size (all the state it refers to); the upload is what the"
+                    + " checkpoints wrote (incremental ones: new files only). The last checkpoint of a run is Flink's"
+                    + " final one, after the input ended and the last windows fired. A dash: no run of that backend"
+                    + " completed a checkpoint.\n\n");
             List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
             String what = "Job `" + job + "`: ";
-            headline(what + "records/s", ratios(lethe, rocks, "records_per_s"), true, "round");
+            headline(what + "records/s", ratios(lethe, rocks, "records_per_s"), true, "round", job + " job records/s");
             headline(what + "bytes written per record", ratios(lethe, rocks, "bytes_written_per_record"), false,
-                    "round");
+                    "round", job + " job bytes/record");
             headline(what + "max local state", ratios(lethe, rocks, "local_max_bytes"), false, "round");
-            headline(what + "last checkpoint size", ratios(lethe, rocks, "last_checkpoint_bytes"), false, "round");
+            headline(what + "median checkpoint size", ratios(lethe, rocks, "median_checkpoint_bytes"), false, "round");
             overTime(samples, job, backends, "local_bytes", false, "local state", "state-size");
-            overTime(samples, job, backends, "checkpoint_bytes", true, "checkpoint storage", "checkpoint-size");
+            overTime(checkpoints, job, backends, "full_bytes", true, "checkpoint size", "checkpoint-size");
         }
         Map<String, List<Double>> throughput = new LinkedHashMap<>();
         Map<String, List<Double>> written = new LinkedHashMap<>();
@@ -547,18 +576,19 @@ public final class Report {
         Charts.bars(dataDir.resolve("jobs-bytes-per-record.png"), "Flink jobs: bytes written per record (lower is"
                 + " better)", "job", "bytes/record (median of rounds)", jobs, written);
         chart("Bytes written per record per job and backend", "jobs-bytes-per-record.png");
-        raw("jobs", "jobs-state-size");
+        raw("jobs", "jobs-state-size", "jobs-checkpoints");
     }
 
     /**
-     * A chart of one sampled size over the runs of {@code job} (first round), one line per backend;
-     * the HashMap backend only when {@code withHeap} (its local state is on the heap).
+     * A chart of a size over time in the runs of {@code job} (first round), one line per backend; the
+     * HashMap backend only when {@code withHeap} (its local state is on the heap). Sparse series (a
+     * point per checkpoint) get markers, dense ones (samples every 250 ms) none.
      */
     private void overTime(List<Row> samples, String job, List<String> backends, String column, boolean withHeap,
             String what, String fileSuffix) throws IOException {
         List<Row> sel = samples == null ? List.of() : Csv.where(samples, "job", job);
         if (sel.isEmpty()) {
-            md.append("No ").append(what).append(" samples for this job (`jobs-state-size.csv`).\n\n");
+            md.append("No ").append(what).append(" data for this job.\n\n");
             return;
         }
         int round = sel.stream().mapToInt(Row::round).min().orElse(1);
@@ -567,9 +597,12 @@ public final class Report {
         for (int i = 0; i < backends.size(); i++) {
             List<Row> points = Csv.where(sel, "backend", backends.get(i), "round", String.valueOf(round));
             if ((withHeap || !backends.get(i).equals("hashmap")) && !points.isEmpty()) {
-                Charts.line(chart, backends.get(i), points.stream().mapToDouble(r -> r.d("ms") / 1000).toArray(),
-                        points.stream().mapToDouble(r -> r.d(column) / MIB).toArray(), Charts.color(i), false)
-                        .setMarker(SeriesMarkers.NONE);
+                XYSeries series = Charts.line(chart, backends.get(i), points.stream()
+                        .mapToDouble(r -> r.d("ms") / 1000).toArray(), points.stream()
+                        .mapToDouble(r -> r.d(column) / MIB).toArray(), Charts.color(backends.get(i), i), false);
+                if (points.size() > 40) {
+                    series.setMarker(SeriesMarkers.NONE);
+                }
             }
         }
         chart.getStyler().setYAxisMin(0.0);
@@ -608,8 +641,16 @@ public final class Report {
     }
 
     private void headline(String metric, Spread ratio, boolean higherBetter, String unit) {
+        headline(metric, ratio, higherBetter, unit, null);
+    }
+
+    /** A summary row; with a {@code glanceLabel} the metric is also a point of the summary chart. */
+    private void headline(String metric, Spread ratio, boolean higherBetter, String unit, String glanceLabel) {
         summary.add(new String[] {metric, ratioCell(ratio, unit), higherBetter ? "higher" : "lower",
             verdict(ratio, higherBetter)});
+        if (glanceLabel != null && ratio != null) {
+            glance.add(new Glance(glanceLabel, ratio, higherBetter));
+        }
     }
 
     /** "ahead", "behind" or "even (within noise)" for a Lethe / RocksDB ratio; "n/a" without one. */
@@ -617,7 +658,7 @@ public final class Report {
         if (ratio == null) {
             return "n/a";
         }
-        if ((ratio.min() >= 0.95 && ratio.max() <= 1.05) || (ratio.min() <= 1 && ratio.max() >= 1)) {
+        if ((ratio.median() >= 0.95 && ratio.median() <= 1.05) || (ratio.min() <= 1 && ratio.max() >= 1)) {
             return "even (within noise)";
         }
         return (ratio.median() > 1) == higherBetter ? "ahead" : "behind";
@@ -692,7 +733,10 @@ public final class Report {
         return a / b;
     }
 
-    /** A ratio cell: {@code 1.38 (1.30-1.45)}, or {@code 1.38 (1 round)} from one value; "n/a" without. */
+    /**
+     * A ratio cell: {@code 1.38 (1.30-1.45)}, {@code 1.38 (all 1.38)} when the values print alike, or
+     * {@code 1.38 (1 round)} from one value; "n/a" without.
+     */
     static String ratioCell(Spread s, String unit) {
         if (s == null) {
             return "n/a";
@@ -700,15 +744,17 @@ public final class Report {
         if (s.n() == 1) {
             return ratioNum(s.median()) + " (1 " + unit + ")";
         }
-        return ratioNum(s.median()) + " (" + ratioNum(s.min()) + "-" + ratioNum(s.max()) + ")";
+        String min = ratioNum(s.min());
+        String max = ratioNum(s.max());
+        return ratioNum(s.median()) + " (" + (min.equals(max) ? "all " + min : min + "-" + max) + ")";
     }
 
-    /** An absolute cell: the median with its min-max, or the value alone when all are equal; "-" without. */
+    /** An absolute cell: the median with its min-max, or the value alone when all print alike; "-" without. */
     static String abs(Spread s) {
         if (s == null) {
             return "-";
         }
-        return s.n() == 1 || s.min() == s.max() ? num(s.median()) : num(s.median()) + " (" + num(s.min()) + "-" + num(s.max()) + ")";
+        return s.n() == 1 || num(s.min()).equals(num(s.max())) ? num(s.median()) : num(s.median()) + " (" + num(s.min()) + "-" + num(s.max()) + ")";
     }
 
     private static String mib(Spread bytes) {
@@ -742,7 +788,7 @@ public final class Report {
         if (s == null) {
             return "-";
         }
-        return s.n() == 1 || s.min() == s.max() ? pct(s.median())
+        return s.n() == 1 || pct(s.min()).equals(pct(s.max())) ? pct(s.median())
                 : pct(s.median()) + " (" + num(s.min() * 100) + "-" + pct(s.max()) + ")";
     }
 

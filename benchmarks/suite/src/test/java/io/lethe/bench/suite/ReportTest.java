@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * missing parts say "not run".
  */
 class ReportTest {
-    static final List<String> CHARTS = List.of("engine-ops.png", "ycsb-space-amp.png", "ycsb-write-amp.png",
+    static final List<String> CHARTS = List.of("summary.png", "engine-ops.png", "ycsb-space-amp.png", "ycsb-write-amp.png",
             "ycsb-lookups.png", "ycsb-compactions.png", "ycsb-tombstone-age-cdf-2.png",
             "ycsb-tombstone-age-cdf-10.png", "secondary-bytes-by-h-uncorrelated.png",
             "secondary-bytes-by-h-correlated.png", "secondary-pages-dropped.png", "secondary-lookup-by-h.png",
@@ -63,7 +63,7 @@ class ReportTest {
         }
         assertEquals(CHARTS.size(), images);
         for (String csv : List.of("engine-ops.csv", "ycsb.csv", "ycsb-tombstone-ages.csv", "secondary-deletes.csv",
-                "jobs.csv", "jobs-state-size.csv", "jobs.settings.csv")) {
+                "jobs.csv", "jobs-state-size.csv", "jobs-checkpoints.csv", "jobs.settings.csv")) {
             assertTrue(md.contains("[" + csv + "](benchmarks/" + csv + ")"), "link to " + csv);
         }
         assertTrue(md.contains("| cpu | Test CPU, 2 cores |"), "environment value after the first comma");
@@ -83,7 +83,7 @@ class ReportTest {
         assertFalse(md.contains("3.50"));
         assertTrue(md.contains("| Engine `getHit` ops/s | 1.00 (0.99-1.01) | higher | even (within noise) |"), md);
         // jobs: Lethe writes half RocksDB's bytes per record in every round.
-        assertTrue(md.contains("| Job `tumbling`: bytes written per record | 0.50 (0.50-0.50) | lower | ahead |"), md);
+        assertTrue(md.contains("| Job `tumbling`: bytes written per record | 0.50 (all 0.50) | lower | ahead |"), md);
         // secondary deletes: RocksDB's scan takes 100 and 400 ms in rounds 1 and 2, Lethe at h = 4 9 and 18 ms:
         // speed-ups 11.1 and 22.2, median 16.7 (the ratio of the medians would be 18.5).
         assertTrue(md.contains("| 0.1 % | 4 | 13.5 (9-18) | 0.0334 | 0 | 3 |"), md);
@@ -94,7 +94,7 @@ class ReportTest {
         assertTrue(md.contains("| heap | heap |"), "hashmap's local state is on the heap");
         // ttl: no HashMap run completed a checkpoint (empty cells), which must not read as 0 bytes.
         String ttl = md.substring(md.indexOf("### ttl"));
-        assertTrue(ttl.contains("| heap | heap | - | n/a | - |"), ttl);
+        assertTrue(ttl.contains("| heap | heap | 0 | - | n/a | - | - | n/a |"), ttl);
     }
 
     @Test
@@ -186,9 +186,11 @@ class ReportTest {
         write(data, "secondary-deletes.csv", secondary);
         write(data, "secondary-deletes.settings.csv", List.of("key,value", "entries,1000000"));
         List<String> jobs = new ArrayList<>(List.of("job,backend,round,records,seconds,records_per_s,"
-                + "bytes_written_per_record,state_bytes_written_per_record,local_max_bytes,local_end_bytes,"
-                + "last_checkpoint_bytes,max_checkpoint_bytes"));
-        List<String> samples = new ArrayList<>(List.of("job,backend,round,ms,local_bytes,checkpoint_bytes"));
+                + "bytes_written_per_record,state_bytes_written_per_record,local_max_bytes,local_end_bytes,checkpoints,"
+                + "median_checkpoint_bytes,max_checkpoint_bytes,checkpointed_bytes_per_record"));
+        List<String> samples = new ArrayList<>(List.of("job,backend,round,ms,local_bytes"));
+        List<String> checkpoints = new ArrayList<>(List.of("job,backend,round,checkpoint,ms,full_bytes,"
+                + "checkpointed_bytes,metadata_bytes"));
         String[] backends = {"lethe", "rocksdb", "hashmap"};
         for (String job : List.of("tumbling", "ttl")) {
             for (int round = 1; round <= 2; round++) {
@@ -196,18 +198,24 @@ class ReportTest {
                     double bytesPerRecord = (b == 0 ? 50 : 100) * round;
                     boolean checkpointed = !(job.equals("ttl") && backends[b].equals("hashmap"));
                     String checkpoint = checkpointed ? Long.toString((b + 1L) << 22) : "";
-                    jobs.add(String.format(Locale.ROOT, "%s,%s,%d,1000000,10.0,%d,%.1f,%.1f,%d,%d,%s,%s", job,
+                    jobs.add(String.format(Locale.ROOT, "%s,%s,%d,1000000,10.0,%d,%.1f,%.1f,%d,%d,%d,%s,%s,%s", job,
                             backends[b], round, 100000 + b * 10000 + round, bytesPerRecord, bytesPerRecord / 2,
-                            (b + 1) << 24, (b + 1) << 23, checkpoint, checkpoint));
+                            (b + 1) << 24, (b + 1) << 23, checkpointed ? 2 : 0, checkpoint, checkpoint,
+                            checkpointed ? "4.5" : ""));
                     for (int ms = 0; ms <= 2000; ms += 250) {
-                        samples.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d", job, backends[b], round, ms,
-                                (long) (ms * 4096L * (b + 1)), checkpointed && ms >= 1000 ? (b + 1L) << 22 : 0));
+                        samples.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d", job, backends[b], round, ms,
+                                (long) (ms * 4096L * (b + 1))));
+                    }
+                    for (int c = 1; checkpointed && c <= 2; c++) {
+                        checkpoints.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,1000", job, backends[b],
+                                round, c, c * 1000, (b + 1L) << 22, (b + 1L) << (22 - c)));
                     }
                 }
             }
         }
         write(data, "jobs.csv", jobs);
         write(data, "jobs-state-size.csv", samples);
+        write(data, "jobs-checkpoints.csv", checkpoints);
         write(data, "jobs.settings.csv", List.of("key,value", "bytes written,what the process wrote, per record"));
     }
 

@@ -48,6 +48,8 @@ class SuiteQuickTest {
         assertEquals(Set.of("tumbling", "sliding", "ttl"), column(OUT.resolve("jobs.csv"), 0));
         assertEquals(Set.of("lethe", "rocksdb", "hashmap"), column(OUT.resolve("jobs.csv"), 1));
         assertTrue(Files.size(OUT.resolve("jobs-state-size.csv")) > 1000, "state size samples");
+        // Every run completes at least Flink's final checkpoint, after its input ended.
+        assertEquals(Set.of("lethe", "rocksdb", "hashmap"), column(OUT.resolve("jobs-checkpoints.csv"), 1));
         assertTrue(column(OUT.resolve("environment.csv"), 0).containsAll(Set.of("cpu", "java", "flink", "rocksdbjni")));
     }
 
