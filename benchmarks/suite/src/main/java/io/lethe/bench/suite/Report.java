@@ -537,26 +537,27 @@ public final class Report {
                     base ? "-" : ratioCell(ratios(sel, rocks, "state_bytes_written_per_record"), "round"),
                     heap ? "heap" : mib(values(sel, "local_max_bytes")),
                     heap ? "heap" : mib(values(sel, "local_end_bytes")), abs(values(sel, "checkpoints")),
-                    mib(values(sel, "median_checkpoint_bytes")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "median_checkpoint_bytes"), "round"),
-                    mib(values(sel, "max_checkpoint_bytes")), abs(values(sel, "checkpointed_bytes_per_record")),
+                    mib(values(sel, "max_checkpoint_bytes")),
+                    base ? "-" : ratioCell(ratios(sel, rocks, "max_checkpoint_bytes"), "round"),
+                    mib(values(sel, "final_checkpoint_bytes")), abs(values(sel, "checkpointed_bytes_per_record")),
                     base ? "-" : ratioCell(ratios(sel, rocks, "checkpointed_bytes_per_record"), "round")});
             }
             md.append("### ").append(job).append("\n\n").append(table(new String[] {"backend", "records/s",
                 "x RocksDB", "bytes written/record", "x RocksDB", "without checkpoint files", "x RocksDB",
-                "local state max (MiB)", "at end (MiB)", "checkpoints", "median checkpoint (MiB)", "x RocksDB",
-                "largest checkpoint (MiB)", "checkpoint upload/record (bytes)", "x RocksDB"}, table));
-            md.append("A checkpoint's size is its full size (all the state it refers to); the upload is what the"
-                    + " checkpoints wrote (incremental ones: new files only). The last checkpoint of a run is Flink's"
-                    + " final one, after the input ended and the last windows fired. A dash: no run of that backend"
-                    + " completed a checkpoint.\n\n");
+                "local state max (MiB)", "at end (MiB)", "checkpoints", "largest checkpoint (MiB)", "x RocksDB",
+                "final checkpoint (MiB)", "checkpoint upload/record (bytes)", "x RocksDB"}, table));
+            md.append("Checkpoints: those completed while the input was read, and the largest of them by full size"
+                    + " (all the state a checkpoint refers to); a dash: none completed (a run shorter than the"
+                    + " checkpoint interval). The final checkpoint is the one Flink takes after the input ended and"
+                    + " the last windows fired: what a backend still holds of expired state. The upload is what all"
+                    + " checkpoints wrote (incremental ones: new files only).\n\n");
             List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
             String what = "Job `" + job + "`: ";
             headline(what + "records/s", ratios(lethe, rocks, "records_per_s"), true, "round", job + " job records/s");
             headline(what + "bytes written per record", ratios(lethe, rocks, "bytes_written_per_record"), false,
                     "round", job + " job bytes/record");
             headline(what + "max local state", ratios(lethe, rocks, "local_max_bytes"), false, "round");
-            headline(what + "median checkpoint size", ratios(lethe, rocks, "median_checkpoint_bytes"), false, "round");
+            headline(what + "largest checkpoint", ratios(lethe, rocks, "max_checkpoint_bytes"), false, "round");
             overTime(samples, job, backends, "local_bytes", false, "local state", "state-size");
             overTime(checkpoints, job, backends, "full_bytes", true, "checkpoint size", "checkpoint-size");
         }

@@ -187,10 +187,10 @@ class ReportTest {
         write(data, "secondary-deletes.settings.csv", List.of("key,value", "entries,1000000"));
         List<String> jobs = new ArrayList<>(List.of("job,backend,round,records,seconds,records_per_s,"
                 + "bytes_written_per_record,state_bytes_written_per_record,local_max_bytes,local_end_bytes,checkpoints,"
-                + "median_checkpoint_bytes,max_checkpoint_bytes,checkpointed_bytes_per_record"));
+                + "max_checkpoint_bytes,final_checkpoint_bytes,checkpointed_bytes_per_record"));
         List<String> samples = new ArrayList<>(List.of("job,backend,round,ms,local_bytes"));
         List<String> checkpoints = new ArrayList<>(List.of("job,backend,round,checkpoint,ms,full_bytes,"
-                + "checkpointed_bytes,metadata_bytes"));
+                + "checkpointed_bytes,metadata_bytes,final"));
         String[] backends = {"lethe", "rocksdb", "hashmap"};
         for (String job : List.of("tumbling", "ttl")) {
             for (int round = 1; round <= 2; round++) {
@@ -207,8 +207,8 @@ class ReportTest {
                                 (long) (ms * 4096L * (b + 1))));
                     }
                     for (int c = 1; checkpointed && c <= 2; c++) {
-                        checkpoints.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,1000", job, backends[b],
-                                round, c, c * 1000, (b + 1L) << 22, (b + 1L) << (22 - c)));
+                        checkpoints.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%d,1000,%d", job, backends[b],
+                                round, c, c * 1000, (b + 1L) << 22, (b + 1L) << (22 - c), c == 2 ? 1 : 0));
                     }
                 }
             }
