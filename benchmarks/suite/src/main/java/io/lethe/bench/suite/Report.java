@@ -1,5 +1,18 @@
 package io.lethe.bench.suite;
 
+import static io.lethe.bench.suite.Cells.abs;
+import static io.lethe.bench.suite.Cells.mib;
+import static io.lethe.bench.suite.Cells.num;
+import static io.lethe.bench.suite.Cells.pct;
+import static io.lethe.bench.suite.Cells.pctCell;
+import static io.lethe.bench.suite.Cells.ratioCell;
+import static io.lethe.bench.suite.Cells.ratioNum;
+import static io.lethe.bench.suite.Cells.selectivity;
+import static io.lethe.bench.suite.Spread.median;
+import static io.lethe.bench.suite.Spread.ratio;
+import static io.lethe.bench.suite.Spread.ratios;
+import static io.lethe.bench.suite.Spread.values;
+
 import io.lethe.bench.suite.Csv.Row;
 import java.awt.Color;
 import java.io.File;
@@ -7,7 +20,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,31 +53,13 @@ public final class Report {
     public static final String HAND_END = "<!-- end hand-written -->";
     static final String HAND_PLACEHOLDER = "(Reading of the results: written by hand after a full run.)";
 
-    private static final double MIB = 1024.0 * 1024.0;
+    private static final double MIB = Cells.MIB;
     private static final List<String> YCSB_SYSTEMS =
             List.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-deletion-collector");
     private static final List<String> BACKENDS = List.of("lethe", "lethe-h8", "rocksdb", "hashmap");
 
     /** A YCSB column compared with RocksDB, and whether higher is better. */
     private record Metric(String column, String label, boolean higherBetter) {}
-
-    /** A median with the smallest and largest of the values it was taken of. */
-    record Spread(double median, double min, double max, int n) {
-        /** The spread of the non-NaN values, null when there are none. */
-        static Spread of(Collection<Double> values) {
-            List<Double> v = values.stream().filter(x -> !Double.isNaN(x)).sorted().toList();
-            if (v.isEmpty()) {
-                return null;
-            }
-            int n = v.size();
-            double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
-            return new Spread(median, v.get(0), v.get(n - 1), n);
-        }
-
-        Spread scaled(double factor) {
-            return new Spread(median * factor, min * factor, max * factor, n);
-        }
-    }
 
     private final Path dataDir;
     private final Path reportDir;
@@ -500,10 +494,6 @@ public final class Report {
         return r.s("system").replaceFirst("^rocksdb-", "");
     }
 
-    /** A selectivity (a fraction, as written in the CSV file) as a percentage: {@code 0.1 %}. */
-    static String selectivity(String fraction) {
-        return Charts.tick(Double.parseDouble(fraction) * 100) + " %";
-    }
 
     // ---------------------------------------------------------------- Flink jobs
 
@@ -699,105 +689,6 @@ public final class Report {
                     .toList())).append(" |\n");
         }
         return rows.isEmpty() ? "No data.\n\n" : t.append('\n').toString();
-    }
-
-    // ---------------------------------------------------------------- statistics and numbers
-
-    /** The spread of {@code column} over {@code rows} (one row per round). */
-    static Spread values(List<Row> rows, String column) {
-        return Spread.of(rows.stream().map(r -> r.d(column)).toList());
-    }
-
-    private static double median(List<Row> rows, String column) {
-        Spread s = values(rows, column);
-        return s == null ? Double.NaN : s.median();
-    }
-
-    /** The spread of the per-round ratios a / b of {@code column}, over the rounds both have. */
-    static Spread ratios(List<Row> a, List<Row> b, String column) {
-        Map<Integer, Double> byRound = new LinkedHashMap<>();
-        b.forEach(r -> byRound.put(r.round(), r.d(column)));
-        List<Double> ratios = new ArrayList<>();
-        for (Row r : a) {
-            Double denominator = byRound.get(r.round());
-            if (denominator != null) {
-                ratios.add(ratio(r.d(column), denominator));
-            }
-        }
-        return Spread.of(ratios);
-    }
-
-    private static double ratio(double a, double b) {
-        if (b == 0) {
-            return a == 0 ? 1 : Double.POSITIVE_INFINITY;
-        }
-        return a / b;
-    }
-
-    /**
-     * A ratio cell: {@code 1.38 (1.30-1.45)}, {@code 1.38 (all 1.38)} when the values print alike, or
-     * {@code 1.38 (1 round)} from one value; "n/a" without.
-     */
-    static String ratioCell(Spread s, String unit) {
-        if (s == null) {
-            return "n/a";
-        }
-        if (s.n() == 1) {
-            return ratioNum(s.median()) + " (1 " + unit + ")";
-        }
-        String min = ratioNum(s.min());
-        String max = ratioNum(s.max());
-        return ratioNum(s.median()) + " (" + (min.equals(max) ? "all " + min : min + "-" + max) + ")";
-    }
-
-    /** An absolute cell: the median with its min-max, or the value alone when all print alike; "-" without. */
-    static String abs(Spread s) {
-        if (s == null) {
-            return "-";
-        }
-        return s.n() == 1 || num(s.min()).equals(num(s.max())) ? num(s.median()) : num(s.median()) + " (" + num(s.min()) + "-" + num(s.max()) + ")";
-    }
-
-    private static String mib(Spread bytes) {
-        return abs(bytes == null ? null : bytes.scaled(1 / MIB));
-    }
-
-    /** A ratio: two decimals from 0.1 to 10, fewer above, two significant digits below. */
-    static String ratioNum(double x) {
-        if (Double.isNaN(x)) {
-            return "n/a";
-        }
-        if (Double.isInfinite(x)) {
-            return "∞";
-        }
-        return String.format(Locale.ROOT, x >= 100 ? "%.0f" : x >= 10 ? "%.1f" : x >= 0.1 || x == 0 ? "%.2f" : "%.2g",
-                x);
-    }
-
-    /** An absolute number: whole numbers and large ones without decimals, small ones with 3 digits. */
-    static String num(double x) {
-        if (!Double.isFinite(x)) {
-            return Double.isNaN(x) ? "n/a" : "∞";
-        }
-        double a = Math.abs(x);
-        String format = a >= 100 || x == Math.rint(x) ? "%,.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g";
-        return String.format(Locale.ROOT, format, x);
-    }
-
-    /** A share cell: {@code 2.8 % (2.7-2.9 %)}, or the value alone from one value; "-" without. */
-    static String pctCell(Spread s) {
-        if (s == null) {
-            return "-";
-        }
-        return s.n() == 1 || pct(s.min()).equals(pct(s.max())) ? pct(s.median())
-                : pct(s.median()) + " (" + num(s.min() * 100) + "-" + pct(s.max()) + ")";
-    }
-
-    private static String pct(double fraction) {
-        if (!Double.isFinite(fraction)) {
-            return Double.isNaN(fraction) ? "n/a" : "∞";
-        }
-        return num(fraction * 100) + " %";
     }
 
     private static double log2(double x) {

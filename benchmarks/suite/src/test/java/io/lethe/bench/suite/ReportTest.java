@@ -43,11 +43,8 @@ class ReportTest {
 
     @Test
     void fullReportLinksChartsThatOpen(@TempDir Path tmp) throws Exception {
-        Path data = tmp.resolve("docs/benchmarks");
-        writeAll(data);
         Path report = tmp.resolve("docs/benchmarks.md");
-        Report.write(data, report);
-        String md = Files.readString(report);
+        String md = reportOnSyntheticResults(tmp.resolve("docs/benchmarks"), report);
         SECTIONS.forEach(s -> assertTrue(md.contains(s), "section " + s));
         assertFalse(md.contains("not run"), md);
         for (String chart : CHARTS) {
@@ -72,11 +69,7 @@ class ReportTest {
 
     @Test
     void ratiosAreTakenPerRound(@TempDir Path tmp) throws Exception {
-        Path data = tmp.resolve("data");
-        writeAll(data);
-        Path report = tmp.resolve("report.md");
-        Report.write(data, report);
-        String md = Files.readString(report);
+        String md = reportOnSyntheticResults(tmp.resolve("data"), tmp.resolve("report.md"));
         // put: Lethe / RocksDB is 2.0 in round 1 and 4.0 in round 2; the ratio of the medians would be 3.5.
         assertTrue(md.contains("| Engine `put` ops/s | 3.00 (2.00-4.00) | higher | ahead |"), md);
         assertTrue(md.contains("| `put` | 700 (200-1,200) | 200 (100-300) | 3.00 (2.00-4.00) |"), md);
@@ -131,6 +124,13 @@ class ReportTest {
     }
 
     // ---------------------------------------------------------------- synthetic results
+
+    /** Writes every part's synthetic results to {@code data} and the report on them; returns it. */
+    static String reportOnSyntheticResults(Path data, Path report) throws IOException {
+        writeAll(data);
+        Report.write(data, report);
+        return Files.readString(report);
+    }
 
     static void writeAll(Path data) throws IOException {
         Files.createDirectories(data);
