@@ -4,6 +4,7 @@
 
 #include "sst/table_builder.h"
 #include "version/table_cache.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 namespace {
@@ -118,6 +119,7 @@ Status WriteTables(const TableWriterOptions& options, CompactionStream* stream,
     if (s.ok()) {
       result->bytes_written += meta.file_size;
       result->files.push_back(std::move(meta));
+      KillPoint("table.finished");
     } else {
       out->Abandon(options.env);
     }

@@ -7,6 +7,7 @@
 #include "db/write_batch_internal.h"
 #include "iterator/db_iter.h"
 #include "iterator/merging_iterator.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 
@@ -121,6 +122,12 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
     std::string record(WriteBatchInternal::Contents(batch));
     EncodeFixed64(record.data(), seq);
     Status s = log_->AddRecord(record);
+    if (s.ok()) KillPoint("wal.appended");
+    if (s.ok() && o.sync && prev_log_ != nullptr) {
+      s = prev_log_->Sync();
+      if (s.ok()) s = prev_log_->Close();
+      if (s.ok()) prev_log_.reset();
+    }
     if (s.ok() && o.sync) s = log_->Sync();
     stat_wal_bytes_.fetch_add(record.size() + 8, std::memory_order_relaxed);
     if (!s.ok()) {

@@ -200,6 +200,10 @@ class DBImpl final : public DB {
   std::atomic<SequenceNumber> last_sequence_{0};
 
   std::unique_ptr<log::Writer> log_;
+  // The log before log_, until a synced write has synced it (write_mu_): a
+  // synced write makes every earlier write durable, also those of the
+  // previous log whose memtable may not be flushed yet.
+  std::unique_ptr<log::Writer> prev_log_;
   uint64_t log_number_ = 0;      // current WAL (0: none)
   uint64_t imm_log_number_ = 0;  // first WAL not needed once imm is flushed
   bool imm_pending_ = false;

@@ -6,6 +6,7 @@
 #include "compaction/table_writer.h"
 #include "db/db_impl.h"
 #include "iterator/merging_iterator.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 
@@ -146,6 +147,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     TableWriterResult result;
     s = WriteTables(wo, &stream, &result);
     if (!s.ok()) break;
+    KillPoint("flush.tables_written");
     stat_flush_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
     stat_secondary_bytes_compacted_.fetch_add(stream.stats().secondary_removed_bytes, std::memory_order_relaxed);
     for (FileMetaData& f : result.files) {
@@ -157,6 +159,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   // New table files must be reachable by name after a crash before the
   // manifest points at them.
   if (s.ok() && !outputs.empty()) s = env_->SyncDir(dbname_);
+  KillPoint("flush.before_manifest");
   l.lock();
   if (s.ok()) {
     // Families dropped while flushing: their outputs are simply not added.
@@ -175,6 +178,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     InstallSuperVersion(cfd.get());
   }
   imm_pending_ = false;
+  KillPoint("flush.installed");
   stat_flushes_.fetch_add(1, std::memory_order_relaxed);
   DeleteObsoleteFiles();
   bg_cv_.notify_all();
@@ -376,6 +380,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   }
   stat_compaction_read_bytes_.fetch_add(input_bytes, std::memory_order_relaxed);
   if (s.ok() && !result.files.empty()) s = env_->SyncDir(dbname_);
+  KillPoint("compaction.outputs_written");
 
   l.lock();
   if (s.ok() && cfds_.count(cf) == 0) s = Status::Aborted("column family dropped during compaction");
@@ -393,6 +398,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     for (const FileMetaData& f : result.files) env_->RemoveFile(TableFileName(dbname_, f.number));
     return s;
   }
+  KillPoint("compaction.installed");
   stat_compaction_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
   stat_compaction_bytes_by_reason_[static_cast<int>(plan.reason)].fetch_add(result.bytes_written,
                                                                              std::memory_order_relaxed);
@@ -423,6 +429,7 @@ void DBImpl::DeleteObsoleteFiles() {
     if (!keep) {
       if (ParseFileName(c, &n) == FileType::kTable) table_cache_->Evict(n);
       env_->RemoveFile(dbname_ + "/" + c);
+      KillPoint("obsolete_files.removing");
     }
   }
   PunchDroppedPages();

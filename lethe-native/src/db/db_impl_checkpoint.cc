@@ -5,6 +5,7 @@
 #include "db/db_impl.h"
 #include "version/version_edit.h"
 #include "wal/log_writer.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 
@@ -51,6 +52,7 @@ Status DBImpl::Checkpoint(const std::string& dir) {
             if (s.ok()) s = WriteStringToFile(env_, data, dst, /*sync=*/true);
           }
           if (!s.ok()) return cleanup(s);
+          KillPoint("checkpoint.linked");
         }
       }
     }

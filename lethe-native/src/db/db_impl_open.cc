@@ -5,6 +5,7 @@
 #include "db/memtable_inserter.h"
 #include "db/write_batch_internal.h"
 #include "wal/log_reader.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 
@@ -30,6 +31,7 @@ DBImpl::~DBImpl() {
   bg_cv_.notify_all();
   if (flush_thread_.joinable()) flush_thread_.join();
   if (compaction_thread_.joinable()) compaction_thread_.join();
+  if (prev_log_) prev_log_->Close();
   if (log_) log_->Close();
 }
 
@@ -81,10 +83,15 @@ Status DBImpl::NewLogFile() {
   uint64_t number = versions_->NewFileNumber();
   std::unique_ptr<WritableFile> file;
   Status s = env_->NewWritableFile(LogFileName(dbname_, number), &file);
+  if (s.ok()) KillPoint("wal.created");
   // A synced write must survive a crash, so the log's name must too.
   if (s.ok()) s = env_->SyncDir(dbname_);
   if (!s.ok()) return s;
-  if (log_) log_->Close();
+  // The previous log stays open unsynced: a synced write syncs it first
+  // (Write). Its predecessor held only flushed writes (a switch waits for the
+  // previous flush), so it can go.
+  if (prev_log_) prev_log_->Close();
+  prev_log_ = std::move(log_);
   log_ = std::make_unique<log::Writer>(std::move(file), options_.wal_checksums);
   log_number_ = number;
   return Status::OK();

@@ -10,6 +10,7 @@
 #include "sst/table_builder.h"
 #include "sst/table_reader.h"
 #include "version/table_cache.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 
@@ -567,6 +568,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   }
   stat_partially_covered_pages_.store(partial, std::memory_order_relaxed);
   if (s.ok() && !new_patches.empty()) s = env_->SyncDir(dbname_);
+  if (s.ok() && !new_patches.empty()) KillPoint("page_drop.patches_written");
 
   l.lock();
   page_drops_deferred_ = page_drops_deferred_ || deferred;
@@ -597,6 +599,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     discard();
     return s;
   }
+  KillPoint("page_drop.applied");
   for (uint32_t id : touched_cfs) InstallSuperVersion(cfds_.at(id).get());
   for (const Change& ch : changes) {
     if (cfds_.count(ch.cf) == 0) continue;
@@ -643,6 +646,7 @@ void DBImpl::PunchDroppedPages() {
     for (const auto& [offset, len] : p.extents) {
       s = env_->PunchHole(fname, offset, len);
       if (!s.ok()) break;  // NotSupported or an error: the space stays used, nothing is lost
+      KillPoint("page_drop.punching");
       stat_bytes_punched_.fetch_add(len, std::memory_order_relaxed);
     }
   }

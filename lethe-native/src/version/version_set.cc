@@ -5,6 +5,7 @@
 
 #include "lethe/db.h"
 #include "wal/log_reader.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 
@@ -51,7 +52,9 @@ static Status SetCurrentFile(Env* env, const std::string& dbname, uint64_t manif
   std::string contents = ManifestFileName("", manifest_number).substr(1) + "\n";
   std::string tmp = dbname + "/CURRENT.tmp";
   Status s = WriteStringToFile(env, contents, tmp, /*sync=*/true);
+  if (s.ok()) KillPoint("current.tmp_written");
   if (s.ok()) s = env->RenameFile(tmp, CurrentFileName(dbname));
+  if (s.ok()) KillPoint("current.renamed");
   if (s.ok()) s = env->SyncDir(dbname);
   if (!s.ok()) env->RemoveFile(tmp);
   return s;
@@ -87,6 +90,7 @@ Status VersionSet::WriteManifest(uint64_t number, const VersionEdit& snapshot) {
   snapshot.EncodeTo(&record);
   s = writer->AddRecord(record);
   if (s.ok()) s = writer->Sync();
+  if (s.ok()) KillPoint("manifest.new_written");
   if (s.ok()) s = SetCurrentFile(env_, dbname_, number);
   if (!s.ok()) {
     writer->Close();
@@ -191,7 +195,9 @@ Status VersionSet::LogAndApply(VersionEdit* edit) {
   std::string record;
   edit->EncodeTo(&record);
   s = manifest_->AddRecord(record);
+  if (s.ok()) KillPoint("manifest.appended");
   if (s.ok()) s = manifest_->Sync();
+  if (s.ok()) KillPoint("manifest.synced");
   if (!s.ok()) {
     manifest_error_ = s;
     return s;
