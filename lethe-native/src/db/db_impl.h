@@ -127,7 +127,8 @@ class DBImpl final : public DB {
 
  private:
   // Open and recovery (db_impl_open.cc).
-  Status RecoverLogFile(uint64_t number, SequenceNumber* max_seq);
+  // *torn: the log ended in a torn (dropped) record.
+  Status RecoverLogFile(uint64_t number, SequenceNumber* max_seq, bool* torn);
   Status NewLogFile();
   ColumnFamilyData* AddColumnFamilyData(const ColumnFamilyDescriptor& d);
 

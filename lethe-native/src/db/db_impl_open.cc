@@ -1,5 +1,6 @@
 // DBImpl: opening, recovery from the WAL, closing, column families.
 #include <algorithm>
+#include <set>
 
 #include "db/db_impl.h"
 #include "db/memtable_inserter.h"
@@ -97,7 +98,7 @@ Status DBImpl::NewLogFile() {
   return Status::OK();
 }
 
-Status DBImpl::RecoverLogFile(uint64_t number, SequenceNumber* max_seq) {
+Status DBImpl::RecoverLogFile(uint64_t number, SequenceNumber* max_seq, bool* torn) {
   std::string fname = LogFileName(dbname_, number);
   std::unique_ptr<SequentialFile> file;
   Status s = env_->NewSequentialFile(fname, &file);
@@ -115,7 +116,13 @@ Status DBImpl::RecoverLogFile(uint64_t number, SequenceNumber* max_seq) {
     if (!s.ok()) return Status::Corruption(fname, s.message());
     if (batch.Count() > 0) *max_seq = std::max(*max_seq, seq + batch.Count() - 1);
   }
-  return reader.status();
+  if (!reader.status().ok()) return reader.status();
+  if (reader.damaged_before_end()) {
+    return Status::Corruption(fname, "damaged record at offset " + std::to_string(reader.offset()) +
+                                         " is followed by more records (not a torn write)");
+  }
+  *torn = reader.tail_dropped_bytes() > 0;
+  return Status::OK();
 }
 
 Status DBImpl::OpenImpl() {
@@ -149,10 +156,30 @@ Status DBImpl::OpenImpl() {
     if (t != FileType::kUnknown && t != FileType::kCurrent && t != FileType::kLock) versions_->MarkFileNumberUsed(n);
   }
   std::sort(logs.begin(), logs.end());
+  // Every table the manifest names must be there: a missing one means a
+  // damaged or incomplete copy, which reads would only meet later.
+  {
+    std::set<uint64_t> present, live;
+    for (const std::string& c : children) {
+      uint64_t n;
+      if (ParseFileName(c, &n) == FileType::kTable) present.insert(n);
+    }
+    versions_->AddLiveFiles(&live);
+    for (uint64_t n : live) {
+      if (present.count(n) == 0) {
+        return Status::Corruption(TableFileName(dbname_, n), "the manifest names this table file, which is missing");
+      }
+    }
+  }
   SequenceNumber max_seq = last_sequence_;
   for (uint64_t n : logs) {
-    s = RecoverLogFile(n, &max_seq);
+    bool torn = false;
+    s = RecoverLogFile(n, &max_seq, &torn);
     if (!s.ok()) return s;
+    // A torn log ends the replay: a later log's writes came after the lost
+    // ones, and none of them was synced (a synced write syncs the previous
+    // log first), so the recovered state stays a prefix of the writes.
+    if (torn) break;
   }
   last_sequence_ = max_seq;
   versions_->SetLastSequence(max_seq);

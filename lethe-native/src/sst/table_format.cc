@@ -19,7 +19,12 @@ Status Footer::DecodeFrom(std::string_view input) {
     return Status::Corruption("not a Lethe table file (bad magic)");
   }
   uint32_t version = DecodeFixed32(input.data() + 64);
-  if (version != kTableFormatVersion) return Status::NotSupported("table format version", std::to_string(version));
+  // The footer has no checksum of its own: an unknown version is as likely
+  // a damaged byte as a newer format, and either way the file is unreadable.
+  if (version != kTableFormatVersion) {
+    return Status::Corruption("unknown table format version (a damaged footer, or a newer format)",
+                              std::to_string(version));
+  }
   for (BlockHandle* h : {&filter, &range_tombstones, &index, &properties}) {
     GetFixed64(&input, &h->offset);
     GetFixed64(&input, &h->size);

@@ -90,6 +90,9 @@ Status VersionSet::WriteManifest(uint64_t number, const VersionEdit& snapshot) {
   snapshot.EncodeTo(&record);
   s = writer->AddRecord(record);
   if (s.ok()) s = writer->Sync();
+  // The manifest's name must be durable before CURRENT names it: else a power
+  // loss may keep the new CURRENT and lose the file it points at.
+  if (s.ok()) s = env_->SyncDir(dbname_);
   if (s.ok()) KillPoint("manifest.new_written");
   if (s.ok()) s = SetCurrentFile(env_, dbname_, number);
   if (!s.ok()) {
@@ -168,9 +171,10 @@ Status VersionSet::Recover() {
     edits++;
   }
   if (!reader.status().ok()) return reader.status();
-  if (reader.damaged_before_end()) {
+  if (reader.damaged_before_end() || reader.whole_record_failed()) {
     return Status::Corruption(fname, "damaged record at offset " + std::to_string(reader.offset()) +
-                                         " is followed by more records");
+                                         (reader.damaged_before_end() ? " is followed by more records"
+                                                                      : " fails its checksum"));
   }
   if (edits == 0 || !have_next || !have_seq) {
     return Status::Corruption(fname, "manifest holds no complete snapshot");

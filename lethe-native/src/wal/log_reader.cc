@@ -6,6 +6,17 @@
 
 namespace lethe::log {
 
+bool Reader::ValidRecordAfterStart(std::string_view bytes) {
+  for (size_t q = 1; q + kHeaderSize <= bytes.size(); q++) {
+    const uint32_t stored_crc = DecodeFixed32(bytes.data() + q);
+    const uint32_t length = DecodeFixed32(bytes.data() + q + 4);
+    if (stored_crc == 0 || length > bytes.size() - q - kHeaderSize) continue;
+    const uint32_t crc = crc32c::Extend(crc32c::Value(bytes.data() + q + 4, 4), bytes.data() + q + kHeaderSize, length);
+    if (crc32c::Unmask(stored_crc) == crc) return true;
+  }
+  return false;
+}
+
 bool Reader::ReadRecord(std::string_view* record, std::string* scratch) {
   if (eof_) return false;
   char header[kHeaderSize];
@@ -16,33 +27,37 @@ bool Reader::ReadRecord(std::string_view* record, std::string* scratch) {
     eof_ = true;
     return false;
   }
-  auto drop_tail = [&](uint64_t bytes_seen) {
-    // Count what is left, for the caller's report.
-    uint64_t rest = bytes_seen;
+  // A bad record ends the log. `seen` holds the bytes of it already read
+  // (from its first byte on); the rest of the file is read too, to count it
+  // and to tell a torn append from damage: a record that passes its
+  // checksum after the bad one means the log went on, so the bad record was
+  // not the last append before a crash.
+  auto drop_tail = [&](std::string_view seen) {
+    std::string rest(seen);
     std::string buf(64 * 1024, '\0');
     while (true) {
       std::string_view chunk;
       if (!file_->Read(buf.size(), &chunk, buf.data()).ok() || chunk.empty()) break;
-      rest += chunk.size();
+      rest.append(chunk);
     }
-    tail_dropped_bytes_ = rest;
+    tail_dropped_bytes_ = rest.size();
+    damaged_before_end_ = verify_ && ValidRecordAfterStart(rest);
     eof_ = true;
     return false;
   };
-  if (got.size() < kHeaderSize) return drop_tail(got.size());
+  if (got.size() < kHeaderSize) return drop_tail(got);
   uint32_t stored_crc = DecodeFixed32(header);
   uint32_t length = DecodeFixed32(header + 4);
-  if (length > kMaxRecordSize || (length == 0 && stored_crc == 0)) return drop_tail(kHeaderSize);
+  if (length > kMaxRecordSize || (length == 0 && stored_crc == 0)) return drop_tail(std::string_view(header, kHeaderSize));
   scratch->resize(length);
   status_ = file_->Read(length, &got, scratch->data());
   if (!status_.ok()) return false;
-  if (got.size() < length) return drop_tail(kHeaderSize + got.size());
+  if (got.size() < length) return drop_tail(std::string(header, kHeaderSize).append(got));
   if (verify_ && stored_crc != 0) {
     uint32_t crc = crc32c::Extend(crc32c::Value(header + 4, 4), got.data(), got.size());
     if (crc32c::Unmask(stored_crc) != crc) {
-      drop_tail(kHeaderSize + got.size());
-      damaged_before_end_ = tail_dropped_bytes_ > kHeaderSize + got.size();
-      return false;
+      whole_record_failed_ = true;
+      return drop_tail(std::string(header, kHeaderSize).append(got));
     }
   }
   offset_ += kHeaderSize + length;

@@ -6,9 +6,12 @@
 // the middle of an append leaves behind, and synced records always precede
 // it, so no acknowledged durable write is lost.
 //
-// A record that fails its checksum although more bytes follow it is not a
-// torn append but damage: damaged_before_end() reports it, and the manifest
-// (which syncs every record) treats it as Corruption.
+// A bad record followed by a record that passes its checksum is not a torn
+// append but damage (a flipped byte, a bad length): damaged_before_end()
+// reports it, and recovery treats it as Corruption rather than drop
+// acknowledged writes. (A crash cannot leave a good record after a torn one:
+// appends reach the file in order, and file systems that journal data order
+// expose no later block before an earlier one.)
 #pragma once
 
 #include <memory>
@@ -31,8 +34,15 @@ class Reader {
   uint64_t tail_dropped_bytes() const { return tail_dropped_bytes_; }
   uint64_t offset() const { return offset_; }
   bool damaged_before_end() const { return damaged_before_end_; }
+  // The log ended in a record present in full that failed its checksum: for
+  // a log whose every record was synced (the manifest) that is damage, since
+  // a crash can only cut the last append short.
+  bool whole_record_failed() const { return whole_record_failed_; }
 
  private:
+  // Whether a record passing its checksum starts at some offset > 0 of `bytes`.
+  static bool ValidRecordAfterStart(std::string_view bytes);
+
   std::unique_ptr<SequentialFile> file_;
   bool verify_;
   Status status_;
@@ -40,6 +50,7 @@ class Reader {
   uint64_t tail_dropped_bytes_ = 0;
   bool eof_ = false;
   bool damaged_before_end_ = false;
+  bool whole_record_failed_ = false;
 };
 
 }  // namespace lethe::log
