@@ -168,6 +168,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     versions_->SetLastSequence(last_sequence_.load());
     s = versions_->LogAndApply(&edit);
   }
+  if (!s.ok() && versions_->manifest_failed()) return s;  // outputs stay pending: the edit may be durable
   ReleasePendingOutputs(outputs);
   if (!s.ok()) return s;
   for (auto& [id, cfd] : cfds_) {
@@ -393,6 +394,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     versions_->SetLastSequence(last_sequence_.load());
     s = versions_->LogAndApply(&edit);
   }
+  if (!s.ok() && versions_->manifest_failed()) return s;  // outputs stay pending: the edit may be durable
   ReleasePendingOutputs(result.files);
   if (!s.ok()) {
     for (const FileMetaData& f : result.files) env_->RemoveFile(TableFileName(dbname_, f.number));

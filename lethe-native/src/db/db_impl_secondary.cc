@@ -574,6 +574,11 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   page_drops_deferred_ = page_drops_deferred_ || deferred;
   ReleasePendingOutputs(new_patches);
   auto discard = [&] {
+    if (versions_->manifest_failed()) {
+      // The edit naming them may be durable: keep them, pending, for good.
+      for (const FileMetaData& p : new_patches) pending_outputs_.insert(p.number);
+      return;
+    }
     for (const FileMetaData& p : new_patches) env_->RemoveFile(TableFileName(dbname_, p.number));
   };
   if (!s.ok()) {

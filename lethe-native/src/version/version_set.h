@@ -46,6 +46,10 @@ class VersionSet {
   // Applies the edit, makes it durable in the manifest and installs the
   // resulting version. On failure nothing changes.
   Status LogAndApply(VersionEdit* edit);
+  // Whether a manifest append or sync failed. The failed edit may still be
+  // durable (its bytes may have reached the file), so the files it adds must
+  // not be deleted in this process.
+  bool manifest_failed() const { return !manifest_error_.ok(); }
 
   VersionRef current() const { return current_; }
   uint64_t NewFileNumber() { return next_file_number_++; }
