@@ -7,10 +7,17 @@
 namespace lethe::log {
 
 bool Reader::ValidRecordAfterStart(std::string_view bytes) {
+  // Checksumming every candidate costs up to (tail size)^2 for a long tail
+  // of plausible lengths. Past this budget (well under a second), the tail
+  // is too long and too odd for a torn append: report it as damage.
+  constexpr uint64_t kScanBudgetBytes = 1ull << 30;
+  uint64_t hashed = 0;
   for (size_t q = 1; q + kHeaderSize <= bytes.size(); q++) {
     const uint32_t stored_crc = DecodeFixed32(bytes.data() + q);
     const uint32_t length = DecodeFixed32(bytes.data() + q + 4);
     if (stored_crc == 0 || length > bytes.size() - q - kHeaderSize) continue;
+    hashed += length;
+    if (hashed > kScanBudgetBytes) return true;
     const uint32_t crc = crc32c::Extend(crc32c::Value(bytes.data() + q + 4, 4), bytes.data() + q + kHeaderSize, length);
     if (crc32c::Unmask(stored_crc) == crc) return true;
   }

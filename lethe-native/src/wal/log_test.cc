@@ -62,6 +62,17 @@ TEST_F(LogTest, DamageInTheMiddleIsReported) {
   EXPECT_TRUE(reader_->damaged_before_end());
 }
 
+// A bad header followed by a long tail where every position reads as a
+// plausible 16 MiB record: checking each candidate's checksum would take
+// tens of minutes; the scan's budget ends it, reporting damage.
+TEST_F(LogTest, ALongOddTailEndsTheScanAsDamage) {
+  std::string d = std::string("\x01\0\0\0\0\0\0\0", 8) + std::string(17 << 20, '\x01');
+  SetContents(d);
+  EXPECT_TRUE(Read().empty());
+  EXPECT_TRUE(reader_->damaged_before_end());
+  EXPECT_EQ(reader_->tail_dropped_bytes(), d.size());
+}
+
 TEST_F(LogTest, WithoutChecksumsRecordsStillRead) {
   Write({"a", "bb"}, /*checksums=*/false);
   EXPECT_EQ(Contents().substr(0, 4), std::string(4, '\0'));
