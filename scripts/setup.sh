@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Lethe needs on a fresh Debian machine:
-# a C++20 compiler, cmake, ninja, GoogleTest, a JDK 17 and Maven. Idempotent:
-# installs only what is missing. Run as root (or with sudo available).
+# a C++20 compiler, cmake, ninja, GoogleTest, a JDK 17 and Maven, and clang 14
+# with libFuzzer (lethe-native/scripts/fuzz.sh). Idempotent: installs only
+# what is missing. Run as root (or with sudo available).
 set -euo pipefail
 
 need=()
@@ -15,6 +16,9 @@ if ! command -v javac >/dev/null 2>&1 || [ "$(javac_major)" -lt 17 ] 2>/dev/null
   need+=(openjdk-17-jdk-headless)
 fi
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+command -v clang++-14 >/dev/null 2>&1 || need+=(clang-14)
+# libFuzzer's runtime and the sanitizer runtimes for clang 14.
+compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null || need+=(libclang-rt-14-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
@@ -23,11 +27,12 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"
 else
-  echo "setup: toolchain present (g++, cmake, ninja, GoogleTest, JDK, Maven)"
+  echo "setup: toolchain present (g++, cmake, ninja, GoogleTest, JDK, Maven, clang 14 with libFuzzer)"
 fi
 # Print the versions (sed reads everything: `head` would close the pipe early,
 # and a writer hitting the closed pipe fails the script under pipefail).
 g++ --version | sed -n 1p
+clang++-14 --version | sed -n 1p
 cmake --version | sed -n 1p
 javac -version
 mvn -B -v 2>&1 | sed -n 1p

@@ -36,17 +36,31 @@ DBImpl::~DBImpl() {
   if (log_) log_->Close();
 }
 
+// The ranges the manifest decoder also enforces (version_edit.cc): an
+// option outside them could not be read back.
+static Status ValidateColumnFamilyOptions(const ColumnFamilyOptions& o) {
+  if (o.page_size < 64) return Status::InvalidArgument("page_size must be at least 64");
+  if (o.pages_per_tile < 0 || o.pages_per_tile > 4096) {
+    return Status::InvalidArgument("pages_per_tile must be in [1, 4096] or kPagesPerTileAuto (0)");
+  }
+  if (o.size_ratio < 2) return Status::InvalidArgument("size_ratio must be at least 2");
+  if (o.bloom_bits_per_key < 0 || o.bloom_bits_per_key > 64) {
+    return Status::InvalidArgument("bloom_bits_per_key must be in [0, 64]");
+  }
+  if (o.level0_compaction_trigger < 1 || o.level0_stop_writes_trigger < 1) {
+    return Status::InvalidArgument("level-0 triggers must be at least 1");
+  }
+  if (static_cast<unsigned>(o.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
+    return Status::InvalidArgument("unknown fade_file_pick");
+  }
+  return Status::OK();
+}
+
 Status DB::Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db) {
   db->reset();
   if (options.write_buffer_size < 4096) return Status::InvalidArgument("write_buffer_size must be at least 4096");
-  if (options.cf_defaults.page_size < 64) return Status::InvalidArgument("page_size must be at least 64");
-  if (options.cf_defaults.pages_per_tile < 0 || options.cf_defaults.pages_per_tile > 4096) {
-    return Status::InvalidArgument("pages_per_tile must be in [1, 4096] or kPagesPerTileAuto (0)");
-  }
-  if (options.cf_defaults.size_ratio < 2) return Status::InvalidArgument("size_ratio must be at least 2");
-  if (static_cast<unsigned>(options.cf_defaults.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
-    return Status::InvalidArgument("unknown fade_file_pick");
-  }
+  Status v = ValidateColumnFamilyOptions(options.cf_defaults);
+  if (!v.ok()) return v;
   auto impl = std::make_unique<DBImpl>(options, name);
   Status s = impl->OpenImpl();
   if (s.ok()) *db = std::move(impl);
@@ -225,11 +239,8 @@ ColumnFamilyHandle* DBImpl::DefaultColumnFamily() {
 Status DBImpl::CreateColumnFamily(const std::string& name, const ColumnFamilyOptions& options,
                                   ColumnFamilyHandle** handle) {
   if (name.empty()) return Status::InvalidArgument("column family name must not be empty");
-  if (options.page_size < 64 || options.pages_per_tile < 0 || options.pages_per_tile > 4096 ||
-      options.size_ratio < 2 ||
-      static_cast<unsigned>(options.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
-    return Status::InvalidArgument("invalid column family options");
-  }
+  Status v = ValidateColumnFamilyOptions(options);
+  if (!v.ok()) return v;
   std::lock_guard<std::mutex> w(write_mu_);
   std::lock_guard<std::mutex> l(mu_);
   if (!bg_error_.ok()) return bg_error_;

@@ -50,15 +50,23 @@ void EncodeIndex(const std::vector<TileMeta>& tiles, std::string* dst) {
   }
 }
 
+// The fewest bytes a page's and a tile's index entries take (varints of one
+// byte, empty keys): counts above input size / these are damage, caught
+// before they size a vector (a TileMeta is about four times its encoding).
+constexpr size_t kMinPageIndexBytes = 1 + 1 + 1 + 8 + 8 + 1 + 1;
+constexpr size_t kMinTileIndexBytes = 1 + 1 + 1 + kMinPageIndexBytes;
+
 Status DecodeIndex(std::string_view input, std::vector<TileMeta>* tiles) {
   uint64_t n;
-  if (!GetVarint64(&input, &n) || n > input.size()) return Status::Corruption("bad index block");
+  if (!GetVarint64(&input, &n) || n > input.size() / kMinTileIndexBytes) {
+    return Status::Corruption("bad index block");
+  }
   tiles->resize(n);
   for (TileMeta& t : *tiles) {
     std::string_view smallest, largest;
     uint32_t pages;
     if (!GetLengthPrefixed(&input, &smallest) || !GetLengthPrefixed(&input, &largest) ||
-        !GetVarint32(&input, &pages) || pages == 0 || pages > input.size()) {
+        !GetVarint32(&input, &pages) || pages == 0 || pages > input.size() / kMinPageIndexBytes) {
       return Status::Corruption("bad tile in index block");
     }
     t.smallest.assign(smallest);

@@ -9,6 +9,15 @@
 #include "util/crc32c.h"
 
 namespace lethe {
+namespace {
+
+// Whether [offset, offset + size + trailer) lies inside [0, limit), without
+// wrapping.
+bool FitsIn(uint64_t offset, uint64_t size, uint64_t limit, uint64_t trailer) {
+  return offset <= limit && size <= limit - offset && trailer <= limit - offset - size;
+}
+
+}  // namespace
 
 Status TableReader::EffectivePage(const PageMeta& meta, const PageOverrides* o, bool* present,
                                   const TableReader** reader, const PageMeta** page) const {
@@ -51,9 +60,11 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   if (!s.ok()) return Status(s.code() == Status::Code::kNotSupported
                                  ? Status::NotSupported(r->fname_, s.message())
                                  : Status::Corruption(r->fname_, s.message()));
+  // Bounds checks are written so that no sum can wrap: handles and page
+  // metadata come from the file and may hold any 64-bit value.
   for (const BlockHandle* h : {&footer.filter, &footer.range_tombstones, &footer.index,
                                &footer.properties}) {
-    if (h->offset > file_size || h->size + kBlockTrailerSize > file_size - h->offset) {
+    if (!FitsIn(h->offset, h->size, file_size - kFooterSize, kBlockTrailerSize)) {
       return Status::Corruption(r->fname_, "block handle outside the file");
     }
   }
@@ -64,8 +75,8 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   for (TileMeta& t : r->tiles_) {
     for (PageMeta& p : t.pages) {
       p.index = page_index++;
-      if (p.offset + p.size + kBlockTrailerSize > footer.filter.offset ||
-          p.filter_offset + p.filter_size > footer.filter.size) {
+      if (!FitsIn(p.offset, p.size, footer.filter.offset, kBlockTrailerSize) ||
+          !FitsIn(p.filter_offset, p.filter_size, footer.filter.size, 0)) {
         return Status::Corruption(r->fname_, "page outside the data region");
       }
     }

@@ -9,6 +9,8 @@
 #include "sst/table_builder.h"
 #include "sst/table_reader.h"
 #include "test_util.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
 #include "util/random.h"
 
 namespace lethe {
@@ -185,6 +187,63 @@ TEST_F(TableTest, CorruptionIsReportedWithTheFileName) {
   ASSERT_TRUE(env_->WriteStringToFile("/t.sst", data.substr(0, data.size() / 2)).ok());
   Open();
   EXPECT_TRUE(open_status_.IsCorruption()) << open_status_.ToString();
+}
+
+// Found by fuzz/table_reader_fuzzer: a footer whose block sizes are near
+// 2^64, so that size + trailer wrapped past the bounds check, and the reader
+// took the CRC from before its buffer.
+TEST_F(TableTest, FuzzBlockSizeThatWrapsIsCorruption) {
+  const std::string footer_only(
+      "\x00\x00\x00\x00\x00\x00\x00\x00\xfc\xff\xff\xff\xff\xff\xff\xff"
+      "\x09\x00\x00\x00\x00\x00\x00\x00\x27\x00\x00\x00\x00\x00\x00\x00"
+      "\x02\x00\x00\x00\x00\x00\x00\x00\xfc\xff\xff\xff\xff\xff\xff\xff"
+      "\x09\x00\x00\x00\x00\x00\x00\x00\x27\x00\x00\x00\x00\x00\x00\x00"
+      "\x01\x00\x00\x00\x57\x49\x4b\x45\x48\x54\x45\x4c",
+      kFooterSize);
+  ASSERT_TRUE(env_->WriteStringToFile("/t.sst", footer_only).ok());
+  Open();
+  EXPECT_TRUE(open_status_.IsCorruption()) << open_status_.ToString();
+  EXPECT_NE(open_status_.message().find("outside the file"), std::string::npos) << open_status_.ToString();
+}
+
+// Page metadata from the index whose offset + size wraps: the bounds check
+// at Open passed, and a filter offset near 2^64 later threw out of
+// std::string_view::substr in a lookup.
+TEST_F(TableTest, PageBoundsThatWrapAreCorruption) {
+  Build(RandomEntries(50, 5), TableBuilderOptions{256, 2, 10});
+  ASSERT_TRUE(open_status_.ok());
+  std::string data;
+  ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
+  Footer footer;
+  ASSERT_TRUE(footer.DecodeFrom(std::string_view(data).substr(data.size() - kFooterSize)).ok());
+  std::vector<TileMeta> tiles;
+  ASSERT_TRUE(DecodeIndex(std::string_view(data).substr(footer.index.offset, footer.index.size), &tiles).ok());
+  // Each damage in a new index block written after the old blocks, with a
+  // new footer pointing at it (so every checksum matches).
+  auto with_index = [&](const std::vector<TileMeta>& damaged) {
+    std::string file = data.substr(0, data.size() - kFooterSize), index;
+    EncodeIndex(damaged, &index);
+    Footer f = footer;
+    f.index = BlockHandle{file.size(), index.size()};
+    file += index;
+    PutFixed32(&file, crc32c::Mask(crc32c::Value(index.data(), index.size())));
+    f.EncodeTo(&file);
+    return file;
+  };
+  for (int field = 0; field < 2; field++) {
+    std::vector<TileMeta> damaged = tiles;
+    PageMeta& page = damaged[1].pages[0];
+    if (field == 0) {
+      page.offset = UINT64_MAX - page.size - kBlockTrailerSize + 1;  // offset + size + trailer == 0
+    } else {
+      page.filter_offset = UINT64_MAX;  // filter offset + size == 0
+      page.filter_size = 1;
+    }
+    ASSERT_TRUE(env_->WriteStringToFile("/t.sst", with_index(damaged)).ok());
+    Open();
+    EXPECT_TRUE(open_status_.IsCorruption()) << field << ": " << open_status_.ToString();
+    if (open_status_.ok()) Get(damaged[1].smallest);  // before the fix: threw, or read past the file
+  }
 }
 
 // The golden layout: a small file with h = 4 whose pages show the delete-key

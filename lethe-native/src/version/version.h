@@ -61,8 +61,11 @@ void ForEachFileContaining(const ColumnFamilyFiles& files, std::string_view key,
   }
   for (int l = 1; l < kNumLevels; l++) {
     const auto& level = files.levels[l];
-    auto it = std::lower_bound(level.begin(), level.end(), key,
-                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
+    // Both sides string_view: clang 14 with libstdc++ 12 (the fuzz build)
+    // rejects string < string_view in a lambda inside a template.
+    auto it = std::lower_bound(level.begin(), level.end(), key, [](const FileRef& f, std::string_view k) {
+      return std::string_view(f->largest) < k;
+    });
     if (it != level.end() && !(key < (*it)->smallest) && fn(*it)) return;
   }
 }

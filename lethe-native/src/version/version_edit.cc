@@ -1,5 +1,7 @@
 #include "version/version_edit.h"
 
+#include <cstdint>
+
 #include "util/coding.h"
 
 namespace lethe {
@@ -36,6 +38,14 @@ enum OptTag : uint32_t {
   kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8, kODeletePersistenceThreshold = 9,
   kOFadeFilePick = 10,
 };
+// The ranges a decoded option must lie in: DB::Open's checks (page size,
+// pages per tile; size ratio >= 2 is checked inline), the Java API's for
+// the Bloom filter bits (beyond about 44 bits a key buy nothing: k stops at
+// 30 probes), and int for the other int fields.
+constexpr uint64_t kMinPageSize = 64;
+constexpr uint64_t kMaxPagesPerTile = 4096;
+constexpr uint64_t kMaxBloomBitsPerKey = 64;
+constexpr uint64_t kMaxIntOption = INT32_MAX;
 
 void EncodeFile(const FileMetaData& f, std::string* dst) {
   auto v = [dst](FileTag t, uint64_t x) {
@@ -84,13 +94,19 @@ void EncodeFile(const FileMetaData& f, std::string* dst) {
   }
 }
 
+// Readers binary-search the lists, so they must ascend strictly: a delta
+// that wraps, or a second list of the same kind appended to the first, is
+// Corruption (the encoder writes each list once).
 Status DecodePageList(std::string_view in, std::vector<uint32_t>* pages) {
+  if (!pages->empty()) return Status::Corruption("manifest: repeated page list");
   uint32_t n;
   if (!GetVarint32(&in, &n) || n > in.size()) return Status::Corruption("manifest: bad page list count");
   uint32_t prev = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t d;
-    if (!GetVarint32(&in, &d) || (i > 0 && d == 0)) return Status::Corruption("manifest: bad page list");
+    if (!GetVarint32(&in, &d) || (i > 0 && d == 0) || d > UINT32_MAX - prev) {
+      return Status::Corruption("manifest: bad page list");
+    }
     prev += d;
     pages->push_back(prev);
   }
@@ -173,6 +189,12 @@ void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst) {
 }
 
 Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
+  // A known option out of range (docs/formats.md, section 7) is damage:
+  // trusted, one byte could make a flush allocate gigabytes of filter.
+  auto bad = [](uint32_t tag, uint64_t x) {
+    return Status::Corruption("manifest: column family option out of range",
+                              std::to_string(tag) + "=" + std::to_string(x));
+  };
   while (!in.empty()) {
     uint32_t tag;
     uint64_t x;
@@ -180,14 +202,32 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
       return Status::Corruption("manifest: bad column family options");
     }
     switch (tag) {
-      case kOSizeRatio: o->size_ratio = static_cast<int>(x); break;
-      case kOPageSize: o->page_size = x; break;
-      case kOPagesPerTile: o->pages_per_tile = static_cast<int>(x); break;
-      case kOBloomBits: o->bloom_bits_per_key = static_cast<int>(x); break;
+      case kOSizeRatio:
+        if (x < 2 || x > kMaxIntOption) return bad(tag, x);
+        o->size_ratio = static_cast<int>(x);
+        break;
+      case kOPageSize:
+        if (x < kMinPageSize) return bad(tag, x);
+        o->page_size = x;
+        break;
+      case kOPagesPerTile:
+        if (x > kMaxPagesPerTile) return bad(tag, x);
+        o->pages_per_tile = static_cast<int>(x);
+        break;
+      case kOBloomBits:
+        if (x > kMaxBloomBitsPerKey) return bad(tag, x);
+        o->bloom_bits_per_key = static_cast<int>(x);
+        break;
       case kOTargetFileSize: o->target_file_size = x; break;
       case kOLevel1Bytes: o->level1_bytes = x; break;
-      case kOL0Trigger: o->level0_compaction_trigger = static_cast<int>(x); break;
-      case kOL0Stop: o->level0_stop_writes_trigger = static_cast<int>(x); break;
+      case kOL0Trigger:
+        if (x > kMaxIntOption) return bad(tag, x);
+        o->level0_compaction_trigger = static_cast<int>(x);
+        break;
+      case kOL0Stop:
+        if (x > kMaxIntOption) return bad(tag, x);
+        o->level0_stop_writes_trigger = static_cast<int>(x);
+        break;
       case kODeletePersistenceThreshold: o->delete_persistence_threshold_us = x; break;
       case kOFadeFilePick:
         if (x > static_cast<uint64_t>(FadeFilePick::kOldestDelete)) {

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "lethe/env.h"
+#include "util/coding.h"
 #include "version/version.h"
 #include "version/version_set.h"
+#include "wal/log_writer.h"
 
 namespace lethe {
 namespace {
@@ -152,6 +155,73 @@ TEST(VersionEditTest, MalformedEditsAreCorruption) {
   EXPECT_TRUE(d.DecodeFrom("\x63\x01").IsCorruption());  // unknown tag 99
 }
 
+// Found by fuzz/manifest_fuzzer: a column family with about 10^9 Bloom bits
+// a key (a 64-bit value truncated into an int); replaying the WAL into it at
+// open built a filter of gigabytes. Options outside the ranges DB::Open
+// accepts are Corruption now.
+TEST(VersionEditTest, FuzzOutOfRangeColumnFamilyOptionsAreCorruption) {
+  const std::string edit(
+      "\x02\x07\x03\x01\x04\x01\x00\x1b\x01\x0a\x02\x80\x01\x03\x01\x04"
+      "\xfb\xfe\x92\xfa\x23\x38\x2e\x73\x73\x74\x30\x30\x30\x30\x38\x2e"
+      "\x73\x73\x74",
+      35);
+  VersionEdit d;
+  EXPECT_TRUE(d.DecodeFrom(edit).IsCorruption());
+
+  struct Case {
+    uint32_t tag;
+    uint64_t value;
+    bool ok;
+  };
+  const Case cases[] = {
+      {1, 1, false}, {1, 2, true},                                   // size ratio
+      {2, 63, false}, {2, 64, true},                                 // page size
+      {3, 0, true}, {3, 4096, true}, {3, 4097, false},               // pages per tile (0: auto)
+      {4, 0, true}, {4, 64, true}, {4, 65, false},                   // Bloom bits per key
+      {7, INT32_MAX, true}, {8, uint64_t{INT32_MAX} + 1, false},     // level-0 triggers
+      {99, UINT64_MAX, true},                                        // unknown: ignored
+  };
+  for (const Case& c : cases) {
+    std::string opts;
+    PutVarint32(&opts, c.tag);
+    PutVarint64(&opts, c.value);
+    ColumnFamilyOptions o;
+    EXPECT_EQ(c.ok, DecodeColumnFamilyOptions(opts, &o).ok()) << c.tag << "=" << c.value;
+  }
+}
+
+// Found by fuzz/manifest_fuzzer: a file record with its dropped-page list
+// twice ([1, 3] then [1, 3] again) decoded as [1, 3, 1, 3], which readers
+// binary-search. A repeated list, or a delta that wraps, is Corruption.
+TEST(VersionEditTest, FuzzPageListsThatDoNotAscendAreCorruption) {
+  const std::string repeated(
+      "\x07\x00\x01\x12\x12\x03\x02\x01\x02\x12\x03\x02\x01\x02\x01\x04"
+      "\x02\x12\x03\x02\x01\x04",
+      22);
+  VersionEdit d;
+  Status s = d.DecodeFrom(repeated);
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("repeated page list"), std::string::npos) << s.ToString();
+
+  std::string pages;  // [0xfffffff0, 0x10 after wrapping]
+  PutVarint32(&pages, 2);
+  PutVarint32(&pages, 0xfffffff0u);
+  PutVarint32(&pages, 0x20);
+  std::string file;
+  PutVarint32(&file, 1);  // file number
+  PutVarint32(&file, 4);
+  PutVarint32(&file, 18);  // dropped pages
+  PutLengthPrefixed(&file, pages);
+  std::string wrapping;
+  PutVarint32(&wrapping, 7);  // new file, cf 0, level 1
+  PutVarint32(&wrapping, 0);
+  PutVarint32(&wrapping, 1);
+  PutLengthPrefixed(&wrapping, file);
+  s = d.DecodeFrom(wrapping);
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("bad page list"), std::string::npos) << s.ToString();
+}
+
 TEST(VersionTest, ApplyKeepsLevelsSortedAndDisjoint) {
   auto base = std::make_shared<Version>();
   VersionEdit add;
@@ -172,6 +242,29 @@ TEST(VersionTest, ApplyKeepsLevelsSortedAndDisjoint) {
   VersionEdit del;
   del.DeleteFile(0, 1, 999);
   EXPECT_TRUE(v->Apply(del, &bad).IsCorruption());
+}
+
+// Found with the fuzz input of FuzzOutOfRangeColumnFamilyOptionsAreCorruption:
+// a manifest whose only family is not the default one recovered, and
+// DB::DefaultColumnFamily then threw std::out_of_range.
+TEST(VersionSetTest, FuzzManifestWithoutTheDefaultFamilyIsCorruption) {
+  auto env = NewMemEnv();
+  ASSERT_TRUE(env->CreateDirIfMissing("/db").ok());
+  VersionEdit e;
+  e.SetNextFileNumber(7);
+  e.SetLastSequence(1);
+  e.AddColumnFamily({1, "other", ColumnFamilyOptions()});
+  std::string record;
+  e.EncodeTo(&record);
+  std::unique_ptr<WritableFile> file;
+  ASSERT_TRUE(env->NewWritableFile(ManifestFileName("/db", 5), &file).ok());
+  log::Writer writer(std::move(file), /*checksums=*/true);
+  ASSERT_TRUE(writer.AddRecord(record).ok());
+  ASSERT_TRUE(writer.Close().ok());
+  ASSERT_TRUE(env->WriteStringToFile(CurrentFileName("/db"), "MANIFEST-000005\n").ok());
+  VersionSet versions("/db", env.get());
+  Status s = versions.Recover();
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
 }
 
 TEST(VersionSetTest, ParseFileName) {

@@ -179,6 +179,11 @@ Status VersionSet::Recover() {
   if (edits == 0 || !have_next || !have_seq) {
     return Status::Corruption(fname, "manifest holds no complete snapshot");
   }
+  // The default family is created with the database and cannot be dropped;
+  // the engine looks it up unchecked (DB::DefaultColumnFamily).
+  if (v->Find(DB::kDefaultColumnFamilyId) == nullptr) {
+    return Status::Corruption(fname, "manifest has no default column family");
+  }
   MarkFileNumberUsed(number);
   Install(std::move(v));
   return Status::OK();

@@ -1,5 +1,8 @@
 #include "wal/log_reader.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "util/coding.h"
 #include "util/crc32c.h"
 #include "wal/log_format.h"
@@ -56,9 +59,21 @@ bool Reader::ReadRecord(std::string_view* record, std::string* scratch) {
   uint32_t stored_crc = DecodeFixed32(header);
   uint32_t length = DecodeFixed32(header + 4);
   if (length > kMaxRecordSize || (length == 0 && stored_crc == 0)) return drop_tail(std::string_view(header, kHeaderSize));
-  scratch->resize(length);
-  status_ = file_->Read(length, &got, scratch->data());
-  if (!status_.ok()) return false;
+  // Read in chunks: a damaged length must not allocate more than the file
+  // holds (an 8-byte file could otherwise ask for 1 GiB).
+  constexpr size_t kChunkBytes = 1 << 20;
+  scratch->clear();
+  while (scratch->size() < length) {
+    const size_t old = scratch->size(), want = std::min<size_t>(kChunkBytes, length - old);
+    scratch->resize(old + want);
+    std::string_view part;
+    status_ = file_->Read(want, &part, scratch->data() + old);
+    if (!status_.ok()) return false;
+    if (part.data() != scratch->data() + old) std::memmove(scratch->data() + old, part.data(), part.size());
+    scratch->resize(old + part.size());
+    if (part.size() < want) break;
+  }
+  got = *scratch;
   if (got.size() < length) return drop_tail(std::string(header, kHeaderSize).append(got));
   if (verify_ && stored_crc != 0) {
     uint32_t crc = crc32c::Extend(crc32c::Value(header + 4, 4), got.data(), got.size());
