@@ -13,6 +13,7 @@ import io.lethe.flink.expiry.ExpiryDriver;
 import io.lethe.flink.expiry.PolledTimerQueue;
 import io.lethe.flink.expiry.StateExpiry;
 import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.snapshot.CheckpointFile;
 import io.lethe.flink.snapshot.LetheFullSnapshotResources;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.AbstractLetheState;
@@ -44,7 +45,6 @@ import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
-import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.Keyed;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -163,7 +163,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             LinkedHashMap<String, StateInfo> kvStateInformation,
             Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredQueues,
             HeapPriorityQueueSetFactory queueFactory, MetricGroup metricGroup, boolean incrementalCheckpoints,
-            UUID backendUid, SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long restoredCheckpointId,
+            UUID backendUid, SortedMap<Long, List<CheckpointFile>> restoredTables, long restoredCheckpointId,
             WindowExpiry window) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);

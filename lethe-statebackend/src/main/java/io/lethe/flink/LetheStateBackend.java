@@ -8,6 +8,7 @@ import io.lethe.flink.expiry.WindowExpiry;
 import io.lethe.flink.restore.LetheFullRestore;
 import io.lethe.flink.restore.LetheNativeRestore;
 import io.lethe.flink.restore.RestoredStates;
+import io.lethe.flink.snapshot.CheckpointFile;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -22,7 +23,6 @@ import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
-import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.InternalKeyContextImpl;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -209,7 +209,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                 }
             }
             UUID backendUid = UUID.randomUUID();
-            SortedMap<Long, List<HandleAndLocalPath>> restoredTables = Collections.emptySortedMap();
+            SortedMap<Long, List<CheckpointFile>> restoredTables = Collections.emptySortedMap();
             long restoredCheckpointId = -1;
             if (!nativeHandles.isEmpty()) {
                 if (!otherHandles.isEmpty()) {

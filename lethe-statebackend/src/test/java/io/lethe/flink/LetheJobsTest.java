@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.MapState;
@@ -44,20 +43,6 @@ class LetheJobsTest {
     static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
-    private static final int RECORDS = 20_000;
-    private static final int USERS = 40;
-
-    /** (user, event time ms, value): deterministic, slightly out of order, with idle gaps per user. */
-    static List<Tuple3<Integer, Long, Long>> events() {
-        List<Tuple3<Integer, Long, Long>> list = new ArrayList<>(RECORDS);
-        for (int i = 0; i < RECORDS; i++) {
-            int user = (i * 7) % USERS;
-            long ts = i * 5L + (i % 7) * 3L + ((i / 2000) % 2) * 400L * (user % 3);
-            list.add(Tuple3.of(user, ts, (long) (i % 97)));
-        }
-        return list;
-    }
-
     /**
      * Paces the input (it runs chained to the source, so no records pile up in network buffers and
      * checkpoint barriers pass quickly) and fails once, in the first attempt, as soon as two
@@ -82,7 +67,7 @@ class LetheJobsTest {
             if (++seen % 40 == 0) {
                 Thread.sleep(1);  // about a second per run: several checkpoints at 100 ms
             }
-            if (enabled && seen >= RECORDS / 8 && !FAILED.get()) {
+            if (enabled && seen >= TestJobs.RECORDS / 8 && !FAILED.get()) {
                 if (COMPLETED_CHECKPOINT.get() < 2) {
                     Thread.sleep(1);  // not yet: give the checkpoints time (up to ~20 s)
                 } else if (FAILED.compareAndSet(false, true)) {
@@ -112,14 +97,10 @@ class LetheJobsTest {
         env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
         FailOnce.FAILED.set(false);
         FailOnce.COMPLETED_CHECKPOINT.set(0);
-        DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(events())
+        DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(TestJobs.events())
                 .map(new FailOnce(injectFailure))
                 .setParallelism(1)
-                .assignTimestampsAndWatermarks(WatermarkStrategy
-                        // Larger than the data's worst disorder (~820 ms): no element is ever
-                        // late, so the output does not depend on thread timing.
-                        .<Tuple3<Integer, Long, Long>>forBoundedOutOfOrderness(Duration.ofSeconds(2))
-                        .withTimestampAssigner((e, t) -> e.f1));
+                .assignTimestampsAndWatermarks(TestJobs.watermarks());
         List<String> out = new ArrayList<>();
         try (CloseableIterator<String> it = job.apply(input).executeAndCollect()) {
             it.forEachRemaining(out::add);
@@ -175,7 +156,7 @@ class LetheJobsTest {
     void slidingEventTimeWindows() throws Exception {
         assertSameOnLethe(in -> in.keyBy(e -> e.f0)
                 .window(SlidingEventTimeWindows.of(Duration.ofSeconds(2), Duration.ofMillis(500)))
-                .aggregate(new CountAndSum(), new WindowLabel()));
+                .aggregate(new TestJobs.CountAndSum(), new WindowLabel()));
     }
 
     @Test
@@ -211,30 +192,6 @@ class LetheJobsTest {
         public void apply(Integer key, org.apache.flink.streaming.api.windowing.windows.TimeWindow window,
                 Iterable<String> results, Collector<String> out) {
             out.collect(key + ":" + window.getStart() + ":" + results.iterator().next());
-        }
-    }
-
-    /** (count, sum) of the values in a window. */
-    static final class CountAndSum implements org.apache.flink.api.common.functions.AggregateFunction<
-            Tuple3<Integer, Long, Long>, long[], String> {
-        @Override
-        public long[] createAccumulator() {
-            return new long[2];
-        }
-
-        @Override
-        public long[] add(Tuple3<Integer, Long, Long> value, long[] acc) {
-            return new long[] {acc[0] + 1, acc[1] + value.f2};
-        }
-
-        @Override
-        public String getResult(long[] acc) {
-            return acc[0] + "/" + acc[1];
-        }
-
-        @Override
-        public long[] merge(long[] a, long[] b) {
-            return new long[] {a[0] + b[0], a[1] + b[1]};
         }
     }
 

@@ -10,6 +10,8 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -26,8 +28,10 @@ import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
+import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
@@ -36,11 +40,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -50,7 +59,8 @@ import java.util.stream.Collectors;
 /**
  * Native checkpoints in detail: what an incremental checkpoint uploads and what it shares, that a
  * restored engine's files are shared again, that timers travel with the engine files, rescaling in
- * both directions, and the error for another backend's native checkpoint.
+ * both directions, the error for another backend's native checkpoint, the errors for damaged
+ * checkpoint files, and that checkpoints of format version 2 (no checksums) still restore.
  */
 class LetheNativeCheckpointTest {
     private static final int MAX_PARALLELISM = 128;
@@ -266,5 +276,143 @@ class LetheNativeCheckpointTest {
         assertTrue(message.contains("not a Lethe native checkpoint"), message);
         File[] left = env.getIOManager().getSpillingDirectories()[0].listFiles(f -> f.getName().startsWith("job_"));
         assertTrue(left == null || left.length == 0, "a failed restore must leave no directory behind");
+    }
+
+    /** A kind of damage to one file of a checkpoint, and the words its restore error must contain. */
+    enum Damage {
+        FLIPPED_TABLE_BYTES("checksum mismatch"),
+        TRUNCATED_TABLE("truncated"),
+        MISSING_TABLE("missing"),
+        FLIPPED_MANIFEST_BYTES("checksum mismatch"),
+        FLIPPED_METADATA_BYTES("checksum mismatch");
+
+        final String problem;
+
+        Damage(String problem) {
+            this.problem = problem;
+        }
+    }
+
+    private static File file(StreamStateHandle handle) {
+        assertTrue(handle instanceof FileStateHandle, "not a file: " + handle);
+        return new File(((FileStateHandle) handle).getFilePath().toUri());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Damage.class)
+    void damagedCheckpointFailsTheRestoreNamingTheFileAndTheProblem(Damage damage) throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
+        put(b, 0, 5000);
+        IncrementalRemoteKeyedStateHandle handle = checkpoint(b, 1);
+        HandleAndLocalPath table = handle.getSharedState().stream()
+                .max(Comparator.comparingLong(f -> f.getHandle().getStateSize())).orElseThrow();
+        HandleAndLocalPath manifest = handle.getPrivateState().stream()
+                .filter(f -> f.getLocalPath().startsWith("MANIFEST")).findFirst().orElseThrow();
+        File damaged;
+        String engineName;
+        switch (damage) {
+            case FLIPPED_MANIFEST_BYTES:
+                damaged = file(manifest.getHandle());
+                engineName = manifest.getLocalPath();
+                break;
+            case FLIPPED_METADATA_BYTES:
+                damaged = file(handle.getMetaDataStateHandle());
+                engineName = "Lethe metadata";
+                break;
+            default:
+                damaged = file(table.getHandle());
+                engineName = table.getLocalPath();
+        }
+        try (RandomAccessFile f = new RandomAccessFile(damaged, "rw")) {
+            long middle = f.length() / 2;
+            switch (damage) {
+                case TRUNCATED_TABLE:
+                    f.setLength(middle);
+                    break;
+                case MISSING_TABLE:
+                    break;
+                default:
+                    f.seek(middle);
+                    int old = f.read();
+                    f.seek(middle);
+                    f.write(old ^ 0x01);  // one bit: the least damage there is
+            }
+        }
+        if (damage == Damage.MISSING_TABLE) {
+            assertTrue(damaged.delete());
+        }
+
+        int instances = instanceDirectories();
+        IOException e = assertThrows(IOException.class, () -> backend(true, all, List.of(handle)));
+        String message = e.getMessage();
+        assertTrue(message.contains("Checkpoint 1"), message);
+        assertTrue(message.contains(engineName), message);
+        assertTrue(message.contains(damaged.getName()), message);
+        assertTrue(message.contains(damage.problem), message);
+        assertEquals(instances, instanceDirectories(), "a failed restore must leave no directory behind");
+    }
+
+    private int instanceDirectories() {
+        File[] found = env.getIOManager().getSpillingDirectories()[0].listFiles(f -> f.getName().startsWith("job_"));
+        return found == null ? 0 : found.length;
+    }
+
+    @Test
+    void checkpointOfFormatVersion2RestoresUncheckedAndItsTablesAreCheckedOnceShared() throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
+        put(b, 0, 3000);
+        IncrementalRemoteKeyedStateHandle written = checkpoint(b, 1);
+        IncrementalRemoteKeyedStateHandle version2 = withFormatVersion2(written);
+
+        AbstractKeyedStateBackend<Integer> restored = backend(true, all, List.of(version2));
+        assertValues(restored, 0, 3000, all);
+        // The restored tables are shared by the next checkpoint, which records their checksums as
+        // downloaded: a restore from it checks them.
+        SharedStateRegistryImpl registry = new SharedStateRegistryImpl();
+        version2.registerSharedStates(registry, 1);
+        put(restored, 3000, 3100);
+        IncrementalRemoteKeyedStateHandle next = checkpoint(restored, 2);
+        assertTrue(placeholders(next) > 0, "the restored tables must be shared");
+        next.registerSharedStates(registry, 2);
+        assertValues(backend(true, all, List.of(next)), 0, 3100, all);
+
+        HandleAndLocalPath shared = next.getSharedState().stream()
+                .filter(f -> tables(version2.getSharedState()).contains(f.getLocalPath())).findFirst().orElseThrow();
+        try (RandomAccessFile f = new RandomAccessFile(file(shared.getHandle()), "rw")) {
+            f.setLength(f.length() - 1);
+        }
+        IOException e = assertThrows(IOException.class, () -> backend(true, all, List.of(next)));
+        assertTrue(e.getMessage().contains(shared.getLocalPath() + " (") && e.getMessage().contains("truncated"),
+                e.getMessage());
+    }
+
+    /**
+     * The same checkpoint as Lethe wrote it before file checksums: metadata of format version 2,
+     * without the file checksums after the header and without the trailing CRC32C.
+     */
+    private static IncrementalRemoteKeyedStateHandle withFormatVersion2(IncrementalRemoteKeyedStateHandle h)
+            throws IOException {
+        byte[] v3;
+        try (InputStream in = h.getMetaDataStateHandle().openInputStream()) {
+            v3 = in.readAllBytes();
+        }
+        DataInputDeserializer in = new DataInputDeserializer(v3);
+        int magic = in.readInt();
+        assertEquals(3, in.readInt(), "the format version written");
+        int files = in.readInt();
+        for (int i = 0; i < files; i++) {
+            in.readUTF();
+            in.readLong();
+            in.readInt();
+        }
+        DataOutputSerializer out = new DataOutputSerializer(v3.length);
+        out.writeInt(magic);
+        out.writeInt(2);
+        out.write(v3, in.getPosition(), v3.length - in.getPosition() - 4);
+        return new IncrementalRemoteKeyedStateHandle(h.getBackendIdentifier(), h.getKeyGroupRange(),
+                h.getCheckpointId(), h.getSharedState(), h.getPrivateState(),
+                new ByteStreamStateHandle("version-2-metadata", out.getCopyOfBuffer()), h.getCheckpointedSize());
     }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.java.tuple.Tuple3;
@@ -28,8 +27,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -83,11 +80,9 @@ class LetheRescaleJobTest {
     private static JobClient start(Configuration conf, int parallelism, boolean stop) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
-        env.fromData(LetheJobsTest.events())
+        env.fromData(TestJobs.events())
                 .map(new StopAfterCheckpoint(stop))
-                .assignTimestampsAndWatermarks(WatermarkStrategy
-                        .<Tuple3<Integer, Long, Long>>forBoundedOutOfOrderness(Duration.ofSeconds(2))
-                        .withTimestampAssigner((e, t) -> e.f1))
+                .assignTimestampsAndWatermarks(TestJobs.watermarks())
                 .keyBy(e -> e.f0)
                 .window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)))
                 .reduce((a, b) -> Tuple3.of(a.f0, Math.min(a.f1, b.f1), a.f2 + b.f2))
@@ -117,7 +112,7 @@ class LetheRescaleJobTest {
 
         JobClient first = start(conf, 2, true);
         assertThrows(ExecutionException.class, () -> first.getJobExecutionResult().get());
-        File retained = latestCheckpoint(checkpoints.resolve(first.getJobID().toString()).toFile());
+        File retained = TestJobs.latestCheckpoint(checkpoints.resolve(first.getJobID().toString()).toFile());
         int afterFirst = OUTPUT.size();
 
         Configuration resume = new Configuration(conf);
@@ -131,18 +126,10 @@ class LetheRescaleJobTest {
                 + afterFirst + " of " + OUTPUT.size() + " outputs, restored from " + retained.getName() + ")");
     }
 
-    private static File latestCheckpoint(File jobDir) {
-        File[] chks = jobDir.listFiles((d, name) -> name.startsWith("chk-") && new File(d, name + "/_metadata").exists());
-        assertTrue(chks != null && chks.length > 0, "no retained checkpoint in " + jobDir);
-        return Arrays.stream(chks)
-                .max(Comparator.comparingInt(f -> Integer.parseInt(f.getName().substring(4))))
-                .orElseThrow();
-    }
-
     /** Per user and 1 s window, the sum of values, computed without Flink. */
     private static Set<String> expectedWindows() {
         Map<String, long[]> sums = new TreeMap<>();
-        for (Tuple3<Integer, Long, Long> e : LetheJobsTest.events()) {
+        for (Tuple3<Integer, Long, Long> e : TestJobs.events()) {
             sums.computeIfAbsent(e.f0 + ":" + (e.f1 / 1000), k -> new long[1])[0] += e.f2;
         }
         Set<String> lines = new TreeSet<>();

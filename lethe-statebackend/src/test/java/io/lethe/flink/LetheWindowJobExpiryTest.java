@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
@@ -59,7 +58,7 @@ class LetheWindowJobExpiryTest {
         conf.set(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, Duration.ofSeconds(1));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
-        DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(LetheJobsTest.events())
+        DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(TestJobs.events())
                 // Paced (about 1 s in all): the horizon moves on a timer every D_th / 20 = 50 ms, so
                 // windows must fire over many of its steps, not all within one (as CI once saw).
                 .map(new MapFunction<Tuple3<Integer, Long, Long>, Tuple3<Integer, Long, Long>>() {
@@ -73,9 +72,7 @@ class LetheWindowJobExpiryTest {
                         return e;
                     }
                 })
-                .assignTimestampsAndWatermarks(WatermarkStrategy
-                        .<Tuple3<Integer, Long, Long>>forBoundedOutOfOrderness(Duration.ofSeconds(2))
-                        .withTimestampAssigner((e, t) -> e.f1));
+                .assignTimestampsAndWatermarks(TestJobs.watermarks());
         input.keyBy(e -> e.f0)
                 .window(assigner)
                 // Window contents as a list of every element: enough bytes to reach the files.

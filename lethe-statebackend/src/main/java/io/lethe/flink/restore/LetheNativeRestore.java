@@ -8,6 +8,8 @@ import io.lethe.engine.ReadOptions;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
+import io.lethe.flink.snapshot.CheckpointFile;
+import io.lethe.flink.snapshot.FileChecksum;
 import io.lethe.flink.snapshot.LetheNativeSnapshotFormat;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -15,15 +17,18 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataInputViewStreamWrapper;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.StateSerializerProvider;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filemerging.SegmentFileStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.IOUtils;
@@ -33,18 +38,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.File;
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /**
@@ -57,6 +65,11 @@ import java.util.UUID;
  * one range delete per state and side (scale out); the in-range entries of every other handle are
  * copied in from a temporary engine opened on its files (scale in), as the RocksDB backend does.
  * Timers come from the metadata stream, filtered to the range.
+ *
+ * <p>Damage is found here, before the engine opens: the metadata stream is read whole and its
+ * CRC32C checked, and every file's length and CRC32C are computed while it is downloaded and
+ * compared with those the metadata records (format version 3; older checkpoints restore
+ * unchecked). The error names the checkpoint, the file and what is wrong with it.
  */
 public final class LetheNativeRestore<K> {
     private static final Logger LOG = LoggerFactory.getLogger(LetheNativeRestore.class);
@@ -71,8 +84,8 @@ public final class LetheNativeRestore<K> {
     private final StateSerializerProvider<K> keySerializerProvider;
     private final CloseableRegistry cancelRegistry;
 
-    /** The base handle's files, when the engine is that checkpoint's state unchanged. */
-    private final SortedMap<Long, List<HandleAndLocalPath>> restoredTables = new TreeMap<>();
+    /** The base handle's tables, when the engine is that checkpoint's state unchanged. */
+    private final SortedMap<Long, List<CheckpointFile>> restoredTables = new TreeMap<>();
     private long restoredCheckpointId = -1;
     private UUID backendUid = UUID.randomUUID();
     private boolean keySerializerChecked;
@@ -99,14 +112,21 @@ public final class LetheNativeRestore<K> {
             // (no horizon) takes copies of every handle's live entries instead.
             return restoreByCopying(handles, dbDirectory);
         }
-        download(base, dbDirectory);
+        Metadata metadata = readMetadata(base);
+        Map<String, FileChecksum> downloaded = download(base, metadata.files(), dbDirectory);
         LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
         try {
-            List<String> baseStates = applyMetadata(base, db);
+            List<String> baseStates = applyMetadata(base, metadata, db);
             if (base.getKeyGroupRange().equals(keyGroupRange)) {
                 backendUid = base.getBackendIdentifier();
                 restoredCheckpointId = base.getCheckpointId();
-                restoredTables.put(base.getCheckpointId(), base.getSharedState());
+                List<CheckpointFile> tables = new ArrayList<>();
+                for (HandleAndLocalPath f : base.getSharedState()) {
+                    // What was downloaded is what the handle holds: the next checkpoint records it
+                    // for the placeholders that refer to these tables.
+                    tables.add(new CheckpointFile(f, downloaded.get(f.getLocalPath())));
+                }
+                restoredTables.put(base.getCheckpointId(), tables);
             } else {
                 clip(db, baseStates, base.getKeyGroupRange());
             }
@@ -143,7 +163,7 @@ public final class LetheNativeRestore<K> {
         return backendUid;
     }
 
-    public SortedMap<Long, List<HandleAndLocalPath>> restoredTables() {
+    public SortedMap<Long, List<CheckpointFile>> restoredTables() {
         return Collections.unmodifiableSortedMap(restoredTables);
     }
 
@@ -168,72 +188,141 @@ public final class LetheNativeRestore<K> {
         return best;
     }
 
-    private void download(IncrementalRemoteKeyedStateHandle handle, File directory) throws IOException {
+    /** A handle's metadata stream, read whole and checked, and the file checksums it records. */
+    private record Metadata(int version, DataInputView in, Map<String, FileChecksum> files) {}
+
+    private Metadata readMetadata(IncrementalRemoteKeyedStateHandle handle) throws IOException {
+        StreamStateHandle meta = handle.getMetaDataStateHandle();
+        String what = "Checkpoint " + handle.getCheckpointId() + " (Lethe metadata " + location(meta) + ")";
+        byte[] bytes;
+        FSDataInputStream stream = open(meta, what);
+        cancelRegistry.registerCloseable(stream);
+        try {
+            bytes = stream.readAllBytes();
+        } finally {
+            if (cancelRegistry.unregisterCloseable(stream)) {
+                IOUtils.closeQuietly(stream);
+            }
+        }
+        LetheNativeSnapshotFormat.Checked checked = LetheNativeSnapshotFormat.check(bytes, what);
+        return new Metadata(checked.version(), checked.in(),
+                LetheNativeSnapshotFormat.readFiles(checked.in(), checked.version()));
+    }
+
+    /**
+     * Downloads a handle's files into {@code directory}, computing each one's checksum on the way
+     * and comparing it with the recorded one (none before format version 3).
+     *
+     * @return the checksums of the downloaded files, by name
+     */
+    private Map<String, FileChecksum> download(IncrementalRemoteKeyedStateHandle handle,
+            Map<String, FileChecksum> recorded, File directory) throws IOException {
         Files.createDirectories(directory.toPath());
         List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
         files.addAll(handle.getPrivateState());
+        Map<String, FileChecksum> downloaded = new HashMap<>();
         for (HandleAndLocalPath f : files) {
             String name = f.getLocalPath();
             if (name.contains("/") || name.contains("\\") || name.startsWith(".")) {
                 throw new IOException("Checkpoint " + handle.getCheckpointId() + " names an invalid local file '"
                         + name + "'");
             }
-            InputStream in = f.getHandle().openInputStream();
+            String what = "Checkpoint " + handle.getCheckpointId() + " file " + name + " ("
+                    + location(f.getHandle()) + ")";
+            FileChecksum expected = null;
+            if (recorded != null) {
+                expected = recorded.get(name);
+                if (expected == null) {
+                    throw new IOException(what + ": not among the files its Lethe metadata records: the checkpoint"
+                            + " is damaged");
+                }
+            }
+            FSDataInputStream in = open(f.getHandle(), what);
             cancelRegistry.registerCloseable(in);
+            FileChecksum found;
             try (OutputStream out = Files.newOutputStream(new File(directory, name).toPath())) {
-                in.transferTo(out);
+                found = FileChecksum.copy(in, out);
             } finally {
                 if (cancelRegistry.unregisterCloseable(in)) {
                     IOUtils.closeQuietly(in);
                 }
             }
+            if (expected != null) {
+                expected.check(found, what);
+            }
+            downloaded.put(name, found);
+        }
+        if (recorded != null && !downloaded.keySet().containsAll(recorded.keySet())) {
+            Set<String> absent = new TreeSet<>(recorded.keySet());
+            absent.removeAll(downloaded.keySet());
+            throw new IOException("Checkpoint " + handle.getCheckpointId() + ": its Lethe metadata records files"
+                    + " that its state handle does not list, " + absent + ": the checkpoint is damaged");
+        }
+        return downloaded;
+    }
+
+    /** Opens a handle's stream; a file that is not there is a damaged (or deleted) checkpoint. */
+    private static FSDataInputStream open(StreamStateHandle handle, String what) throws IOException {
+        try {
+            return handle.openInputStream();
+        } catch (FileNotFoundException | NoSuchFileException e) {
+            throw new IOException(what + ": missing: the checkpoint is damaged or was deleted", e);
         }
     }
 
+    /** Where a handle's bytes are, for errors: a file's path where there is one. */
+    private static String location(StreamStateHandle handle) {
+        if (handle instanceof FileStateHandle) {
+            return ((FileStateHandle) handle).getFilePath().toString();
+        }
+        if (handle instanceof SegmentFileStateHandle) {
+            SegmentFileStateHandle segment = (SegmentFileStateHandle) handle;
+            return segment.getFilePath() + " from byte " + segment.getStartPos();
+        }
+        if (handle instanceof ByteStreamStateHandle) {
+            return "inline in the checkpoint's _metadata";
+        }
+        return handle.getStreamStateHandleID().getKeyString();
+    }
+
     /**
-     * Reads a handle's metadata stream: registers its states in {@code db} (column families are
-     * named after the states) and adds its timers of this range to the heap queues.
+     * Applies a handle's metadata (after its header and file checksums): registers its states in
+     * {@code db} (column families are named after the states) and adds its timers of this range to
+     * the heap queues.
      *
      * @return the names of the handle's key-value states
      */
-    private List<String> applyMetadata(IncrementalRemoteKeyedStateHandle handle, LetheDb db) throws Exception {
-        FSDataInputStream stream = handle.getMetaDataStateHandle().openInputStream();
-        cancelRegistry.registerCloseable(stream);
-        try {
-            DataInputView in = new DataInputViewStreamWrapper(stream);
-            int version = LetheNativeSnapshotFormat.readHeader(in, "Checkpoint " + handle.getCheckpointId());
-            KeyedBackendSerializationProxy<K> proxy = new KeyedBackendSerializationProxy<>(classLoader);
-            proxy.read(in);
-            checkKeySerializer(proxy);
-            List<String> kvStates = new ArrayList<>();
-            List<HeapPriorityQueueSnapshotRestoreWrapper<?>> handleQueues = new ArrayList<>();
-            for (StateMetaInfoSnapshot meta : proxy.getStateMetaInfoSnapshots()) {
-                if (meta.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
-                    handleQueues.add(states.registerQueue(meta));
-                } else {
-                    states.registerKeyValueState(db, meta);
-                    kvStates.add(meta.getName());
-                }
-            }
-            KeyGroupRange range = handle.getKeyGroupRange();
-            for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : handleQueues) {
-                for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
-                    readTimers(q, in, keyGroupRange.contains(kg));
-                }
-            }
-            for (Map.Entry<String, Long> floor : LetheNativeSnapshotFormat.readFloors(in, version, kvStates).entrySet()) {
-                StateInfo info = states.kvState(floor.getKey());
-                if (info != null) {
-                    info.expiry().raiseFloor(floor.getValue());
-                }
-            }
-            states.window().restore(LetheNativeSnapshotFormat.readWindow(in, version));
-            return kvStates;
-        } finally {
-            if (cancelRegistry.unregisterCloseable(stream)) {
-                IOUtils.closeQuietly(stream);
+    private List<String> applyMetadata(IncrementalRemoteKeyedStateHandle handle, Metadata metadata, LetheDb db)
+            throws Exception {
+        DataInputView in = metadata.in();
+        int version = metadata.version();
+        KeyedBackendSerializationProxy<K> proxy = new KeyedBackendSerializationProxy<>(classLoader);
+        proxy.read(in);
+        checkKeySerializer(proxy);
+        List<String> kvStates = new ArrayList<>();
+        List<HeapPriorityQueueSnapshotRestoreWrapper<?>> handleQueues = new ArrayList<>();
+        for (StateMetaInfoSnapshot meta : proxy.getStateMetaInfoSnapshots()) {
+            if (meta.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
+                handleQueues.add(states.registerQueue(meta));
+            } else {
+                states.registerKeyValueState(db, meta);
+                kvStates.add(meta.getName());
             }
         }
+        KeyGroupRange range = handle.getKeyGroupRange();
+        for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : handleQueues) {
+            for (int kg = range.getStartKeyGroup(); kg <= range.getEndKeyGroup(); kg++) {
+                readTimers(q, in, keyGroupRange.contains(kg));
+            }
+        }
+        for (Map.Entry<String, Long> floor : LetheNativeSnapshotFormat.readFloors(in, version, kvStates).entrySet()) {
+            StateInfo info = states.kvState(floor.getKey());
+            if (info != null) {
+                info.expiry().raiseFloor(floor.getValue());
+            }
+        }
+        states.window().restore(LetheNativeSnapshotFormat.readWindow(in, version));
+        return kvStates;
     }
 
     private void checkKeySerializer(KeyedBackendSerializationProxy<K> proxy) throws StateMigrationException {
@@ -278,8 +367,9 @@ public final class LetheNativeRestore<K> {
     /** Copies the entries of this range from a handle's engine, opened temporarily in {@code dir}. */
     private void copyInRange(IncrementalRemoteKeyedStateHandle handle, LetheDb db, File dir) throws Exception {
         try {
-            download(handle, dir);
-            List<String> kvStates = applyMetadata(handle, db);
+            Metadata metadata = readMetadata(handle);
+            download(handle, metadata.files(), dir);
+            List<String> kvStates = applyMetadata(handle, metadata, db);
             byte[] lower = prefix(keyGroupRange.getStartKeyGroup());
             byte[] upper = prefix(keyGroupRange.getEndKeyGroup() + 1);
             try (LetheDb source = LetheDb.open(dir.getAbsolutePath(), dbOptions)) {

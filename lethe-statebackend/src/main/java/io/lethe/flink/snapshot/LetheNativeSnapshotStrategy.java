@@ -6,8 +6,7 @@ import io.lethe.flink.expiry.WindowExpiry;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.core.memory.DataOutputView;
-import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.checkpoint.filemerging.FileMergingSnapshotManager;
@@ -75,6 +74,10 @@ import java.util.stream.Stream;
  * exclusive scope. Without incremental checkpoints every file is uploaded with exclusive scope as
  * private state, as the RocksDB backend's native full snapshots do.
  *
+ * <p>Every file's length and CRC32C are computed while it is uploaded (a placeholder carries those
+ * of the upload it refers to) and recorded in the metadata stream, which is written last, so that
+ * a restore can check each file ({@link FileChecksum}).
+ *
  * <p>Thread-safety: {@link #syncPrepareResources} runs on the task thread; the returned supplier
  * on an asynchronous thread, possibly while the next checkpoint is prepared; completion
  * notifications come from the task thread. The uploaded-files map is guarded by itself.
@@ -85,6 +88,9 @@ public final class LetheNativeSnapshotStrategy<K>
 
     /** Table files: immutable, so a file uploaded once can be shared by later checkpoints. */
     public static final String TABLE_FILE_SUFFIX = ".sst";
+
+    /** The metadata of a few states and no timers fits; it grows for the timers. */
+    private static final int METADATA_INITIAL_BYTES = 4096;
 
     private final LetheDb db;
     private final File instanceBasePath;
@@ -97,18 +103,18 @@ public final class LetheNativeSnapshotStrategy<K>
     private final Supplier<WindowExpiry.Record> window;
 
     /** Table files uploaded per checkpoint id (placeholders included), newest checkpoints only. */
-    private final SortedMap<Long, List<HandleAndLocalPath>> uploadedTables;
+    private final SortedMap<Long, List<CheckpointFile>> uploadedTables;
     private long lastCompletedCheckpointId;
 
     /**
-     * @param restoredTables the table files of the checkpoint this backend was restored from, by its
-     *     id, when the restored engine is that checkpoint's files unchanged (no rescaling); empty
-     *     otherwise
+     * @param restoredTables the table files of the checkpoint this backend was restored from, with
+     *     the checksums of their bytes, by its id, when the restored engine is that checkpoint's
+     *     files unchanged (no rescaling); empty otherwise
      */
     public LetheNativeSnapshotStrategy(LetheDb db, File instanceBasePath, TypeSerializer<K> keySerializer,
             Map<String, StateInfo> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
             KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
-            SortedMap<Long, List<HandleAndLocalPath>> restoredTables, long lastCompletedCheckpointId,
+            SortedMap<Long, List<CheckpointFile>> restoredTables, long lastCompletedCheckpointId,
             Supplier<WindowExpiry.Record> window) {
         this.window = window;
         this.db = db;
@@ -132,12 +138,12 @@ public final class LetheNativeSnapshotStrategy<K>
         final File directory;
         final List<StateMetaInfoSnapshot> metaInfos;
         final List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots;
-        final Map<String, StreamStateHandle> confirmedTables;
+        final Map<String, CheckpointFile> confirmedTables;
         final Map<String, Long> floors;
         final WindowExpiry.Record window;
 
         NativeResources(File directory, List<StateMetaInfoSnapshot> metaInfos,
-                List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, StreamStateHandle> confirmedTables,
+                List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, CheckpointFile> confirmedTables,
                 Map<String, Long> floors, WindowExpiry.Record window) {
             this.window = window;
             this.directory = directory;
@@ -177,7 +183,7 @@ public final class LetheNativeSnapshotStrategy<K>
         if (metas.isEmpty()) {
             return new NativeResources(null, metas, queueSnapshots, Map.of(), floors, window.get());
         }
-        Map<String, StreamStateHandle> confirmed = confirmedTables();
+        Map<String, CheckpointFile> confirmed = confirmedTables();
         File directory = new File(instanceBasePath, "chk-" + checkpointId);
         if (directory.exists()) {
             // Left by a checkpoint of the same id that failed before its cleanup: never reused.
@@ -191,20 +197,20 @@ public final class LetheNativeSnapshotStrategy<K>
      * The table files the last completed checkpoint referenced, minus those that later (not yet
      * completed) checkpoints uploaded again: a re-upload may replace the registered handle.
      */
-    private Map<String, StreamStateHandle> confirmedTables() {
+    private Map<String, CheckpointFile> confirmedTables() {
         synchronized (uploadedTables) {
-            List<HandleAndLocalPath> base = uploadedTables.get(lastCompletedCheckpointId);
+            List<CheckpointFile> base = uploadedTables.get(lastCompletedCheckpointId);
             if (base == null) {
                 return Map.of();
             }
-            Map<String, StreamStateHandle> confirmed = new HashMap<>();
-            for (HandleAndLocalPath h : base) {
-                confirmed.put(h.getLocalPath(), h.getHandle());
+            Map<String, CheckpointFile> confirmed = new HashMap<>();
+            for (CheckpointFile f : base) {
+                confirmed.put(f.file().getLocalPath(), f);
             }
-            for (List<HandleAndLocalPath> later : uploadedTables.tailMap(lastCompletedCheckpointId + 1).values()) {
-                for (HandleAndLocalPath h : later) {
-                    if (!(h.getHandle() instanceof PlaceholderStreamStateHandle)) {
-                        confirmed.remove(h.getLocalPath());
+            for (List<CheckpointFile> later : uploadedTables.tailMap(lastCompletedCheckpointId + 1).values()) {
+                for (CheckpointFile f : later) {
+                    if (!(f.file().getHandle() instanceof PlaceholderStreamStateHandle)) {
+                        confirmed.remove(f.file().getLocalPath());
                     }
                 }
             }
@@ -231,16 +237,16 @@ public final class LetheNativeSnapshotStrategy<K>
 
     private SnapshotResult<KeyedStateHandle> upload(NativeResources resources, long checkpointId,
             CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry,
-            Map<String, StreamStateHandle> confirmed, CheckpointedStateScope tableScope, boolean remember)
+            Map<String, CheckpointFile> confirmed, CheckpointedStateScope tableScope, boolean remember)
             throws Exception {
         // Everything uploaded so far; discarded unless the snapshot completes.
         CloseableRegistry uploaded = new CloseableRegistry();
         boolean completed = false;
         try {
-            StreamStateHandle meta = writeMetadata(resources, streamFactory, snapshotRegistry, uploaded);
-            long persistedBytes = meta.getStateSize();
-            List<HandleAndLocalPath> tables = new ArrayList<>();
+            long persistedBytes = 0;
+            List<CheckpointFile> tables = new ArrayList<>();
             List<HandleAndLocalPath> others = new ArrayList<>();
+            Map<String, FileChecksum> checksums = new LinkedHashMap<>();
             List<StreamStateHandle> reused = new ArrayList<>();
             List<Path> files;
             try (Stream<Path> list = Files.list(resources.directory.toPath())) {
@@ -249,35 +255,48 @@ public final class LetheNativeSnapshotStrategy<K>
             for (Path file : files) {
                 String name = file.getFileName().toString();
                 if (name.endsWith(TABLE_FILE_SUFFIX)) {
-                    StreamStateHandle previous = confirmed.get(name);
+                    CheckpointFile previous = confirmed.get(name);
                     if (previous != null) {
+                        StreamStateHandle handle = previous.file().getHandle();
                         StreamStateHandle placeholder = new PlaceholderStreamStateHandle(
-                                previous.getStreamStateHandleID(), previous.getStateSize(),
-                                FileMergingSnapshotManager.isFileMergingHandle(previous));
+                                handle.getStreamStateHandleID(), handle.getStateSize(),
+                                FileMergingSnapshotManager.isFileMergingHandle(handle));
                         if (streamFactory.couldReuseStateHandle(placeholder)) {
-                            tables.add(HandleAndLocalPath.of(placeholder, name));
+                            // The bytes the placeholder stands for are those uploaded then: their checksum.
+                            tables.add(new CheckpointFile(HandleAndLocalPath.of(placeholder, name), previous.checksum()));
+                            checksums.put(name, previous.checksum());
                             reused.add(placeholder);
                             continue;
                         }
                     }
-                    StreamStateHandle h = uploadFile(file, tableScope, streamFactory, snapshotRegistry, uploaded);
-                    persistedBytes += h.getStateSize();
+                    CheckpointFile f = uploadFile(file, tableScope, streamFactory, snapshotRegistry, uploaded);
+                    persistedBytes += f.file().getStateSize();
+                    checksums.put(name, f.checksum());
                     // A non-incremental checkpoint owns all its files, as RocksDB's native full one.
-                    (incremental ? tables : others).add(HandleAndLocalPath.of(h, name));
+                    if (incremental) {
+                        tables.add(f);
+                    } else {
+                        others.add(f.file());
+                    }
                 } else {
-                    StreamStateHandle h = uploadFile(file, CheckpointedStateScope.EXCLUSIVE, streamFactory,
+                    CheckpointFile f = uploadFile(file, CheckpointedStateScope.EXCLUSIVE, streamFactory,
                             snapshotRegistry, uploaded);
-                    persistedBytes += h.getStateSize();
-                    others.add(HandleAndLocalPath.of(h, name));
+                    persistedBytes += f.file().getStateSize();
+                    checksums.put(name, f.checksum());
+                    others.add(f.file());
                 }
             }
+            // Last: it records the checksums of the files above.
+            StreamStateHandle meta = writeMetadata(resources, checksums, streamFactory, snapshotRegistry, uploaded);
+            persistedBytes += meta.getStateSize();
             if (remember) {
                 synchronized (uploadedTables) {
                     uploadedTables.put(checkpointId, Collections.unmodifiableList(tables));
                 }
             }
             IncrementalRemoteKeyedStateHandle handle = new IncrementalRemoteKeyedStateHandle(backendUid,
-                    keyGroupRange, checkpointId, tables, others, meta, persistedBytes);
+                    keyGroupRange, checkpointId, tables.stream().map(CheckpointFile::file).toList(), others, meta,
+                    persistedBytes);
             completed = true;
             streamFactory.reusePreviousStateHandle(reused);
             return SnapshotResult.of(handle);
@@ -288,24 +307,30 @@ public final class LetheNativeSnapshotStrategy<K>
         }
     }
 
-    private StreamStateHandle writeMetadata(NativeResources resources, CheckpointStreamFactory streamFactory,
-            CloseableRegistry snapshotRegistry, CloseableRegistry uploaded) throws Exception {
+    private StreamStateHandle writeMetadata(NativeResources resources, Map<String, FileChecksum> files,
+            CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry, CloseableRegistry uploaded)
+            throws Exception {
+        // Built in memory: its trailing CRC32C covers all of it, and a restore reads it whole anyway.
+        DataOutputSerializer out = new DataOutputSerializer(METADATA_INITIAL_BYTES);
+        LetheNativeSnapshotFormat.writeHeader(out);
+        LetheNativeSnapshotFormat.writeFiles(out, files);
+        // No stream compression: the meta stream is small, and tables are read in place.
+        new KeyedBackendSerializationProxy<>(keySerializer, resources.metaInfos, false).write(out);
+        for (HeapPriorityQueueStateSnapshot<?> q : resources.queueSnapshots) {
+            StateKeyGroupWriter writer = q.getKeyGroupWriter();
+            for (int kg = keyGroupRange.getStartKeyGroup(); kg <= keyGroupRange.getEndKeyGroup(); kg++) {
+                writer.writeStateInKeyGroup(out, kg);
+            }
+        }
+        LetheNativeSnapshotFormat.writeFloors(out, resources.floors);
+        LetheNativeSnapshotFormat.writeWindow(out, resources.window);
+        LetheNativeSnapshotFormat.writeChecksum(out);
+
         CheckpointStreamWithResultProvider stream =
                 CheckpointStreamWithResultProvider.createSimpleStream(CheckpointedStateScope.EXCLUSIVE, streamFactory);
         snapshotRegistry.registerCloseable(stream);
         try {
-            DataOutputView out = new DataOutputViewStreamWrapper(stream.getCheckpointOutputStream());
-            LetheNativeSnapshotFormat.writeHeader(out);
-            // No stream compression: the meta stream is small, and tables are read in place.
-            new KeyedBackendSerializationProxy<>(keySerializer, resources.metaInfos, false).write(out);
-            for (HeapPriorityQueueStateSnapshot<?> q : resources.queueSnapshots) {
-                StateKeyGroupWriter writer = q.getKeyGroupWriter();
-                for (int kg = keyGroupRange.getStartKeyGroup(); kg <= keyGroupRange.getEndKeyGroup(); kg++) {
-                    writer.writeStateInKeyGroup(out, kg);
-                }
-            }
-            LetheNativeSnapshotFormat.writeFloors(out, resources.floors);
-            LetheNativeSnapshotFormat.writeWindow(out, resources.window);
+            stream.getCheckpointOutputStream().write(out.getSharedBuffer(), 0, out.length());
             if (!snapshotRegistry.unregisterCloseable(stream)) {
                 throw new IOException("The checkpoint was cancelled while its metadata was written");
             }
@@ -320,13 +345,14 @@ public final class LetheNativeSnapshotStrategy<K>
         }
     }
 
-    private static StreamStateHandle uploadFile(Path file, CheckpointedStateScope scope,
+    /** Uploads a file, computing the checksum of the bytes uploaded on the way. */
+    private static CheckpointFile uploadFile(Path file, CheckpointedStateScope scope,
             CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry, CloseableRegistry uploaded)
             throws IOException {
         CheckpointStateOutputStream out = streamFactory.createCheckpointStateOutputStream(scope);
         snapshotRegistry.registerCloseable(out);
         try (InputStream in = Files.newInputStream(file)) {
-            in.transferTo(out);
+            FileChecksum checksum = FileChecksum.copy(in, out);
             if (!snapshotRegistry.unregisterCloseable(out)) {
                 throw new IOException("The checkpoint was cancelled while " + file.getFileName() + " was uploaded");
             }
@@ -336,7 +362,7 @@ public final class LetheNativeSnapshotStrategy<K>
                 throw new IOException("The checkpoint storage returned no handle for " + file.getFileName());
             }
             uploaded.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
-            return handle;
+            return new CheckpointFile(HandleAndLocalPath.of(handle, file.getFileName().toString()), checksum);
         } finally {
             if (out != null && snapshotRegistry.unregisterCloseable(out)) {
                 IOUtils.closeQuietly(out);
