@@ -228,15 +228,16 @@ class MemEnvImpl final : public MemEnv {
   void SimulateCrash() override {
     std::lock_guard<std::mutex> l(mu_);
     for (auto it = files_.begin(); it != files_.end();) {
-      MemFile& f = *it->second;
-      std::lock_guard<std::mutex> fl(f.mu);
+      // Held across the erase: the file (and its mutex) must outlive the lock.
+      FilePtr file = it->second;
+      std::lock_guard<std::mutex> fl(file->mu);
       // POSIX does not promise that fsync of a new file persists its name:
       // only a sync of the directory (or a rename) does.
-      if (!f.entry_durable) {
+      if (!file->entry_durable) {
         it = files_.erase(it);
         continue;
       }
-      f.data.resize(f.synced_size);
+      file->data.resize(file->synced_size);
       ++it;
     }
     locks_.clear();
