@@ -198,7 +198,9 @@ TEST_F(FaultInjectionTest, FullDiskGivesNoSpaceAndACleanReopen) {
     Model in_flight;
     Status s = RunUntilError(&i, 100000, &in_flight);
     ASSERT_TRUE(s.IsNoSpace()) << "a full disk reported as " << s.ToString();
-    // Writes keep failing rather than half succeeding.
+    // With no byte left at all, a write fails rather than half succeeds (a
+    // small write may still fit after the failed one: the disk is not full).
+    env_->SetSpaceLimit(0);
     EXPECT_FALSE(db_->Put(WriteOptions(), db_->DefaultColumnFamily(), "x", "y").ok());
     CheckRecovery(in_flight, /*power_loss=*/limit % 2 == 0, "space limit " + std::to_string(limit));
     db_.reset();
