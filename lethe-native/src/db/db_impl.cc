@@ -121,6 +121,7 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
   if (log_ != nullptr && !o.disable_wal) {
     std::string record(WriteBatchInternal::Contents(batch));
     EncodeFixed64(record.data(), seq);
+    std::unique_lock<std::mutex> lg(log_mu_);
     Status s = log_->AddRecord(record);
     if (s.ok()) KillPoint("wal.appended");
     if (s.ok() && o.sync && prev_log_ != nullptr) {
@@ -129,6 +130,7 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
       if (s.ok()) prev_log_.reset();
     }
     if (s.ok() && o.sync) s = log_->Sync();
+    lg.unlock();
     stat_wal_bytes_.fetch_add(record.size() + 8, std::memory_order_relaxed);
     if (!s.ok()) {
       // The WAL may now hold a partial record: stop accepting writes.

@@ -6,7 +6,10 @@
 //  * mu_ guards the version set, column family state, snapshots and the
 //    background scheduling state. It is never held during table I/O, except
 //    for the short manifest append of LogAndApply.
-//  * Lock order: write_mu_ before mu_; compaction_mu_ before mu_.
+//  * log_mu_ guards appends to the WAL (log_, prev_log_) and their
+//    replacement: writers append under write_mu_ alone, manifest edits add a
+//    marker under mu_. It is taken last and held for no other lock.
+//  * Lock order: write_mu_ before mu_; compaction_mu_ before mu_; log_mu_ last.
 //  * Two background threads: one flushes immutable memtables, one compacts.
 //    compaction_mu_ serializes compactions (background and CompactAll).
 //  * Readers copy a column family's SuperVersion under mu_ and then read
@@ -129,7 +132,10 @@ class DBImpl final : public DB {
   // Open and recovery (db_impl_open.cc).
   // *torn: the log ended in a torn (dropped) record.
   Status RecoverLogFile(uint64_t number, SequenceNumber* max_seq, bool* torn);
-  Status NewLogFile();
+  Status NewLogFile();  // REQUIRES: mu_ held
+  // versions_->LogAndApply, then the edit's marker in the current WAL
+  // (write_batch_internal.h). REQUIRES: mu_ held.
+  Status LogAndApply(VersionEdit* edit);
   ColumnFamilyData* AddColumnFamilyData(const ColumnFamilyDescriptor& d);
 
   // Write path.
@@ -193,6 +199,7 @@ class DBImpl final : public DB {
   std::mutex write_mu_;
   std::mutex mu_;
   std::mutex compaction_mu_;
+  std::mutex log_mu_;
   std::condition_variable bg_cv_;  // signalled when background state changes
 
   std::unique_ptr<VersionSet> versions_;

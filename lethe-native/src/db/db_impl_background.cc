@@ -164,9 +164,9 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   if (s.ok()) {
     // Families dropped while flushing: their outputs are simply not added.
     std::erase_if(edit.new_files_, [this](const VersionEdit::NewFile& n) { return cfds_.count(n.cf) == 0; });
-    if (log_number != 0) edit.SetLogNumber(log_number);
+    if (log_number != 0) edit.SetLogNumber(log_number, options_.use_wal);
     versions_->SetLastSequence(last_sequence_.load());
-    s = versions_->LogAndApply(&edit);
+    s = LogAndApply(&edit);
   }
   if (!s.ok() && versions_->manifest_failed()) return s;  // outputs stay pending: the edit may be durable
   ReleasePendingOutputs(outputs);
@@ -294,7 +294,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     edit.DeleteFile(cf, plan.level, f->number);
     edit.AddFile(cf, plan.output_level, *f);
     versions_->SetLastSequence(last_sequence_.load());
-    Status s = versions_->LogAndApply(&edit);
+    Status s = LogAndApply(&edit);
     if (!s.ok()) return s;
     cfd->pointers.after[plan.level] = f->largest;
     InstallSuperVersion(cfd);
@@ -392,7 +392,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     }
     for (const FileMetaData& f : result.files) edit.AddFile(cf, plan.output_level, f);
     versions_->SetLastSequence(last_sequence_.load());
-    s = versions_->LogAndApply(&edit);
+    s = LogAndApply(&edit);
   }
   if (!s.ok() && versions_->manifest_failed()) return s;  // outputs stay pending: the edit may be durable
   ReleasePendingOutputs(result.files);

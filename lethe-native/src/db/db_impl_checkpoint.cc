@@ -27,7 +27,7 @@ Status DBImpl::Checkpoint(const std::string& dir) {
     manifest_number = versions_->manifest_number();
   }
   // The copy needs no WAL: its log number points past every log.
-  snapshot.SetLogNumber(snapshot.next_file_number_.value());
+  snapshot.SetLogNumber(snapshot.next_file_number_.value(), /*names_wal=*/false);
 
   s = env_->CreateDirIfMissing(dir);
   if (!s.ok()) return s;

@@ -105,10 +105,28 @@ Status DBImpl::NewLogFile() {
   // The previous log stays open unsynced: a synced write syncs it first
   // (Write). Its predecessor held only flushed writes (a switch waits for the
   // previous flush), so it can go.
+  std::lock_guard<std::mutex> lg(log_mu_);
   if (prev_log_) prev_log_->Close();
   prev_log_ = std::move(log_);
   log_ = std::make_unique<log::Writer>(std::move(file), options_.wal_checksums);
   log_number_ = number;
+  return Status::OK();
+}
+
+Status DBImpl::LogAndApply(VersionEdit* edit) {
+  Status s = versions_->LogAndApply(edit);
+  if (!s.ok()) return s;
+  // After the edit is durable, never before: a marker for an edit the
+  // manifest may lack would fail a sound recovery. Not synced: losing it in
+  // a crash only loses the check.
+  std::lock_guard<std::mutex> lg(log_mu_);
+  if (log_ != nullptr) {
+    Status m = log_->AddRecord(EncodeManifestEditMarker(versions_->edit_number()));
+    if (!m.ok()) {
+      // The WAL may now end in a partial record: no write may follow it.
+      RecordBackgroundError(m);
+    }
+  }
   return Status::OK();
 }
 
@@ -123,6 +141,18 @@ Status DBImpl::RecoverLogFile(uint64_t number, SequenceNumber* max_seq, bool* to
   WriteBatch batch;
   while (reader.ReadRecord(&record, &scratch)) {
     if (record.size() < WriteBatch::kHeaderSize) return Status::Corruption(fname, "WAL record too small");
+    uint64_t edit_number = 0;
+    bool marker_ok = false;
+    if (DecodeManifestEditMarker(record, &edit_number, &marker_ok)) {
+      if (!marker_ok) return Status::Corruption(fname, "bad manifest edit marker");
+      if (edit_number > versions_->edit_number()) {
+        return Status::Corruption(fname, "records manifest edit " + std::to_string(edit_number) +
+                                             ", but the manifest ends at edit " +
+                                             std::to_string(versions_->edit_number()) +
+                                             ": the manifest lost durable edits (cut short or damaged)");
+      }
+      continue;
+    }
     WriteBatchInternal::SetContents(&batch, record);
     SequenceNumber seq = WriteBatchInternal::Sequence(batch);
     MemTableInserter inserter(&cfds_, clock_, seq);
@@ -170,6 +200,16 @@ Status DBImpl::OpenImpl() {
     if (t != FileType::kUnknown && t != FileType::kCurrent && t != FileType::kLock) versions_->MarkFileNumberUsed(n);
   }
   std::sort(logs.begin(), logs.end());
+  // The log the manifest names exists until an edit moves past it. Missing,
+  // the manifest lost that edit after it was durable (a crash can only tear
+  // an edit not yet acknowledged, whose log is still there): the writes
+  // moved out of the deleted logs would be gone without a word.
+  if (versions_->log_names_wal() &&
+      std::find(logs.begin(), logs.end(), versions_->log_number()) == logs.end()) {
+    return Status::Corruption(LogFileName(dbname_, versions_->log_number()),
+                              "the manifest names this WAL, which is missing: the manifest lost durable "
+                              "edits (cut short or damaged)");
+  }
   // Every table the manifest names must be there: a missing one means a
   // damaged or incomplete copy, which reads would only meet later.
   {
@@ -221,8 +261,8 @@ Status DBImpl::OpenImpl() {
     if (!s.ok()) return s;
   } else if (!logs.empty()) {
     VersionEdit edit;
-    edit.SetLogNumber(imm_log_number_);
-    s = versions_->LogAndApply(&edit);
+    edit.SetLogNumber(imm_log_number_, options_.use_wal);
+    s = LogAndApply(&edit);
     if (!s.ok()) return s;
   }
   DeleteObsoleteFiles();
@@ -251,7 +291,7 @@ Status DBImpl::CreateColumnFamily(const std::string& name, const ColumnFamilyOpt
   VersionEdit edit;
   edit.AddColumnFamily(d);
   versions_->SetLastSequence(last_sequence_);
-  Status s = versions_->LogAndApply(&edit);
+  Status s = LogAndApply(&edit);
   if (!s.ok()) return s;
   *handle = AddColumnFamilyData(d)->handle;
   return Status::OK();
@@ -267,7 +307,7 @@ Status DBImpl::DropColumnFamily(ColumnFamilyHandle* handle) {
   VersionEdit edit;
   edit.DropColumnFamily(handle->id());
   versions_->SetLastSequence(last_sequence_);
-  Status s = versions_->LogAndApply(&edit);
+  Status s = LogAndApply(&edit);
   if (!s.ok()) return s;
   static_cast<ColumnFamilyHandleImpl*>(handle)->dropped = true;
   cfds_.erase(it);

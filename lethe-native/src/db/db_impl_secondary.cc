@@ -90,7 +90,7 @@ Status DBImpl::AddSecondaryRecord(
   VersionEdit edit;
   edit.SetSecondaryDeletes(cfd->id, std::move(records));
   versions_->SetLastSequence(seq);
-  s = versions_->LogAndApply(&edit);
+  s = LogAndApply(&edit);
   if (!s.ok()) return s;
   InstallSuperVersion(cfd);
   // Published together with the records (readers load both under mu_).
@@ -174,7 +174,7 @@ Status DBImpl::TidySecondaryDeletes() {
   }
   if (changed.empty()) return Status::OK();
   versions_->SetLastSequence(last_sequence_.load());
-  Status s = versions_->LogAndApply(&edit);
+  Status s = LogAndApply(&edit);
   if (!s.ok()) return s;
   for (ColumnFamilyData* cfd : changed) InstallSuperVersion(cfd);
   return Status::OK();
@@ -599,7 +599,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     return Status::OK();
   }
   versions_->SetLastSequence(last_sequence_.load());
-  s = versions_->LogAndApply(&edit);
+  s = LogAndApply(&edit);
   if (!s.ok()) {
     discard();
     return s;

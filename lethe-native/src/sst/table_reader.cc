@@ -114,7 +114,12 @@ Status TableReader::ReadVerified(const BlockHandle& handle, char* dst) const {
   if (options_.counters) options_.counters->bytes_read.fetch_add(n, std::memory_order_relaxed);
   uint32_t stored = crc32c::Unmask(DecodeFixed32(dst + handle.size));
   if (options_.verify_checksums && stored != crc32c::Value(dst, handle.size)) {
-    return Status::Corruption(fname_, "block checksum mismatch at offset " + std::to_string(handle.offset));
+    // Say whether the bytes are all zero: a punched hole read as a page is
+    // an engine bug (a dropped page still read), not damage on disk.
+    const bool zero = std::all_of(dst, dst + n, [](char c) { return c == 0; });
+    return Status::Corruption(fname_, "block checksum mismatch at offset " + std::to_string(handle.offset) +
+                                          " (" + std::to_string(handle.size) + " bytes" +
+                                          (zero ? ", all zero: a punched hole?)" : ")"));
   }
   return Status::OK();
 }

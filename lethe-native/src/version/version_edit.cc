@@ -18,6 +18,8 @@ enum Tag : uint32_t {
   kNewFile = 7,           // cf varint32 | level varint32 | file fields lp
   kMaxColumnFamily = 8,
   kSecondaryDeletes = 9,  // cf varint32 | records lp (SecondaryDeletes::EncodeTo); replaces
+  kWalLogNumber = 10,     // like kLogNumber, and a WAL with this number exists
+  kEditNumber = 11,
 };
 
 // Fields of a file record (tag varint32 then varint64 unless noted).
@@ -242,7 +244,8 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
 }
 
 void VersionEdit::EncodeTo(std::string* dst) const {
-  if (log_number_) { PutVarint32(dst, kLogNumber); PutVarint64(dst, *log_number_); }
+  if (log_number_) { PutVarint32(dst, log_names_wal_ ? kWalLogNumber : kLogNumber); PutVarint64(dst, *log_number_); }
+  if (edit_number_) { PutVarint32(dst, kEditNumber); PutVarint64(dst, *edit_number_); }
   if (next_file_number_) { PutVarint32(dst, kNextFileNumber); PutVarint64(dst, *next_file_number_); }
   if (last_sequence_) { PutVarint32(dst, kLastSequence); PutVarint64(dst, *last_sequence_); }
   if (max_column_family_) { PutVarint32(dst, kMaxColumnFamily); PutVarint32(dst, *max_column_family_); }
@@ -291,8 +294,14 @@ Status VersionEdit::DecodeFrom(std::string_view in) {
     std::string_view s, t;
     switch (tag) {
       case kLogNumber:
+      case kWalLogNumber:
         if (!GetVarint64(&in, &x)) return Status::Corruption("manifest: bad log number");
         log_number_ = x;
+        log_names_wal_ = tag == kWalLogNumber;
+        break;
+      case kEditNumber:
+        if (!GetVarint64(&in, &x)) return Status::Corruption("manifest: bad edit number");
+        edit_number_ = x;
         break;
       case kNextFileNumber:
         if (!GetVarint64(&in, &x)) return Status::Corruption("manifest: bad next file number");

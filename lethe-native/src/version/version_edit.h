@@ -24,7 +24,18 @@ struct ColumnFamilyDescriptor {
 
 class VersionEdit {
  public:
-  void SetLogNumber(uint64_t n) { log_number_ = n; }
+  // The oldest log whose writes are not all in tables yet. `names_wal`: a
+  // WAL with this number was created (dir-synced) before the edit, so it
+  // exists until a later edit moves the log number past it; false for the
+  // placeholder numbers of a database without a WAL and of checkpoints.
+  void SetLogNumber(uint64_t n, bool names_wal) {
+    log_number_ = n;
+    log_names_wal_ = names_wal;
+  }
+  // Edits are numbered 1, 2, ... over the database's life (a manifest's
+  // snapshot carries the number of the last edit). The WAL records the
+  // number of each edit made while it was current (DBImpl::LogAndApply).
+  void SetEditNumber(uint64_t n) { edit_number_ = n; }
   void SetNextFileNumber(uint64_t n) { next_file_number_ = n; }
   void SetLastSequence(uint64_t s) { last_sequence_ = s; }
   void SetMaxColumnFamily(uint32_t id) { max_column_family_ = id; }
@@ -56,7 +67,8 @@ class VersionEdit {
     int level;
     uint64_t number;
   };
-  std::optional<uint64_t> log_number_, next_file_number_, last_sequence_;
+  std::optional<uint64_t> log_number_, next_file_number_, last_sequence_, edit_number_;
+  bool log_names_wal_ = false;
   std::optional<uint32_t> max_column_family_;
   std::vector<ColumnFamilyDescriptor> added_cfs_;
   std::vector<uint32_t> dropped_cfs_;

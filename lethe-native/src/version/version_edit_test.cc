@@ -32,7 +32,8 @@ FileMetaData File(uint64_t n, std::string lo, std::string hi) {
 
 TEST(VersionEditTest, RoundTripKeepsEveryField) {
   VersionEdit e;
-  e.SetLogNumber(7);
+  e.SetLogNumber(7, /*names_wal=*/true);
+  e.SetEditNumber(31);
   e.SetNextFileNumber(99);
   e.SetLastSequence(12345);
   e.SetMaxColumnFamily(3);
@@ -53,6 +54,8 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   d.EncodeTo(&enc2);
   EXPECT_EQ(enc, enc2);
   EXPECT_EQ(*d.log_number_, 7u);
+  EXPECT_TRUE(d.log_names_wal_);
+  EXPECT_EQ(*d.edit_number_, 31u);
   EXPECT_EQ(d.added_cfs_[0].options.pages_per_tile, 8);
   EXPECT_EQ(d.added_cfs_[0].options.size_ratio, 6);
   EXPECT_EQ(d.added_cfs_[0].options.delete_persistence_threshold_us, 3'600'000'000u);
@@ -63,6 +66,18 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(f.delete_key_max, kMaxDeleteKey);
   EXPECT_EQ(f.num_range_tombstones, 1u);
   EXPECT_EQ(d.new_files_[0].level, 2);
+}
+
+TEST(VersionEditTest, APlaceholderLogNumberIsNotAWal) {
+  VersionEdit e;
+  e.SetLogNumber(12, /*names_wal=*/false);
+  std::string enc;
+  e.EncodeTo(&enc);
+  VersionEdit d;
+  ASSERT_TRUE(d.DecodeFrom(enc).ok());
+  EXPECT_EQ(*d.log_number_, 12u);
+  EXPECT_FALSE(d.log_names_wal_);
+  EXPECT_FALSE(d.edit_number_.has_value());
 }
 
 TEST(VersionEditTest, SecondaryDeletesAndPageListsRoundTrip) {

@@ -67,7 +67,8 @@ void VersionSet::Install(std::shared_ptr<const Version> v) {
 }
 
 void VersionSet::EncodeSnapshot(VersionEdit* edit) const {
-  edit->SetLogNumber(log_number_);
+  edit->SetLogNumber(log_number_, log_names_wal_);
+  edit->SetEditNumber(edit_number_);
   edit->SetNextFileNumber(next_file_number_);
   edit->SetLastSequence(last_sequence_);
   edit->SetMaxColumnFamily(max_column_family_);
@@ -156,7 +157,11 @@ Status VersionSet::Recover() {
     s = v->Apply(edit, &next);
     if (!s.ok()) return Status::Corruption(fname, s.message());
     v = std::move(next);
-    if (edit.log_number_) log_number_ = *edit.log_number_;
+    if (edit.log_number_) {
+      log_number_ = *edit.log_number_;
+      log_names_wal_ = edit.log_names_wal_;
+    }
+    if (edit.edit_number_) edit_number_ = *edit.edit_number_;
     if (edit.next_file_number_) {
       next_file_number_ = *edit.next_file_number_;
       have_next = true;
@@ -198,8 +203,14 @@ Status VersionSet::LogAndApply(VersionEdit* edit) {
   if (!s.ok()) return s;
   edit->SetNextFileNumber(next_file_number_);
   edit->SetLastSequence(last_sequence_);
-  uint64_t log_number = std::max(log_number_, edit->log_number_.value_or(0));
-  edit->SetLogNumber(log_number);
+  uint64_t log_number = log_number_;
+  bool names_wal = log_names_wal_;
+  if (edit->log_number_.value_or(0) > log_number) {
+    log_number = *edit->log_number_;
+    names_wal = edit->log_names_wal_;
+  }
+  edit->SetLogNumber(log_number, names_wal);
+  edit->SetEditNumber(edit_number_ + 1);
   edit->SetMaxColumnFamily(max_column_family_);
   std::string record;
   edit->EncodeTo(&record);
@@ -212,6 +223,8 @@ Status VersionSet::LogAndApply(VersionEdit* edit) {
     return s;
   }
   log_number_ = log_number;
+  log_names_wal_ = names_wal;
+  edit_number_++;
   Install(std::move(v));
   return Status::OK();
 }

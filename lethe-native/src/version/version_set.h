@@ -60,6 +60,10 @@ class VersionSet {
   uint64_t last_sequence() const { return last_sequence_; }
   void SetLastSequence(uint64_t s) { last_sequence_ = s; }
   uint64_t log_number() const { return log_number_; }
+  // Whether log_number() names a WAL that must exist (VersionEdit::SetLogNumber).
+  bool log_names_wal() const { return log_names_wal_; }
+  // The number of the last edit made durable (0: none numbered yet).
+  uint64_t edit_number() const { return edit_number_; }
   uint32_t NewColumnFamilyId() { return ++max_column_family_; }
   uint64_t manifest_number() const { return manifest_number_; }
 
@@ -83,6 +87,8 @@ class VersionSet {
   uint64_t next_file_number_ = 2;
   uint64_t last_sequence_ = 0;
   uint64_t log_number_ = 0;
+  bool log_names_wal_ = false;
+  uint64_t edit_number_ = 0;
   uint32_t max_column_family_ = 0;
 };
 
