@@ -1,7 +1,8 @@
 // The randomized model-based test: the engine against a plain in-memory model
 // (std::map per column family), under random puts, deletes, sort-key range
-// deletes, merges, batches, snapshots, iterators with bounds, flushes,
-// compactions, reopens, checkpoints, column family changes, crashes, and
+// deletes, merges, batches, snapshots, iterators with bounds (also read long
+// after they were opened), flushes, compactions, reopens, checkpoints, column
+// family changes, crashes, and
 // secondary deletes by delete key (horizons and delete-key ranges, with the
 // page drops they cause).
 //
@@ -156,22 +157,31 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     return ::testing::AssertionSuccess();
   }
 
-  ::testing::AssertionResult CheckIterator(DB* db, const Family& expect, ColumnFamilyHandle* cf, const Snapshot* snap,
-                                           size_t limit) {
+  ReadOptions RandomBounds(const Snapshot* snap) {
     ReadOptions ro;
     ro.snapshot = snap;
-    std::string lo, hi;
     if (rnd_->OneIn(2)) {
-      lo = RandomKey();
-      ro.lower_bound = lo;
+      ro.lower_bound = RandomKey();
       ro.has_lower_bound = true;
     }
     if (rnd_->OneIn(2)) {
-      hi = RandomKey();
-      ro.upper_bound = hi;
+      ro.upper_bound = RandomKey();
       ro.has_upper_bound = true;
     }
+    return ro;
+  }
+
+  ::testing::AssertionResult CheckIterator(DB* db, const Family& expect, ColumnFamilyHandle* cf, const Snapshot* snap,
+                                           size_t limit) {
+    ReadOptions ro = RandomBounds(snap);
     auto it = db->NewIterator(ro, cf);
+    return CheckIterator(it.get(), ro, expect, limit);
+  }
+
+  // `it` was made with `ro`.
+  ::testing::AssertionResult CheckIterator(Iterator* it, const ReadOptions& ro, const Family& expect, size_t limit) {
+    const std::string& lo = ro.lower_bound;
+    const std::string& hi = ro.upper_bound;
     auto m = ro.has_lower_bound ? expect.lower_bound(lo) : expect.begin();
     auto in_bounds = [&](std::map<std::string, Entry>::const_iterator x) {
       return x != expect.end() && (!ro.has_upper_bound || x->first < hi);
@@ -243,6 +253,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   void ReleaseSnapshots() {
     for (auto& [snap, model] : snapshots_) db_->ReleaseSnapshot(snap);
     snapshots_.clear();
+    held_.clear();
   }
 
   void Reopen(bool crash) {
@@ -416,6 +427,22 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
       Record("crash");
       Reopen(true);
       return;
+    } else if (r >= 930 && r < 950) {
+      // An iterator opened now and read many steps later sees the state of
+      // now (no snapshot pins it): flushes, compactions and page drops in
+      // between must leave everything it may read whole.
+      if (held_.size() < 3 && rnd_->OneIn(2)) {
+        Record("open-iterator(" + cf + ")");
+        HeldIterator h{cf, RandomBounds(nullptr), nullptr, model_.families[cf]};
+        h.it = db_->NewIterator(h.ro, Handle(cf));
+        held_.push_back(std::move(h));
+      } else if (!held_.empty()) {
+        size_t i = rnd_->Uniform(held_.size());
+        Record("read-held-iterator(" + held_[i].cf + ")");
+        ASSERT_TRUE(CheckIterator(held_[i].it.get(), held_[i].ro, held_[i].expect, 100000)) << History();
+        held_.erase(held_.begin() + static_cast<long>(i));
+      }
+      return;
     } else {
       return;
     }
@@ -454,6 +481,13 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   std::unique_ptr<DB> db_;
   Model model_;
   std::vector<std::pair<const Snapshot*, Model>> snapshots_;
+  struct HeldIterator {
+    std::string cf;
+    ReadOptions ro;
+    std::unique_ptr<Iterator> it;
+    Family expect;
+  };
+  std::vector<HeldIterator> held_;  // opened, not read yet
   std::deque<std::pair<std::string, Model>> pending_checkpoints_;
   std::deque<std::string> history_;
   int64_t step_ = 0;

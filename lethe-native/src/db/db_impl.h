@@ -226,11 +226,14 @@ class DBImpl final : public DB {
   bool page_drops_pending_ = false;  // a secondary delete may have covered whole pages
   bool page_drops_deferred_ = false;  // partly covered pages wait: look again at the next periodic wake-up
   // Extents of dropped pages whose hole is not punched yet: waits until no
-  // version still reads the file without the drop (`before` expired) and no
-  // other hard link (a checkpoint) shares the file.
+  // reader may read those pages from the file, and no other hard link (a
+  // checkpoint) shares the file. A reader holds a version, whose record of
+  // the file may be older than `before` (a drop before this one), or holds
+  // `before` itself (a compaction's inputs).
   struct PendingPunch {
     uint64_t file_number;
     std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, length
+    std::vector<uint32_t> pages;  // the pages whose bytes the extents are
     std::weak_ptr<const FileMetaData> before;
   };
   std::vector<PendingPunch> pending_punches_;

@@ -367,6 +367,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     FileMetaData after;
     bool whole_file = false;
     std::vector<std::pair<uint64_t, uint64_t>> extents;  // bytes of the file no longer read
+    std::vector<uint32_t> pages;  // the pages those bytes are
   };
   std::vector<Change> changes;
   std::vector<FileMetaData> new_patches;  // pending outputs
@@ -403,6 +404,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
       return hit;
     };
     auto add_extent = [](Change* ch, const PageMeta& own) {
+      ch->pages.push_back(own.index);
       const uint64_t len = own.size + kBlockTrailerSize;
       if (!ch->extents.empty() && ch->extents.back().first + ch->extents.back().second == own.offset) {
         ch->extents.back().second += len;
@@ -420,7 +422,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
       return since != 0 && now >= since + dth / 4;
     };
 
-    Change ch{c.cf, c.level, c.file, f, false, {}};
+    Change ch{c.cf, c.level, c.file, f, false, {}, {}};
     std::vector<uint32_t> dropped = f.dropped_pages;
     std::vector<EffectivePageRef> to_rewrite;
     bool fully_applied = true;
@@ -611,7 +613,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     if (ch.whole_file) {
       stat_files_dropped_.fetch_add(1, std::memory_order_relaxed);
     } else if (!ch.extents.empty()) {
-      pending_punches_.push_back(PendingPunch{ch.before->number, ch.extents, ch.before});
+      pending_punches_.push_back(PendingPunch{ch.before->number, ch.extents, ch.pages, ch.before});
     }
   }
   stat_pages_dropped_.fetch_add(pages, std::memory_order_relaxed);
@@ -633,8 +635,9 @@ void DBImpl::PunchDroppedPages() {
   std::vector<PendingPunch> waiting;
   for (PendingPunch& p : pending_punches_) {
     if (current.count(p.file_number) == 0) continue;  // the file goes away whole
-    // A reader of an older version may still read these pages.
-    if (!p.before.expired()) {
+    // A reader may still read these pages: one holding the record the drop
+    // replaced, or a version whose record of the file predates even that one.
+    if (!p.before.expired() || versions_->AnyLiveRecordReads(p.file_number, p.pages)) {
       waiting.push_back(std::move(p));
       continue;
     }

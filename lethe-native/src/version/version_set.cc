@@ -245,4 +245,23 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
   }
 }
 
+bool VersionSet::AnyLiveRecordReads(uint64_t number, const std::vector<uint32_t>& pages) {
+  versions_.remove_if([](const std::weak_ptr<const Version>& w) { return w.expired(); });
+  for (const auto& w : versions_) {
+    VersionRef v = w.lock();
+    if (!v) continue;
+    for (const auto& [id, files] : v->cfs) {
+      for (int l = 0; l < kNumLevels; l++) {
+        for (const FileRef& f : files->levels[l]) {
+          if (f->number != number) continue;
+          for (uint32_t page : pages) {
+            if (!f->PageDropped(page) && f->PatchSlot(page) < 0) return true;
+          }
+        }
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace lethe

@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "lethe/env.h"
 #include "version/version.h"
@@ -69,6 +70,12 @@ class VersionSet {
 
   // Table files referenced by any version still in use (by readers too).
   void AddLiveFiles(std::set<uint64_t>* live);
+
+  // Whether a version still in use has a record of table `number` that reads
+  // one of `pages` from the file itself (neither dropped nor patched). Records
+  // of one file differ by their page drops: a reader of an old version reads
+  // pages that later versions dropped.
+  bool AnyLiveRecordReads(uint64_t number, const std::vector<uint32_t>& pages);
 
   // Encodes the full current state as one edit.
   void EncodeSnapshot(VersionEdit* edit) const;
