@@ -28,6 +28,10 @@ void DBImpl::InstallSuperVersion(ColumnFamilyData* cfd) {
   cfd->super_version = std::move(sv);
 }
 
+void DBImpl::InstallSuperVersions() {
+  for (auto& [id, cfd] : cfds_) InstallSuperVersion(cfd.get());
+}
+
 ColumnFamilyData* DBImpl::Resolve(ColumnFamilyHandle* cf, Status* s) {
   if (cf == nullptr) {
     *s = Status::InvalidArgument("null column family handle");

@@ -143,6 +143,10 @@ class DBImpl final : public DB {
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& l);
   void SwitchMemtables();  // REQUIRES: write_mu_ and mu_ held
   void InstallSuperVersion(ColumnFamilyData* cfd);  // REQUIRES: mu_ held
+  // After an edit that changed files only: every family moves to the new
+  // version, so that no idle family keeps the old one alive (its files from
+  // being deleted, its dropped pages from being punched). REQUIRES: mu_ held
+  void InstallSuperVersions();
   ColumnFamilyData* Resolve(ColumnFamilyHandle* cf, Status* s);
   std::shared_ptr<const SuperVersion> GetSuperVersion(ColumnFamilyData* cfd);
   Status WaitForFlush(std::unique_lock<std::mutex>& l);

@@ -297,7 +297,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     Status s = LogAndApply(&edit);
     if (!s.ok()) return s;
     cfd->pointers.after[plan.level] = f->largest;
-    InstallSuperVersion(cfd);
+    InstallSuperVersions();
     stat_compactions_[static_cast<int>(CompactionReason::kTrivialMove)]++;
     return Status::OK();
   }
@@ -408,7 +408,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   std::string largest;
   for (const FileRef& f : plan.inputs[0]) largest = std::max(largest, f->largest);
   cfd->pointers.after[plan.level] = largest;
-  InstallSuperVersion(cfd);
+  InstallSuperVersions();
   DeleteObsoleteFiles();
   return TidySecondaryDeletes();
 }

@@ -128,7 +128,7 @@ SequenceNumber DBImpl::OldestUnflushedSequence(const ColumnFamilyData* cfd) {
 
 Status DBImpl::TidySecondaryDeletes() {
   VersionEdit edit;
-  std::vector<ColumnFamilyData*> changed;
+  bool changed = false;
   for (auto& [id, cfd] : cfds_) {
     const ColumnFamilyFiles* files = versions_->current()->Find(id);
     if (files == nullptr || files->secondary.empty()) continue;
@@ -169,14 +169,14 @@ Status DBImpl::TidySecondaryDeletes() {
     }
     if (tidy.horizons.size() != old.horizons.size() || tidy.ranges.size() != old.ranges.size()) {
       edit.SetSecondaryDeletes(id, std::move(tidy));
-      changed.push_back(cfd.get());
+      changed = true;
     }
   }
-  if (changed.empty()) return Status::OK();
+  if (!changed) return Status::OK();
   versions_->SetLastSequence(last_sequence_.load());
   Status s = LogAndApply(&edit);
   if (!s.ok()) return s;
-  for (ColumnFamilyData* cfd : changed) InstallSuperVersion(cfd);
+  InstallSuperVersions();
   return Status::OK();
 }
 
@@ -607,7 +607,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     return s;
   }
   KillPoint("page_drop.applied");
-  for (uint32_t id : touched_cfs) InstallSuperVersion(cfds_.at(id).get());
+  InstallSuperVersions();
   for (const Change& ch : changes) {
     if (cfds_.count(ch.cf) == 0) continue;
     if (ch.whole_file) {

@@ -347,6 +347,23 @@ TEST_F(PageDropTest, AReaderOfAnOlderFileRecordKeepsPagesOfLaterDropsWhole) {
   EXPECT_EQ(live, Live());
 }
 
+// Another family that nobody writes (a Flink state not touched for a while)
+// must not hold an old version, and with it the holes, until the next flush.
+TEST_F(PageDropTest, AnIdleFamilyDoesNotDelayTheHoles) {
+  ColumnFamilyHandle* idle = nullptr;
+  ASSERT_TRUE(db_->CreateColumnFamily("idle", options_.cf_defaults, &idle).ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), idle, "a", "b").ok());
+  Load();  // flushes both families, then compacts each
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  DbStatistics st = db_->GetStatistics();
+  EXPECT_GT(st.pages_dropped, 0u);
+  EXPECT_EQ(st.page_bytes_dropped + st.rewrite_bytes_read, st.bytes_punched);
+  std::string v;
+  ASSERT_TRUE(db_->Get(ReadOptions(), idle, "a", &v).ok());
+  EXPECT_EQ("b", v);
+}
+
 TEST_F(PageDropTest, SnapshotDelaysTheDropUntilReleased) {
   Load();
   const Snapshot* snap = db_->GetSnapshot();
