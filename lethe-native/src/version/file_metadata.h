@@ -64,6 +64,10 @@ struct FileMetaData {
            std::binary_search(dropped_pages.begin(), dropped_pages.end(), index);
   }
 
+  // Whether readers of this record read page `index` from the file itself
+  // (neither dropped nor replaced by the patch table).
+  bool ReadsPageFromFile(uint32_t index) const { return !PageDropped(index) && PatchSlot(index) < 0; }
+
   bool Overlaps(std::string_view lo, std::string_view hi) const {  // inclusive bounds
     return !(largest < lo || hi < smallest);
   }

@@ -1,5 +1,6 @@
 #include "version/version_set.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -229,23 +230,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit) {
   return Status::OK();
 }
 
-void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
-  versions_.remove_if([](const std::weak_ptr<const Version>& w) { return w.expired(); });
-  for (const auto& w : versions_) {
-    if (auto v = w.lock()) {
-      for (const auto& [id, files] : v->cfs) {
-        for (int l = 0; l < kNumLevels; l++) {
-          for (const FileRef& f : files->levels[l]) {
-            live->insert(f->number);
-            if (f->patch_file != 0) live->insert(f->patch_file);
-          }
-        }
-      }
-    }
-  }
-}
-
-bool VersionSet::AnyLiveRecordReads(uint64_t number, const std::vector<uint32_t>& pages) {
+bool VersionSet::AnyLiveFileRecord(const std::function<bool(const FileMetaData&)>& fn) {
   versions_.remove_if([](const std::weak_ptr<const Version>& w) { return w.expired(); });
   for (const auto& w : versions_) {
     VersionRef v = w.lock();
@@ -253,15 +238,27 @@ bool VersionSet::AnyLiveRecordReads(uint64_t number, const std::vector<uint32_t>
     for (const auto& [id, files] : v->cfs) {
       for (int l = 0; l < kNumLevels; l++) {
         for (const FileRef& f : files->levels[l]) {
-          if (f->number != number) continue;
-          for (uint32_t page : pages) {
-            if (!f->PageDropped(page) && f->PatchSlot(page) < 0) return true;
-          }
+          if (fn(*f)) return true;
         }
       }
     }
   }
   return false;
+}
+
+void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
+  AnyLiveFileRecord([live](const FileMetaData& f) {
+    live->insert(f.number);
+    if (f.patch_file != 0) live->insert(f.patch_file);
+    return false;
+  });
+}
+
+bool VersionSet::AnyLiveRecordReads(uint64_t number, const std::vector<uint32_t>& pages) {
+  return AnyLiveFileRecord([&](const FileMetaData& f) {
+    return f.number == number &&
+           std::any_of(pages.begin(), pages.end(), [&f](uint32_t page) { return f.ReadsPageFromFile(page); });
+  });
 }
 
 }  // namespace lethe

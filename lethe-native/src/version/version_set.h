@@ -11,6 +11,7 @@
 // Thread-safety: external synchronization (the DB mutex) for every method.
 #pragma once
 
+#include <functional>
 #include <list>
 #include <memory>
 #include <set>
@@ -81,6 +82,9 @@ class VersionSet {
   void EncodeSnapshot(VersionEdit* edit) const;
 
  private:
+  // Calls fn for each file record of each version still in use, until it
+  // returns true; returns whether one did.
+  bool AnyLiveFileRecord(const std::function<bool(const FileMetaData&)>& fn);
   Status WriteManifest(uint64_t number, const VersionEdit& snapshot);
   void Install(std::shared_ptr<const Version> v);
 
