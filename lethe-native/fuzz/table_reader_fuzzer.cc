@@ -17,7 +17,7 @@
 
 #include <set>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "fuzz_util.h"
 #include "lethe/env.h"
 #include "sst/table_builder.h"

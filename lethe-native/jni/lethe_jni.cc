@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lethe/db.h"
+#include "statistics_transfer.h"
 
 #if __has_include("io_lethe_engine_internal_Native.h")
 #include "io_lethe_engine_internal_Native.h"  // javac -h: checks the signatures below
@@ -521,55 +522,13 @@ JNIEXPORT jobjectArray JNICALL Java_io_lethe_engine_internal_Native_liveFiles(JN
   });
 }
 
-// Layout decoded by io.lethe.engine.Statistics#decode.
+// Layout: statistics_transfer.h.
 JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_statistics(JNIEnv* env, jclass, jlong db) {
   return Guarded<jlongArray>(env, nullptr, [&]() -> jlongArray {
-    lethe::DbStatistics st = Db(db)->GetStatistics();
-    std::vector<jlong> v = {
-        static_cast<jlong>(st.bytes_written_wal), static_cast<jlong>(st.bytes_written_flush),
-        static_cast<jlong>(st.bytes_written_compaction), static_cast<jlong>(st.bytes_read_compaction),
-        static_cast<jlong>(st.bytes_read_table), static_cast<jlong>(st.flushes),
-        static_cast<jlong>(st.compactions[0]), static_cast<jlong>(st.compactions[1]),
-        static_cast<jlong>(st.compactions[2]), static_cast<jlong>(st.compactions[3]),
-        static_cast<jlong>(st.page_cache_hits), static_cast<jlong>(st.page_cache_misses),
-        static_cast<jlong>(st.bloom_useful), static_cast<jlong>(st.write_stalls),
-        static_cast<jlong>(st.user_bytes_written), static_cast<jlong>(st.live_bytes),
-        static_cast<jlong>(st.compactions[4])};
-    for (uint64_t b : st.bytes_written_compaction_by_reason) v.push_back(static_cast<jlong>(b));
-    v.push_back(static_cast<jlong>(st.blind_deletes_skipped));
-    for (uint64_t x : {st.secondary_deletes, st.pages_dropped, st.page_bytes_dropped, st.files_dropped,
-                       st.bytes_punched, st.partially_covered_pages, st.secondary_bytes_compacted,
-                       st.pages_rewritten, st.rewrite_bytes_read, st.rewrite_bytes_written}) {
-      v.push_back(static_cast<jlong>(x));
-    }
-    v.push_back(static_cast<jlong>(st.column_families.size()));
-    for (const auto& cf : st.column_families) {
-      v.push_back(cf.id);
-      v.push_back(static_cast<jlong>(cf.memtable_bytes));
-      v.push_back(static_cast<jlong>(cf.memtable_entries));
-      v.push_back(static_cast<jlong>(cf.delete_persistence_threshold_us));
-      v.push_back(static_cast<jlong>(cf.oldest_tombstone_age_us));
-      jlong space_amp;
-      static_assert(sizeof(space_amp) == sizeof(cf.space_amplification_estimate));
-      std::memcpy(&space_amp, &cf.space_amplification_estimate, sizeof(space_amp));
-      v.push_back(space_amp);
-      v.push_back(static_cast<jlong>(cf.horizon));
-      v.push_back(static_cast<jlong>(cf.secondary_delete_records));
-      v.push_back(static_cast<jlong>(cf.pages_per_tile));
-      v.push_back(static_cast<jlong>(cf.levels.size()));
-      for (const auto& l : cf.levels) {
-        v.push_back(static_cast<jlong>(l.files));
-        v.push_back(static_cast<jlong>(l.bytes));
-        v.push_back(static_cast<jlong>(l.entries));
-        v.push_back(static_cast<jlong>(l.point_tombstones));
-        v.push_back(static_cast<jlong>(l.range_tombstones));
-        v.push_back(static_cast<jlong>(l.oldest_tombstone_age_us));
-        v.push_back(static_cast<jlong>(l.estimated_invalidated));
-        for (uint64_t h : l.tombstone_age_histogram) v.push_back(static_cast<jlong>(h));
-      }
-    }
+    const std::vector<int64_t> v = lethe_jni::EncodeStatistics(Db(db)->GetStatistics());
     jlongArray r = env->NewLongArray(static_cast<jsize>(v.size()));
-    if (r != nullptr) env->SetLongArrayRegion(r, 0, static_cast<jsize>(v.size()), v.data());
+    static_assert(sizeof(jlong) == sizeof(int64_t));
+    if (r != nullptr) env->SetLongArrayRegion(r, 0, static_cast<jsize>(v.size()), reinterpret_cast<const jlong*>(v.data()));
     return r;
   });
 }

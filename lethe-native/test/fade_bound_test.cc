@@ -88,7 +88,7 @@ class FadeRun {
       }
       EXPECT_EQ(listed, in_files) << files;
     }
-    delete_driven_ = st.compactions[static_cast<int>(CompactionReason::kDeleteDriven)];
+    delete_driven_ = st.compactions_delete_driven;
   }
 
   // Reopens a checkpoint of the database, as a restored Flink task would.

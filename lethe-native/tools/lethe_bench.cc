@@ -291,7 +291,7 @@ class Benchmark {
                 oldest);
     if (f_.dth_ops > 0) std::printf(" (D_th %" PRId64 " ops)", f_.dth_ops);
     std::printf(", delete-driven compactions %" PRIu64 "\n",
-                st.compactions[static_cast<int>(lethe::CompactionReason::kDeleteDriven)]);
+                st.compactions_delete_driven);
   }
 
   std::string Key(int64_t n, char prefix = 'k') const {

@@ -1,5 +1,6 @@
 // Statistics: a snapshot of what the engine holds and has done, as plain
-// values (the Java API mirrors these structs field by field).
+// values: counters ("tickers", one list below) and per column family and
+// level what the files hold.
 #pragma once
 
 #include <cstdint>
@@ -60,34 +61,71 @@ enum class CompactionReason : int {
   kCount = 5,
 };
 
+// The engine's counters ("tickers"), defined once: the DbStatistics fields,
+// the engine's counters, the JNI transfer and the Java enum
+// io.lethe.engine.Ticker (generated from this list at build time) all
+// follow it. Each entry: enum name, field name, what it counts. The
+// position is the transfer order: append new tickers at the end (the
+// transfer is versioned, see kStatisticsTransferVersion).
+#define LETHE_TICKERS(X)                                                                              \
+  X(kBytesWrittenWal, bytes_written_wal, "Bytes appended to the write-ahead log.")                  \
+  X(kBytesWrittenFlush, bytes_written_flush, "Bytes of table files written by flushes.")            \
+  X(kBytesWrittenCompaction, bytes_written_compaction, "Bytes of table files written by compactions.") \
+  X(kBytesReadCompaction, bytes_read_compaction, "Bytes of table files read by compactions.")       \
+  X(kBytesReadTable, bytes_read_table, "Bytes of pages read from table files by user reads.")       \
+  X(kFlushes, flushes, "Memtable flushes.")                                                         \
+  X(kCompactionsLevel0, compactions_level0, "Compactions because level 0 held too many files.")     \
+  X(kCompactionsSaturation, compactions_saturation, "Compactions because a level outgrew its capacity.") \
+  X(kCompactionsManual, compactions_manual, "Compactions asked for by CompactAll.")                 \
+  X(kTrivialMoves, trivial_moves, "Files moved to the next level without rewriting.")               \
+  X(kCompactionsDeleteDriven, compactions_delete_driven,                                            \
+    "FADE compactions: tombstones outlived their level budget.")                                    \
+  X(kCompactionBytesLevel0, compaction_bytes_level0, "Bytes written by level-0 compactions.")       \
+  X(kCompactionBytesSaturation, compaction_bytes_saturation, "Bytes written by saturation compactions.") \
+  X(kCompactionBytesManual, compaction_bytes_manual, "Bytes written by manual compactions.")         \
+  X(kCompactionBytesTrivialMove, compaction_bytes_trivial_move, "Bytes written by trivial moves (none).") \
+  X(kCompactionBytesDeleteDriven, compaction_bytes_delete_driven, "Bytes written by FADE compactions.") \
+  X(kPageCacheHits, page_cache_hits, "Page reads served by the page cache.")                        \
+  X(kPageCacheMisses, page_cache_misses, "Page reads the page cache missed.")                       \
+  X(kBloomUseful, bloom_useful, "Page reads avoided by a page's Bloom filter.")                     \
+  X(kWriteStalls, write_stalls, "Writes that waited for a flush.")                                  \
+  X(kUserBytesWritten, user_bytes_written, "Bytes of keys and values handed to writes.")            \
+  X(kBlindDeletesSkipped, blind_deletes_skipped,                                                    \
+    "Point deletes not written because no version of the key could exist.")                        \
+  X(kLiveBytes, live_bytes, "Bytes of all live table files.")                                       \
+  X(kSecondaryDeletes, secondary_deletes, "Deletes by delete key and horizon moves that added a record.") \
+  X(kPagesDropped, pages_dropped, "Pages dropped whole by manifest edits, without reading them.")   \
+  X(kPageBytesDropped, page_bytes_dropped, "Bytes of the pages dropped whole.")                     \
+  X(kFilesDropped, files_dropped, "Files all of whose pages were dropped.")                         \
+  X(kBytesPunched, bytes_punched, "Local bytes released by punching holes for dropped pages.")      \
+  X(kPartiallyCoveredPages, partially_covered_pages,                                                \
+    "Pages only partly covered by secondary deletes at the last check.")                            \
+  X(kSecondaryBytesCompacted, secondary_bytes_compacted,                                            \
+    "Key and value bytes flushes and compactions removed under secondary deletes.")                 \
+  X(kPagesRewritten, pages_rewritten, "Partly covered pages rewritten into patch tables.")          \
+  X(kRewriteBytesRead, rewrite_bytes_read, "Page bytes those rewrites read.")                       \
+  X(kRewriteBytesWritten, rewrite_bytes_written, "Patch table bytes those rewrites wrote.")
+
+enum class Ticker : int {
+#define LETHE_TICKER_ENUM(id, field, doc) id,
+  LETHE_TICKERS(LETHE_TICKER_ENUM)
+#undef LETHE_TICKER_ENUM
+  kCount
+};
+constexpr int kTickerCount = static_cast<int>(Ticker::kCount);
+
+// The ticker counting compactions of `reason`, and the one counting their bytes.
+Ticker CompactionTicker(CompactionReason reason);
+Ticker CompactionBytesTicker(CompactionReason reason);
+
 struct DbStatistics {
+#define LETHE_TICKER_FIELD(id, field, doc) uint64_t field = 0;
+  LETHE_TICKERS(LETHE_TICKER_FIELD)
+#undef LETHE_TICKER_FIELD
   std::vector<ColumnFamilyStatistics> column_families;
-  uint64_t bytes_written_wal = 0;
-  uint64_t bytes_written_flush = 0;
-  uint64_t bytes_written_compaction = 0;
-  uint64_t bytes_read_compaction = 0;
-  uint64_t bytes_read_table = 0;  // bytes of pages read from files by user reads
-  uint64_t flushes = 0;
-  uint64_t compactions[static_cast<int>(CompactionReason::kCount)] = {};
-  uint64_t bytes_written_compaction_by_reason[static_cast<int>(CompactionReason::kCount)] = {};
-  uint64_t page_cache_hits = 0;
-  uint64_t page_cache_misses = 0;
-  uint64_t bloom_useful = 0;  // page reads avoided by a Bloom filter
-  uint64_t write_stalls = 0;
-  uint64_t user_bytes_written = 0;  // bytes of keys and values handed to writes
-  uint64_t blind_deletes_skipped = 0;  // point deletes not written (avoid_blind_deletes)
-  uint64_t live_bytes = 0;          // bytes of all live table files
-  // Secondary deletes (DeleteByDeleteKey, AdvanceHorizon).
-  uint64_t secondary_deletes = 0;              // calls that added a record
-  uint64_t pages_dropped = 0;                  // full page drops (manifest edits, no I/O)
-  uint64_t page_bytes_dropped = 0;             // their bytes: reclaimed without reading or rewriting
-  uint64_t files_dropped = 0;                  // files all of whose pages were dropped
-  uint64_t bytes_punched = 0;                  // local bytes released by hole punching
-  uint64_t partially_covered_pages = 0;        // at the last check: pages left for compaction
-  uint64_t secondary_bytes_compacted = 0;      // key and value bytes removed by flush and compaction
-  uint64_t pages_rewritten = 0;                // partly covered pages rewritten into patch tables
-  uint64_t rewrite_bytes_read = 0;             // page bytes those rewrites read
-  uint64_t rewrite_bytes_written = 0;          // patch table bytes they wrote
+
+  uint64_t Get(Ticker t) const;
+  void Set(Ticker t, uint64_t value);
 };
 
 }  // namespace lethe

@@ -36,30 +36,20 @@ void CompactionStream::RemoveHidden(std::string_view key) {
   size_t out = 0;
   for (size_t k = 0; k < versions_.size(); k++) {
     Version& v = versions_[k];
-    // A tombstone with a delete key leaves under a horizon (everything it
-    // deletes is hidden too, db.h); under a range it stays what it is.
-    const bool tombstone = v.kind == EntryKind::kTombstone;
-    if (!tombstone || v.delete_key != kMaxDeleteKey) {
-      size_t stripe = Stripe(v.seq);
-      // The earliest reader that can see this version; the current state
-      // (no snapshot above) sees every record that exists.
-      SequenceNumber reader = stripe < snapshots_.size() ? snapshots_[stripe] : kMaxSequenceNumber;
-      const SequenceNumber from = secondary_->HiddenFrom(v.seq, v.delete_key);
-      const SequenceNumber by_horizon = secondary_->HorizonHiddenFrom(v.delete_key);
-      if (tombstone) {
-        if (by_horizon != kMaxSequenceNumber && by_horizon <= reader && from <= reader) {
-          stats_.secondary_removed++;
-          stats_.secondary_removed_bytes += key.size();
-          continue;
-        }
-      } else if (from != kMaxSequenceNumber && from <= reader) {
-        stats_.secondary_removed++;
-        stats_.secondary_removed_bytes += key.size() + v.value.size();
-        if (by_horizon != kMaxSequenceNumber && by_horizon <= reader) continue;  // dropped
-        v.kind = EntryKind::kTombstone;
-        v.value.clear();
-        v.delete_key = kMaxDeleteKey;
-      }
+    // The earliest reader that can see this version; the current state (no
+    // snapshot above) sees every record that exists.
+    const size_t stripe = Stripe(v.seq);
+    const SequenceNumber reader = stripe < snapshots_.size() ? snapshots_[stripe] : kMaxSequenceNumber;
+    const EntryFate fate = secondary_->FateOf(v.seq, v.kind, v.delete_key, reader);
+    if (fate.action != EntryFate::kKeep) {
+      stats_.secondary_removed++;
+      stats_.secondary_removed_bytes += key.size() + v.value.size();
+    }
+    if (fate.action == EntryFate::kDrop) continue;
+    if (fate.action == EntryFate::kTombstone) {
+      v.kind = EntryKind::kTombstone;
+      v.value.clear();
+      v.delete_key = kMaxDeleteKey;
     }
     if (out != k) versions_[out] = std::move(v);
     out++;

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "iterator/internal_iterator.h"
-#include "memtable/range_tombstone.h"
-#include "version/secondary_deletes.h"
+#include "format/range_tombstone.h"
+#include "format/secondary_deletes.h"
 
 namespace lethe {
 

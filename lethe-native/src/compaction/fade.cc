@@ -36,6 +36,25 @@ uint64_t FadeCheckPeriodUs(const ColumnFamilyOptions& options) {
   return std::clamp<uint64_t>(options.delete_persistence_threshold_us / 20, 1000, 1000000);
 }
 
+uint64_t FadeHorizonMovingWindowUs(const ColumnFamilyOptions& options) {
+  const uint64_t dth = options.delete_persistence_threshold_us;
+  return dth == 0 ? kHorizonMovingWindowFadeOffUs : dth / 4;
+}
+
+bool FadeHorizonMoving(const ColumnFamilyOptions& options, uint64_t before_us, uint64_t last_us, uint64_t now_us) {
+  const uint64_t window = FadeHorizonMovingWindowUs(options);
+  return before_us != 0 && last_us - before_us <= window && now_us - std::min(now_us, last_us) <= window;
+}
+
+bool FadePatchDue(const ColumnFamilyOptions& options, uint64_t invalid_since_us, uint64_t now_us) {
+  const uint64_t dth = options.delete_persistence_threshold_us;
+  return dth != 0 && invalid_since_us != 0 && now_us >= invalid_since_us + dth / 4;
+}
+
+uint64_t FadeHorizonCoalesceWindowUs(const ColumnFamilyOptions& options) {
+  return options.delete_persistence_threshold_us == 0 ? UINT64_MAX : FadeCheckPeriodUs(options);
+}
+
 uint64_t FadeInvalidSinceUs(const ColumnFamilyFiles& files, const FileMetaData& f) {
   uint64_t t = f.num_point_tombstones + f.num_range_tombstones > 0 ? f.oldest_tombstone_time_us : 0;
   if (!files.secondary.empty()) {

@@ -40,13 +40,37 @@ uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int level, int last_
 // The age at which a memtable holding a tombstone must be flushed.
 uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_level);
 
-// How often an idle engine re-checks the budgets: D_th / 20 within [1 ms, 1 s].
 // When the file's oldest invalid entry became invalid: its oldest point or
 // range tombstone, or the earliest secondary delete covering part of it
 // (0: nothing invalid).
 uint64_t FadeInvalidSinceUs(const ColumnFamilyFiles& files, const FileMetaData& f);
 
+// How often an idle engine re-checks the budgets: D_th / 20 within [1 ms, 1 s].
 uint64_t FadeCheckPeriodUs(const ColumnFamilyOptions& options);
+
+// Time rules for secondary deletes. A horizon that keeps moving (TTL state,
+// windows) will soon cover more of a partly covered page, a one-off one will
+// not; so a moving horizon's partial page rewrites may wait, as long as
+// D_th is still met by the rewrite rather than by compacting the whole file.
+
+// How close together two horizon moves must be, and how recent the last, for
+// the horizon to count as moving: a quarter of D_th, or
+// kHorizonMovingWindowFadeOffUs while FADE is off.
+constexpr uint64_t kHorizonMovingWindowFadeOffUs = 10'000'000;  // a typical checkpoint interval or less
+uint64_t FadeHorizonMovingWindowUs(const ColumnFamilyOptions& options);
+// Whether a horizon that moved at `before_us` and then at `last_us` (0: never)
+// keeps moving at `now_us`.
+bool FadeHorizonMoving(const ColumnFamilyOptions& options, uint64_t before_us, uint64_t last_us,
+                       uint64_t now_us);
+// Whether a partly covered page, invalid since `invalid_since_us` (0: not
+// known), has waited long enough under a moving horizon: a quarter of D_th,
+// which leaves the rest of the budget to the rewrite. Never with FADE off:
+// without a bound the page waits for more coverage or for compaction.
+bool FadePatchDue(const ColumnFamilyOptions& options, uint64_t invalid_since_us, uint64_t now_us);
+// Within this time of the previous horizon record, a new one may be merged
+// into it (keeping the earlier time, so FADE may only act early): the check
+// period, or without FADE any time.
+uint64_t FadeHorizonCoalesceWindowUs(const ColumnFamilyOptions& options);
 
 // The delete-driven compaction of the file whose budget expired first (ties:
 // more invalidated entries, then the smaller level), or nothing. A last-level

@@ -135,7 +135,7 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
     }
     if (s.ok() && o.sync) s = log_->Sync();
     lg.unlock();
-    stat_wal_bytes_.fetch_add(record.size() + 8, std::memory_order_relaxed);
+    Record(Ticker::kBytesWrittenWal, record.size() + 8);
     if (!s.ok()) {
       // The WAL may now hold a partial record: stop accepting writes.
       std::lock_guard<std::mutex> l(mu_);
@@ -149,9 +149,9 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
   }
   Status s = batch.Iterate(&inserter);
   if (!s.ok()) return s;  // cannot happen: validated above
-  stat_blind_deletes_skipped_.fetch_add(inserter.blind_deletes_skipped(), std::memory_order_relaxed);
+  Record(Ticker::kBlindDeletesSkipped, inserter.blind_deletes_skipped());
   mem_bytes_.fetch_add(inserter.bytes(), std::memory_order_relaxed);
-  stat_user_bytes_.fetch_add(inserter.user_bytes(), std::memory_order_relaxed);
+  Record(Ticker::kUserBytesWritten, inserter.user_bytes());
   last_sequence_.store(seq + count - 1, std::memory_order_release);
   return Status::OK();
 }
@@ -174,7 +174,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l) {
       SwitchMemtables();
       return bg_error_;
     }
-    if (!stalled) stat_write_stalls_.fetch_add(1, std::memory_order_relaxed);
+    if (!stalled) Record(Ticker::kWriteStalls, 1);
     stalled = true;
     bg_cv_.notify_all();
     bg_cv_.wait(l);

@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "compaction/compaction_picker.h"
+#include "compaction/page_drop_job.h"
+#include "compaction/page_drop_planner.h"
 #include "lethe/db.h"
 #include "memtable/memtable.h"
 #include "version/table_cache.h"
@@ -176,10 +178,34 @@ class DBImpl final : public DB {
   // sequence number (add returns false: nothing to do), and installs them.
   Status AddSecondaryRecord(ColumnFamilyHandle* cf,
                             const std::function<bool(SecondaryDeletes*, SequenceNumber, uint64_t)>& add);
-  // Drops every page that secondary deletes fully cover (a manifest edit);
-  // REQUIRES compaction_mu_ held, mu_ held via l. The caller then deletes
-  // obsolete files and punches holes.
+  // Drops every page that secondary deletes fully cover and rewrites partly
+  // covered ones (page_drop_planner.h), in one manifest edit; REQUIRES
+  // compaction_mu_ held, mu_ held via l. The caller then deletes obsolete
+  // files and punches holes.
   Status DropCoveredPages(std::unique_lock<std::mutex>& l);
+  struct PageDropCandidate;
+  struct PageDropChange;
+  struct PageDropCounts {
+    uint64_t partly_covered = 0, pages_dropped = 0, page_bytes_dropped = 0, pages_rewritten = 0,
+             rewrite_bytes_read = 0, rewrite_bytes_written = 0;
+    void Add(const PageDropPlan& plan, const PageDropResult& r) {
+      pages_dropped += plan.drop.size();
+      page_bytes_dropped += plan.drop_bytes;
+      pages_rewritten += r.pages_rewritten;
+      rewrite_bytes_read += r.rewrite_bytes_read;
+      rewrite_bytes_written += r.rewrite_bytes_written;
+    }
+  };
+  // Files whose pages the records may touch (mu_ held).
+  std::vector<PageDropCandidate> PageDropCandidates(const Version& version);
+  // Plans one file's page drops and carries them out (no lock held).
+  Status PlanAndDropPages(const Version& version, const PageDropCandidate& c,
+                          const std::multiset<SequenceNumber>& snapshots, PageDropPlan* plan,
+                          PageDropResult* result);
+  // The version edit of the changed files, and their holes to punch (mu_ held).
+  Status InstallPageDrops(std::vector<PageDropChange>& changes, const PageDropCounts& counts);
+  // Removes patch tables no edit names (mu_ held).
+  void DiscardPatches(const std::vector<FileMetaData>& patches);
   // Punches holes for dropped pages no reader or checkpoint link needs any more.
   void PunchDroppedPages();  // mu_ held
   // Writes a smaller record list for each family where some records no
@@ -245,15 +271,10 @@ class DBImpl final : public DB {
 
   std::thread flush_thread_, compaction_thread_;
 
-  // Statistics.
-  std::atomic<uint64_t> stat_wal_bytes_{0}, stat_flush_bytes_{0}, stat_compaction_bytes_{0},
-      stat_compaction_read_bytes_{0}, stat_flushes_{0}, stat_write_stalls_{0}, stat_user_bytes_{0},
-      stat_blind_deletes_skipped_{0}, stat_pages_dropped_{0}, stat_page_bytes_dropped_{0},
-      stat_files_dropped_{0}, stat_bytes_punched_{0}, stat_secondary_bytes_compacted_{0},
-      stat_partially_covered_pages_{0}, stat_secondary_records_{0}, stat_pages_rewritten_{0},
-      stat_rewrite_bytes_read_{0}, stat_rewrite_bytes_written_{0};
-  std::atomic<uint64_t> stat_compactions_[static_cast<int>(CompactionReason::kCount)] = {};
-  std::atomic<uint64_t> stat_compaction_bytes_by_reason_[static_cast<int>(CompactionReason::kCount)] = {};
+  // Counters (statistics.h); values computed when asked for stay 0 here.
+  std::atomic<uint64_t> tickers_[kTickerCount] = {};
+  std::atomic<uint64_t>& ticker(Ticker t) { return tickers_[static_cast<int>(t)]; }
+  void Record(Ticker t, uint64_t n) { ticker(t).fetch_add(n, std::memory_order_relaxed); }
 };
 
 }  // namespace lethe

@@ -148,8 +148,8 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     s = WriteTables(wo, &stream, &result);
     if (!s.ok()) break;
     KillPoint("flush.tables_written");
-    stat_flush_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
-    stat_secondary_bytes_compacted_.fetch_add(stream.stats().secondary_removed_bytes, std::memory_order_relaxed);
+    Record(Ticker::kBytesWrittenFlush, result.bytes_written);
+    Record(Ticker::kSecondaryBytesCompacted, stream.stats().secondary_removed_bytes);
     for (FileMetaData& f : result.files) {
       edit.AddFile(job.cf, 0, f);
       outputs.push_back(std::move(f));
@@ -180,7 +180,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   }
   imm_pending_ = false;
   KillPoint("flush.installed");
-  stat_flushes_.fetch_add(1, std::memory_order_relaxed);
+  Record(Ticker::kFlushes, 1);
   DeleteObsoleteFiles();
   bg_cv_.notify_all();
   return TidySecondaryDeletes();
@@ -298,7 +298,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     if (!s.ok()) return s;
     cfd->pointers.after[plan.level] = f->largest;
     InstallSuperVersions();
-    stat_compactions_[static_cast<int>(CompactionReason::kTrivialMove)]++;
+    Record(Ticker::kTrivialMoves, 1);
     return Status::OK();
   }
 
@@ -376,10 +376,9 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     wo.new_file_number = [this] { return NewPendingFileNumber(); };
     wo.should_stop = [this] { return shutting_down_flag_.load(std::memory_order_relaxed); };
     s = WriteTables(wo, &stream, &result);
-    stat_secondary_bytes_compacted_.fetch_add(stream.stats().secondary_removed_bytes,
-                                              std::memory_order_relaxed);
+    Record(Ticker::kSecondaryBytesCompacted, stream.stats().secondary_removed_bytes);
   }
-  stat_compaction_read_bytes_.fetch_add(input_bytes, std::memory_order_relaxed);
+  Record(Ticker::kBytesReadCompaction, input_bytes);
   if (s.ok() && !result.files.empty()) s = env_->SyncDir(dbname_);
   KillPoint("compaction.outputs_written");
 
@@ -401,10 +400,9 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     return s;
   }
   KillPoint("compaction.installed");
-  stat_compaction_bytes_.fetch_add(result.bytes_written, std::memory_order_relaxed);
-  stat_compaction_bytes_by_reason_[static_cast<int>(plan.reason)].fetch_add(result.bytes_written,
-                                                                             std::memory_order_relaxed);
-  stat_compactions_[static_cast<int>(plan.reason)]++;
+  Record(Ticker::kBytesWrittenCompaction, result.bytes_written);
+  Record(CompactionBytesTicker(plan.reason), result.bytes_written);
+  Record(CompactionTicker(plan.reason), 1);
   std::string largest;
   for (const FileRef& f : plan.inputs[0]) largest = std::max(largest, f->largest);
   cfd->pointers.after[plan.level] = largest;

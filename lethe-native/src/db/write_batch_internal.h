@@ -1,7 +1,7 @@
 // Engine-side access to a WriteBatch's header (sequence number) and rep.
 #pragma once
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "lethe/write_batch.h"
 #include "util/coding.h"
 

@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "iterator/internal_iterator.h"
 #include "lethe/iterator.h"
 #include "lethe/options.h"
-#include "memtable/range_tombstone.h"
-#include "version/secondary_deletes.h"
+#include "format/range_tombstone.h"
+#include "format/secondary_deletes.h"
 
 namespace lethe {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 
 namespace lethe {
 namespace {

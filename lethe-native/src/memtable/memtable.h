@@ -15,11 +15,11 @@
 #include <mutex>
 #include <vector>
 
-#include "db/dbformat.h"
-#include "db/get_context.h"
+#include "format/internal_key.h"
+#include "format/get_context.h"
 #include "iterator/internal_iterator.h"
 #include "memtable/arena.h"
-#include "memtable/range_tombstone.h"
+#include "format/range_tombstone.h"
 #include "memtable/skiplist.h"
 
 namespace lethe {

@@ -4,7 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "sst/page.h"
 #include "sst/table_reader.h"
 

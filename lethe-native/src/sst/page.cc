@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "util/coding.h"
 
 namespace lethe {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "lethe/env.h"
-#include "memtable/range_tombstone.h"
+#include "format/range_tombstone.h"
 #include "sst/bloom.h"
 #include "sst/page.h"
 #include "sst/table_format.h"

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "cache/lru_cache.h"
-#include "db/get_context.h"
+#include "format/get_context.h"
 #include "iterator/internal_iterator.h"
 #include "lethe/env.h"
-#include "memtable/range_tombstone.h"
+#include "format/range_tombstone.h"
 #include "sst/page.h"
 #include "sst/table_format.h"
 

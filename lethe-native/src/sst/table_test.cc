@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "lethe/env.h"
 #include "sst/layout_printer.h"
 #include "sst/table_builder.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 
 namespace lethe {
 
@@ -23,6 +23,16 @@ bool ColumnFamilyFiles::DeeperOverlap(int level, std::string_view lo, std::strin
     }
   }
   return false;
+}
+
+bool ColumnFamilyFiles::OlderOverlap(int level, const FileRef& f, std::string_view lo, std::string_view hi) const {
+  if (level == 0) {
+    auto self = std::find(levels[0].begin(), levels[0].end(), f);
+    for (auto it = self == levels[0].end() ? self : self + 1; it != levels[0].end(); ++it) {
+      if ((*it)->Overlaps(lo, hi)) return true;
+    }
+  }
+  return DeeperOverlap(level, lo, hi);
 }
 
 uint64_t ColumnFamilyFiles::LevelBytes(int level) const {

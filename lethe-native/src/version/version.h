@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "db/get_context.h"
+#include "format/get_context.h"
 #include "iterator/internal_iterator.h"
-#include "memtable/range_tombstone.h"
+#include "format/range_tombstone.h"
 #include "version/file_metadata.h"
 #include "version/table_cache.h"
 #include "version/version_edit.h"
@@ -32,6 +32,9 @@ struct ColumnFamilyFiles {
   std::vector<FileRef> Overlapping(int level, std::string_view lo, std::string_view hi) const;
   // Whether any level deeper than `level` holds a file overlapping [lo, hi].
   bool DeeperOverlap(int level, std::string_view lo, std::string_view hi) const;
+  // Whether a file older than `f` (of `level`) overlaps [lo, hi]: a later
+  // level-0 file (level 0 is ordered newest first) or a deeper one.
+  bool OlderOverlap(int level, const FileRef& f, std::string_view lo, std::string_view hi) const;
   uint64_t LevelBytes(int level) const;
   int DeepestNonEmptyLevel() const;  // -1 if no files
   Status CheckInvariants() const;

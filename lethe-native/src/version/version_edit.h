@@ -12,7 +12,7 @@
 #include "lethe/options.h"
 #include "lethe/status.h"
 #include "version/file_metadata.h"
-#include "version/secondary_deletes.h"
+#include "format/secondary_deletes.h"
 
 namespace lethe {
 

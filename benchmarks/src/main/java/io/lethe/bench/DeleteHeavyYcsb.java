@@ -5,6 +5,7 @@ import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.Statistics;
+import io.lethe.engine.Ticker;
 import io.lethe.engine.WriteOptions;
 
 import org.rocksdb.BlockBasedTableConfig;
@@ -130,10 +131,11 @@ public final class DeleteHeavyYcsb {
                     files.add(new long[] {age, n});
                 }
             }
-            return new Measure(s.liveBytes(), s.bytesWrittenFlush() + s.bytesWrittenCompaction(),
-                    s.compactionsLevel0() + s.compactionsSaturation() + s.compactionsManual()
-                            + s.compactionsDeleteDriven(),
-                    s.bytesWrittenCompaction(), c.tombstones(), c.oldestTombstoneAgeMicros() / 1e6, files);
+            return new Measure(s.get(Ticker.LIVE_BYTES),
+                    s.get(Ticker.BYTES_WRITTEN_FLUSH) + s.get(Ticker.BYTES_WRITTEN_COMPACTION),
+                    s.get(Ticker.COMPACTIONS_LEVEL0) + s.get(Ticker.COMPACTIONS_SATURATION)
+                            + s.get(Ticker.COMPACTIONS_MANUAL) + s.get(Ticker.COMPACTIONS_DELETE_DRIVEN),
+                    s.get(Ticker.BYTES_WRITTEN_COMPACTION), c.tombstones(), c.oldestTombstoneAgeMicros() / 1e6, files);
         }
 
         public void close() {

@@ -5,6 +5,7 @@ import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.Statistics;
+import io.lethe.engine.Ticker;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 
@@ -213,13 +214,13 @@ public final class SecondaryDeleteBench {
                     long millis = (System.nanoTime() - t0) / 1_000_000;
                     Statistics s1 = c.statistics();
                     // Compactions FADE ran, plus the partial page rewrites into patch tables.
-                    long read = s1.bytesReadCompaction() - s0.bytesReadCompaction()
-                            + s1.secondaryDeletes().rewriteBytesRead() - s0.secondaryDeletes().rewriteBytesRead();
-                    long written = s1.bytesWrittenCompaction() + s1.bytesWrittenFlush() - s0.bytesWrittenCompaction()
-                            - s0.bytesWrittenFlush() + s1.secondaryDeletes().rewriteBytesWritten()
-                            - s0.secondaryDeletes().rewriteBytesWritten();
+                    long read = s1.get(Ticker.BYTES_READ_COMPACTION) - s0.get(Ticker.BYTES_READ_COMPACTION)
+                            + s1.get(Ticker.REWRITE_BYTES_READ) - s0.get(Ticker.REWRITE_BYTES_READ);
+                    long written = s1.get(Ticker.BYTES_WRITTEN_COMPACTION) + s1.get(Ticker.BYTES_WRITTEN_FLUSH)
+                            + s1.get(Ticker.REWRITE_BYTES_WRITTEN) - s0.get(Ticker.BYTES_WRITTEN_COMPACTION)
+                            - s0.get(Ticker.BYTES_WRITTEN_FLUSH) - s0.get(Ticker.REWRITE_BYTES_WRITTEN);
                     byte[][] keys = data.liveKeys(cut, LOOKUPS);
-                    long tableBytes = s1.bytesReadTable();
+                    long tableBytes = s1.get(Ticker.BYTES_READ_TABLE);
                     long l0 = System.nanoTime();
                     for (byte[] k : keys) {
                         if (c.get(ccf, k) == null) {
@@ -227,10 +228,11 @@ public final class SecondaryDeleteBench {
                         }
                     }
                     double lookupMicros = (System.nanoTime() - l0) / 1e3 / keys.length;
-                    double lookupBytes = (double) (c.statistics().bytesReadTable() - tableBytes) / keys.length;
+                    double lookupBytes =
+                            (double) (c.statistics().get(Ticker.BYTES_READ_TABLE) - tableBytes) / keys.length;
                     rows.add(new Row(round, data.correlated ? "correlated" : "uncorrelated", sel, "lethe", h, millis, read,
-                            written, s1.secondaryDeletes().pagesDropped(), s1.secondaryDeletes().pageBytesDropped(),
-                            s1.secondaryDeletes().pagesRewritten(), deleted, lookupMicros, lookupBytes));
+                            written, s1.get(Ticker.PAGES_DROPPED), s1.get(Ticker.PAGE_BYTES_DROPPED),
+                            s1.get(Ticker.PAGES_REWRITTEN), deleted, lookupMicros, lookupBytes));
                 }
                 deleteTree(copy);
                 System.out.println("  " + format(rows.get(rows.size() - 1)));

@@ -2,6 +2,7 @@ package io.lethe.flink;
 
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.Statistics;
+import io.lethe.engine.Ticker;
 
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -9,7 +10,8 @@ import org.apache.flink.metrics.MetricGroup;
 import java.util.function.ToLongFunction;
 
 /**
- * Engine statistics as gauges under the backend's metric group ({@code <operator>.lethe.*}).
+ * Engine statistics as gauges under the backend's metric group ({@code <operator>.lethe.*}): every
+ * engine counter ({@link Ticker}, by its metric name) and sums over the column families and levels.
  * Reporters read gauges from their own thread every few seconds; one statistics call serves
  * all gauges for {@link #REFRESH_NANOS}, and after the engine closed the last values remain.
  *
@@ -45,29 +47,18 @@ final class LetheMetrics {
         LetheMetrics m = new LetheMetrics(db);
         MetricGroup g = parent.addGroup(GROUP);
         m.group = g;
-        m.gauge(g, "live-bytes", Statistics::liveBytes);
+        for (Ticker t : Ticker.values()) {
+            m.gauge(g, t.metricName(), s -> s.get(t));
+        }
         m.gauge(g, "memtable-bytes", s -> s.columnFamilies().stream().mapToLong(Statistics.ColumnFamily::memtableBytes).sum());
         m.gauge(g, "files", s -> sumLevels(s, Statistics.Level::files));
         m.gauge(g, "entries", s -> sumLevels(s, Statistics.Level::entries));
         m.gauge(g, "point-tombstones", s -> sumLevels(s, Statistics.Level::pointTombstones));
         m.gauge(g, "range-tombstones", s -> sumLevels(s, Statistics.Level::rangeTombstones));
-        m.gauge(g, "bytes-written-flush", Statistics::bytesWrittenFlush);
-        m.gauge(g, "bytes-written-compaction", Statistics::bytesWrittenCompaction);
-        m.gauge(g, "bytes-read-compaction", Statistics::bytesReadCompaction);
-        m.gauge(g, "flushes", Statistics::flushes);
-        m.gauge(g, "compactions", s -> s.compactionsLevel0() + s.compactionsSaturation() + s.compactionsManual()
-                + s.compactionsDeleteDriven());
-        m.gauge(g, "compactions-delete-driven", Statistics::compactionsDeleteDriven);
+        m.gauge(g, "compactions", s -> s.get(Ticker.COMPACTIONS_LEVEL0) + s.get(Ticker.COMPACTIONS_SATURATION)
+                + s.get(Ticker.COMPACTIONS_MANUAL) + s.get(Ticker.COMPACTIONS_DELETE_DRIVEN));
         m.gauge(g, "oldest-tombstone-age-ms", s -> s.columnFamilies().stream()
                 .mapToLong(Statistics.ColumnFamily::oldestTombstoneAgeMicros).max().orElse(0) / 1000);
-        m.gauge(g, "blind-deletes-skipped", Statistics::blindDeletesSkipped);
-        m.gauge(g, "pages-dropped", s -> s.secondaryDeletes().pagesDropped());
-        m.gauge(g, "page-bytes-dropped", s -> s.secondaryDeletes().pageBytesDropped());
-        m.gauge(g, "pages-rewritten", s -> s.secondaryDeletes().pagesRewritten());
-        m.gauge(g, "bytes-punched", s -> s.secondaryDeletes().bytesPunched());
-        m.gauge(g, "write-stalls", Statistics::writeStalls);
-        m.gauge(g, "page-cache-hits", Statistics::pageCacheHits);
-        m.gauge(g, "page-cache-misses", Statistics::pageCacheMisses);
         return m;
     }
 
@@ -88,7 +79,10 @@ final class LetheMetrics {
             try {
                 cached = db.statistics();
                 cachedAtNanos = now;
-            } catch (IllegalStateException closed) {
+            } catch (IllegalStateException e) {
+                if (!db.isClosed()) {
+                    throw e;
+                }
                 // The backend was disposed: keep reporting the last values.
             }
         }

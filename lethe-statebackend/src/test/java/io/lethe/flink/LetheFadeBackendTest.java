@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lethe.engine.Statistics;
+import io.lethe.engine.Ticker;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueState;
@@ -67,7 +68,7 @@ class LetheFadeBackendTest {
             }
             if (fade) {
                 assertEquals(0, tombstones(st), "tombstones outlived the threshold");
-                assertTrue(st.compactionsDeleteDriven() > 0);
+                assertTrue(st.get(Ticker.COMPACTIONS_DELETE_DRIVEN) > 0);
             } else {
                 assertTrue(tombstones(st) > 0, "without FADE nothing should have removed them");
             }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lethe.engine.Statistics;
+import io.lethe.engine.Ticker;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.AggregateFunction;
@@ -305,10 +306,10 @@ class LetheTtlExpiryTest {
         Statistics st = lethe.db().statistics();
         System.out.printf("first half (%d entries) gone from the files %d ms after expiring (D_th %d ms);"
                         + " pages dropped %d, rewritten %d%n", 4 * (n / 2), gone,
-                THRESHOLD.toMillis(), st.secondaryDeletes().pagesDropped(), st.secondaryDeletes().pagesRewritten());
+                THRESHOLD.toMillis(), st.get(Ticker.PAGES_DROPPED), st.get(Ticker.PAGES_REWRITTEN));
         assertTrue(gone <= THRESHOLD.toMillis() + 1_000, "expired entries outlived D_th: " + gone + " ms");
         assertEquals(0, tombstones(st), "expiry wrote tombstones");
-        assertTrue(st.secondaryDeletes().pagesDropped() > 0, "no page was dropped whole");
+        assertTrue(st.get(Ticker.PAGES_DROPPED) > 0, "no page was dropped whole");
         for (int k = n / 2; k < n; k++) {
             lethe.setCurrentKey(k);
             assertEquals(k, s.value.value());

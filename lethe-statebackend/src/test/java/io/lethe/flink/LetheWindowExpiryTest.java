@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lethe.engine.Statistics;
+import io.lethe.engine.Ticker;
 import io.lethe.flink.expiry.StateExpiry;
 
 import org.apache.flink.api.common.ExecutionConfig;
@@ -363,11 +364,11 @@ class LetheWindowExpiryTest {
         long tombstones = contents.tombstones();
         System.out.printf("window-contents after all windows fired: %d entries, %d tombstones, %d bytes in files;"
                 + " pages dropped %d (%d bytes), bytes written by flushes %d%n", entries, tombstones,
-                contents.totalBytes(), st.secondaryDeletes().pagesDropped(), st.secondaryDeletes().pageBytesDropped(),
-                st.bytesWrittenFlush());
+                contents.totalBytes(), st.get(Ticker.PAGES_DROPPED), st.get(Ticker.PAGE_BYTES_DROPPED),
+                st.get(Ticker.BYTES_WRITTEN_FLUSH));
         assertEquals(0, entries, "expired window contents are still in the files");
         assertEquals(0, tombstones, "clears left tombstones in the files");
-        assertTrue(st.secondaryDeletes().pagesDropped() > 0, "no page was dropped whole");
+        assertTrue(st.get(Ticker.PAGES_DROPPED) > 0, "no page was dropped whole");
     }
 
     // ---- Window functions: every output names its window, key and inputs.

@@ -1,4 +1,4 @@
-#include "memtable/range_tombstone.h"
+#include "format/range_tombstone.h"
 
 #include <algorithm>
 #include <set>

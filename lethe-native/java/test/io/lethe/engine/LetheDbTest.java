@@ -175,10 +175,17 @@ class LetheDbTest {
             assertTrue(Files.exists(dir.resolve("db").resolve(f.name())), f.name());
         }
         Statistics st = db.statistics();
-        assertTrue(st.bytesWrittenFlush() > 0);
-        assertTrue(st.userBytesWritten() > 300_000);
+        assertTrue(st.get(Ticker.BYTES_WRITTEN_FLUSH) > 0);
+        assertTrue(st.get(Ticker.USER_BYTES_WRITTEN) > 300_000);
         assertEquals("default", st.columnFamilies().get(0).name());
         assertTrue(st.columnFamilies().get(0).totalBytes() > 0);
+        db.compactAll();
+        st = db.statistics();
+        assertTrue(st.get(Ticker.COMPACTIONS_MANUAL) + st.get(Ticker.TRIVIAL_MOVES) > 0, st.toString());
+        assertEquals(st.get(Ticker.BYTES_WRITTEN_COMPACTION), st.get(Ticker.COMPACTION_BYTES_LEVEL0)
+                + st.get(Ticker.COMPACTION_BYTES_SATURATION) + st.get(Ticker.COMPACTION_BYTES_MANUAL)
+                + st.get(Ticker.COMPACTION_BYTES_TRIVIAL_MOVE) + st.get(Ticker.COMPACTION_BYTES_DELETE_DRIVEN),
+                "compaction bytes by reason add up");
         String stats = db.property(cf, "lethe.stats");
         assertNotNull(stats);
         assertTrue(stats.contains("level"));
@@ -199,10 +206,9 @@ class LetheDbTest {
         db.flush();  // "k" is in a file: its delete must reach the files too
         db.delete(d, b("k"));
         Statistics st = db.statistics();
-        assertEquals(1, st.blindDeletesSkipped());
+        assertEquals(1, st.get(Ticker.BLIND_DELETES_SKIPPED));
         Statistics.ColumnFamily family = st.columnFamilies().get(0);
         assertEquals(300_000_000L, family.deletePersistenceThresholdMicros());
-        assertEquals(5, st.bytesWrittenCompactionByReason().size());
         db.flush();
         st = db.statistics();
         assertEquals(1, st.columnFamilies().get(0).tombstones(), "the written tombstone is in a file");
@@ -233,9 +239,9 @@ class LetheDbTest {
         assertThrows(IllegalArgumentException.class, () -> db.deleteByDeleteKey(cf, 9, 3));
         db.waitForBackgroundWork();
         Statistics st = db.statistics();
-        assertEquals(2, st.secondaryDeletes().deletes());
-        assertTrue(st.secondaryDeletes().pagesDropped() > 0, "whole pages were dropped: " + st.secondaryDeletes());
-        assertTrue(st.secondaryDeletes().pageBytesDropped() > 0);
+        assertEquals(2, st.get(Ticker.SECONDARY_DELETES));
+        assertTrue(st.get(Ticker.PAGES_DROPPED) > 0, "whole pages were dropped: " + st);
+        assertTrue(st.get(Ticker.PAGE_BYTES_DROPPED) > 0);
         assertEquals(3, st.columnFamilies().get(0).horizon());
         db.close();
         db = LetheDb.open(dir.resolve("db").toString(), smallOptions());

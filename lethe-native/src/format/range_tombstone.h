@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 
 namespace lethe {
 

@@ -13,10 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "lethe/options.h"
 #include "lethe/status.h"
-#include "version/secondary_deletes.h"
+#include "format/secondary_deletes.h"
 
 namespace lethe {
 

@@ -1,8 +1,26 @@
-#include "version/secondary_deletes.h"
+#include "format/secondary_deletes.h"
 
 #include "util/coding.h"
 
 namespace lethe {
+
+EntryFate SecondaryDeletes::FateOf(SequenceNumber seq, EntryKind kind, uint64_t dk,
+                                   SequenceNumber first_reader) const {
+  const bool tombstone = kind == EntryKind::kTombstone;
+  if (empty() || (tombstone && dk == kMaxDeleteKey)) return EntryFate{};
+  const SequenceNumber from = HiddenFrom(seq, dk);
+  const SequenceNumber by_horizon = HorizonHiddenFrom(dk);
+  const bool hidden = from != kMaxSequenceNumber && from <= first_reader;
+  const bool under_horizon = by_horizon != kMaxSequenceNumber && by_horizon <= first_reader;
+  EntryFate fate;
+  fate.pinned = from != kMaxSequenceNumber && from > first_reader;
+  if (tombstone) {
+    if (under_horizon && hidden) fate.action = EntryFate::kDrop;
+  } else if (hidden) {
+    fate.action = under_horizon ? EntryFate::kDrop : EntryFate::kTombstone;
+  }
+  return fate;
+}
 
 uint64_t SecondaryDeletes::InvalidationTime(SequenceNumber applied_seq, SequenceNumber smallest_seq,
                                             uint64_t dk_min, uint64_t dk_max) const {

@@ -20,11 +20,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "db/dbformat.h"
+#include "format/internal_key.h"
 #include "lethe/options.h"
 #include "lethe/status.h"
 
@@ -42,6 +43,24 @@ struct DeleteKeyRangeRecord {
   SequenceNumber seq = 0;
   uint64_t lo = 0, hi = 0;  // inclusive
   uint64_t time_us = 0;
+};
+
+// The fate of a stored entry under the records, the one rule that flush,
+// compaction and page rewrites share:
+//  * an entry that every reader able to see it sees as hidden is removed:
+//    dropped when a horizon hides it (by the monotone delete-key contract
+//    every older version of its key is hidden too), otherwise turned into a
+//    point tombstone, which still shadows older versions a range does not
+//    reach;
+//  * a point tombstone with a delete key leaves under a horizon, together
+//    with what it deletes (db.h); under a range it stays what it is;
+//  * a point tombstone without a delete key (kMaxDeleteKey) always stays.
+// `pinned`: a record hides the entry, but a snapshot older than that record
+// still reads it, so it stays for now.
+struct EntryFate {
+  enum Action { kKeep, kDrop, kTombstone };
+  Action action = kKeep;
+  bool pinned = false;
 };
 
 struct SecondaryDeletes {
@@ -77,6 +96,11 @@ struct SecondaryDeletes {
     const SequenceNumber from = HiddenFrom(seq, dk);
     return from != kMaxSequenceNumber && from <= read_seq;
   }
+  // What a rewrite (flush, compaction, page rewrite) does with a stored
+  // entry; see EntryFate. `first_reader`: the earliest read sequence that
+  // can see the entry (the oldest snapshot at or above seq, or
+  // kMaxSequenceNumber for the current state alone).
+  EntryFate FateOf(SequenceNumber seq, EntryKind kind, uint64_t dk, SequenceNumber first_reader) const;
 
   // FADE: when entries of a file with the given sequence and delete-key
   // bounds first became invalid through a record newer than applied_seq
@@ -92,5 +116,12 @@ struct SecondaryDeletes {
   void EncodeTo(std::string* dst) const;
   Status DecodeFrom(std::string_view input);
 };
+
+// Whether a live snapshot reads in [lo, hi): such a reader sees the state
+// between two records, or an entry a record has hidden since.
+inline bool AnySnapshotIn(const std::multiset<SequenceNumber>& snapshots, SequenceNumber lo, SequenceNumber hi) {
+  auto it = snapshots.lower_bound(lo);
+  return it != snapshots.end() && *it < hi;
+}
 
 }  // namespace lethe

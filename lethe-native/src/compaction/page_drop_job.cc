@@ -1,0 +1,224 @@
+#include "compaction/page_drop_job.h"
+
+#include <algorithm>
+
+#include "sst/page.h"
+#include "sst/table_builder.h"
+
+namespace lethe {
+
+namespace {
+
+// What reading one page under the records left of it.
+struct FilteredPage {
+  std::vector<OutputEntry> survivors;
+  bool changed = false;    // an entry was removed or turned into a tombstone
+  bool pinned = false;     // a snapshot still reads an entry a record hides
+  uint64_t converted = 0;  // entries turned into point tombstones
+};
+
+// Reads a page and applies the records to every entry (null: a plain copy).
+Status FilterPage(const TableReader& reader, const PageMeta& meta, const SecondaryDeletes* records,
+                  const std::multiset<SequenceNumber>& snapshots, FilteredPage* out) {
+  PageRef page;
+  Status s = reader.ReadPage(meta, false, &page);
+  if (!s.ok()) return s;
+  PageIterator it(page);
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    const uint64_t tag = ExtractTag(it.key());
+    const SequenceNumber seq = TagSequence(tag);
+    EntryFate fate;
+    if (records != nullptr) {
+      auto reader_snapshot = snapshots.lower_bound(seq);
+      const SequenceNumber first_reader = reader_snapshot == snapshots.end() ? kMaxSequenceNumber : *reader_snapshot;
+      fate = records->FateOf(seq, TagKind(tag), it.delete_key(), first_reader);
+    }
+    out->pinned = out->pinned || fate.pinned;
+    out->changed = out->changed || fate.action != EntryFate::kKeep;
+    if (fate.action == EntryFate::kDrop) continue;
+    if (fate.action == EntryFate::kTombstone) {
+      out->survivors.push_back(
+          OutputEntry{MakeInternalKey(ExtractSortKey(it.key()), seq, EntryKind::kTombstone), "", kMaxDeleteKey});
+      out->converted++;
+      continue;
+    }
+    out->survivors.push_back(OutputEntry{std::string(it.key()), std::string(it.value()), it.delete_key()});
+  }
+  if (!it.status().ok()) return Status::Corruption(reader.filename(), it.status().message());
+  return Status::OK();
+}
+
+uint64_t StoredBytes(const PageMeta& p) { return p.size + kBlockTrailerSize; }
+
+}  // namespace
+
+PageDropJob::PageDropJob(PageDropJobOptions options, FileTables tables)
+    : options_(std::move(options)), tables_(std::move(tables)) {}
+
+Status PageDropJob::Tiles(std::vector<PlannedTile>* tiles) {
+  tiles->clear();
+  for (const TileMeta& tile : tables_.table->tiles()) {
+    PlannedTile planned{tile.smallest, tile.largest, {}};
+    for (const PageMeta& own : tile.pages) {
+      bool present;
+      const TableReader* reader;
+      const PageMeta* meta;
+      Status s = tables_.table->EffectivePage(own, &tables_.overrides, &present, &reader, &meta);
+      if (!s.ok()) return s;
+      if (!present) continue;
+      pages_[own.index] = PageRef{&own, reader, meta};
+      planned.pages.push_back(PlannedPage{own.index, meta->delete_key_min, meta->delete_key_max, StoredBytes(*meta)});
+    }
+    tiles->push_back(std::move(planned));
+  }
+  return Status::OK();
+}
+
+void PageDropJob::Free(uint32_t index, PageDropResult* r) {
+  const PageRef& ref = pages_.at(index);
+  if (ref.patched()) return;  // its bytes in the file were freed by an earlier drop
+  r->freed_pages.push_back(index);
+  const uint64_t len = StoredBytes(*ref.own);
+  if (!r->extents.empty() && r->extents.back().first + r->extents.back().second == ref.own->offset) {
+    r->extents.back().second += len;
+  } else {
+    r->extents.emplace_back(ref.own->offset, len);
+  }
+}
+
+Status PageDropJob::Rewrite(const PageDropPlan& plan, const SecondaryDeletes& records,
+                            const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
+  for (uint32_t index : plan.rewrite) {
+    const PageRef& ref = pages_.at(index);
+    FilteredPage page;
+    Status s = FilterPage(*ref.reader, *ref.meta, &records, snapshots, &page);
+    if (!s.ok()) return s;
+    r->rewrite_bytes_read += StoredBytes(*ref.meta);
+    pinned_ = pinned_ || page.pinned;
+    if (!page.changed) continue;
+    r->pages_rewritten++;
+    converted_ += page.converted;
+    if (page.survivors.empty()) {
+      dropped_.push_back(index);
+    } else {
+      patch_pages_[index] = std::move(page.survivors);
+    }
+  }
+  return Status::OK();
+}
+
+// Earlier patched pages that stay move into the new patch table unchanged.
+Status PageDropJob::CopyKeptPatches(PageDropResult* r) {
+  const FileMetaData& f = *tables_.file;
+  static const std::multiset<SequenceNumber> kNoSnapshots;
+  for (uint32_t index : f.patched_pages) {
+    if (std::binary_search(dropped_.begin(), dropped_.end(), index) || patch_pages_.count(index) > 0) continue;
+    const PageMeta& meta = tables_.patch->tiles()[static_cast<size_t>(f.PatchSlot(index))].pages[0];
+    FilteredPage page;
+    Status s = FilterPage(*tables_.patch, meta, nullptr, kNoSnapshots, &page);
+    if (!s.ok()) return s;
+    r->rewrite_bytes_read += StoredBytes(meta);
+    patch_pages_[index] = std::move(page.survivors);
+  }
+  return Status::OK();
+}
+
+// One tile of one page per patched page, in page order.
+Status PageDropJob::WritePatchTable(PageDropResult* r) {
+  r->new_patch = options_.new_file_number();
+  std::unique_ptr<WritableFile> file;
+  Status s = options_.env->NewWritableFile(TableFileName(options_.dbname, r->new_patch), &file);
+  if (!s.ok()) return s;
+  TableBuilderOptions bo;
+  bo.page_size = SIZE_MAX / 4;  // one page per tile: the tile is cut by hand
+  bo.pages_per_tile = 1;
+  bo.bloom_bits_per_key = options_.bloom_bits_per_key;
+  TableBuilder builder(bo, file.get());
+  for (const auto& [index, entries] : patch_pages_) {
+    for (const OutputEntry& e : entries) builder.Add(e.ikey, e.value, e.delete_key);
+    builder.CutTile();
+  }
+  s = builder.Finish();
+  if (s.ok()) s = file->Sync();
+  if (s.ok()) s = file->Close();
+  if (!s.ok()) return s;
+  FileMetaData& after = r->after;
+  after.patch_file = r->new_patch;
+  after.patch_size = builder.FileSize();
+  for (const auto& [index, entries] : patch_pages_) after.patched_pages.push_back(index);
+  r->rewrite_bytes_written += after.patch_size;
+  return Status::OK();
+}
+
+// Sets the entries and delete-key bounds of `f` from the pages it has left
+// (patched pages as patched); *remaining: how many.
+Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining) {
+  FileTables t;
+  Status s = OpenFileTables(options_.tables, std::make_shared<const FileMetaData>(*f), &t);
+  if (!s.ok()) return s;
+  f->num_entries = 0;
+  f->delete_key_min = kMaxDeleteKey;
+  f->delete_key_max = 0;
+  *remaining = 0;
+  for (const TileMeta& tile : t.table->tiles()) {
+    for (const PageMeta& own : tile.pages) {
+      bool present;
+      const TableReader* reader;
+      const PageMeta* p;
+      s = t.table->EffectivePage(own, &t.overrides, &present, &reader, &p);
+      if (!s.ok()) return s;
+      if (!present) continue;
+      ++*remaining;
+      f->num_entries += p->entries;
+      f->delete_key_min = std::min(f->delete_key_min, p->delete_key_min);
+      f->delete_key_max = std::max(f->delete_key_max, p->delete_key_max);
+    }
+  }
+  return Status::OK();
+}
+
+Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& records,
+                        const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
+  const FileMetaData& f = *tables_.file;
+  dropped_ = f.dropped_pages;
+  dropped_.insert(dropped_.end(), plan.drop.begin(), plan.drop.end());
+  Status s = Rewrite(plan, records, snapshots, r);
+  if (!s.ok()) return s;
+  std::sort(dropped_.begin(), dropped_.end());
+  dropped_.erase(std::unique(dropped_.begin(), dropped_.end()), dropped_.end());
+  r->changed = dropped_.size() != f.dropped_pages.size() || !patch_pages_.empty();
+  if (!r->changed) return Status::OK();
+  // Freed: the planned drops and every rewritten page, in file order.
+  for (const auto& [index, ref] : pages_) {
+    const bool gone = std::binary_search(dropped_.begin(), dropped_.end(), index);
+    if (gone || patch_pages_.count(index) > 0) Free(index, r);
+  }
+
+  FileMetaData& after = r->after;
+  after = f;
+  after.dropped_pages = dropped_;
+  after.patched_pages.clear();
+  after.patch_file = 0;
+  after.patch_size = 0;
+  s = CopyKeptPatches(r);
+  if (s.ok() && !patch_pages_.empty()) s = WritePatchTable(r);
+  size_t remaining = 0;
+  if (s.ok()) s = CountRemainingPages(&after, &remaining);
+  if (!s.ok()) return s;
+  if (converted_ > 0) {
+    after.num_point_tombstones += converted_;
+    uint64_t since = records.InvalidationTime(f.secondary_applied_seq, f.smallest_seq, f.delete_key_min,
+                                              f.delete_key_max);
+    if (since == 0) since = options_.now_us | 1;
+    if (after.oldest_tombstone_time_us == 0 || since < after.oldest_tombstone_time_us) {
+      after.oldest_tombstone_time_us = since;
+    }
+  }
+  if (plan.applies_all && !pinned_) {
+    after.secondary_applied_seq = std::max(f.secondary_applied_seq, records.LatestSequence());
+  }
+  r->whole_file = remaining == 0 && f.num_range_tombstones == 0;
+  return Status::OK();
+}
+
+}  // namespace lethe

@@ -1,0 +1,87 @@
+// PageDropJob: carries out a page-drop plan (page_drop_planner.h) on one
+// table file. The file itself is never rewritten: dropped pages leave its
+// record (FileMetaData::dropped_pages), and partly covered pages are read,
+// filtered by the same rule as compaction (SecondaryDeletes::FateOf) and
+// written, with the earlier patched pages that stay, into a new patch table
+// of one page per tile (FileMetaData::patched_pages). The caller installs the
+// new record in a version edit and later punches the freed extents.
+//
+// Call order: Tiles, then Run (once). Thread-safety: one thread; the tables
+// must stay open meanwhile (FileTables holds them).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compaction/compaction_stream.h"
+#include "compaction/page_drop_planner.h"
+#include "format/secondary_deletes.h"
+#include "lethe/env.h"
+#include "version/version.h"
+
+namespace lethe {
+
+struct PageDropJobOptions {
+  std::string dbname;
+  Env* env = nullptr;
+  TableCache* tables = nullptr;  // to count what remains through the new patch
+  int bloom_bits_per_key = 10;   // of the patch table's pages
+  uint64_t now_us = 0;
+  // Returns a fresh file number (registered as a pending output).
+  std::function<uint64_t()> new_file_number;
+};
+
+struct PageDropResult {
+  bool changed = false;        // false: the file stays as it is
+  FileMetaData after;          // the file's new record
+  bool whole_file = false;     // no page and no range tombstone remains: the file goes
+  uint64_t new_patch = 0;      // a patch table written (also on failure: remove it), or 0
+  std::vector<std::pair<uint64_t, uint64_t>> extents;  // bytes of the file no longer read (offset, length)
+  std::vector<uint32_t> freed_pages;                    // the pages those bytes are
+  uint64_t pages_rewritten = 0;
+  uint64_t rewrite_bytes_read = 0;
+  uint64_t rewrite_bytes_written = 0;
+};
+
+class PageDropJob {
+ public:
+  PageDropJob(PageDropJobOptions options, FileTables tables);
+
+  // The file's remaining pages, tile by tile, from its in-memory index (no
+  // page is read).
+  Status Tiles(std::vector<PlannedTile>* tiles);
+
+  Status Run(const PageDropPlan& plan, const SecondaryDeletes& records,
+             const std::multiset<SequenceNumber>& snapshots, PageDropResult* result);
+
+ private:
+  // A remaining page: its place in the file and where its bytes are now.
+  struct PageRef {
+    const PageMeta* own;        // the file's page (offset, size)
+    const TableReader* reader;  // the file's table or the patch table
+    const PageMeta* meta;       // the page readers read
+    bool patched() const { return meta != own; }
+  };
+
+  Status Rewrite(const PageDropPlan& plan, const SecondaryDeletes& records,
+                 const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
+  Status CopyKeptPatches(PageDropResult* r);
+  Status WritePatchTable(PageDropResult* r);
+  Status CountRemainingPages(FileMetaData* f, size_t* remaining);
+  void Free(uint32_t index, PageDropResult* r);
+
+  const PageDropJobOptions options_;
+  const FileTables tables_;
+  std::map<uint32_t, PageRef> pages_;  // remaining pages by index
+  std::vector<uint32_t> dropped_;      // ascending: earlier drops and this one's
+  std::map<uint32_t, std::vector<OutputEntry>> patch_pages_;  // the new patch table's pages
+  uint64_t converted_ = 0;             // entries turned into point tombstones
+  bool pinned_ = false;                // a snapshot still reads an entry a record hides
+};
+
+}  // namespace lethe

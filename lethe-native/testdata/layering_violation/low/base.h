@@ -1,0 +1,2 @@
+// Points up: low may not include high.
+#include "high/top.h"
