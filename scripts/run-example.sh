@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs an example job of examples/ locally (a MiniCluster in one JVM, a generated stream).
+# Runs an example job of examples/ locally (a MiniCluster in one JVM, a generated stream), after
+# setting up and building what is missing (scripts/build-if-needed.sh).
 #   scripts/run-example.sh ClickWindows [--seconds 45 --rate 100000 --backend lethe|hashmap ...]
 #   scripts/run-example.sh TtlDedup [--ttl 5s --duplicate-percent 10 ...]
 # Flink's log goes to target/example.log (warnings and errors also to the console).
@@ -11,11 +12,8 @@ if [ $# -lt 1 ]; then
 fi
 job=$1
 shift
+scripts/build-if-needed.sh
 classpath_file=examples/target/classpath.txt
-if [ ! -f "$classpath_file" ] || [ ! -d examples/target/classes ]; then
-  echo "run-example: the examples are not built: run 'mvn -B install -DskipTests' first" >&2
-  exit 1
-fi
 mkdir -p target
 # Flink's Kryo fallback on JDK types needs these (as in Flink's config.yaml, env.java.opts.all).
 opens="--add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED

@@ -271,7 +271,7 @@ class Benchmark {
     return 0;
   }
 
-  // Delete-heavy YCSB-A (issue 5): half lookups, half writes of which
+  // Delete-heavy YCSB-A: half lookups, half writes of which
   // --delete_percent of all operations are point deletes; uniform keys.
   lethe::Status YcsbDelete(int64_t, bool* found) {
     uint64_t r = rng_.Uniform(100);

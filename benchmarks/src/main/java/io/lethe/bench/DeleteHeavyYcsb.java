@@ -33,7 +33,7 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
- * The delete-heavy YCSB-A variant of issue 5, Lethe with FADE against rocksdbjni (plain; with
+ * The delete-heavy YCSB-A variant (the Lethe paper's), Lethe with FADE against rocksdbjni (plain; with
  * {@code ttl} = D_th; with the deletion-triggered compaction collector), same memory budgets, in
  * one process: 50 % lookups, 50 % writes of which a share are point deletes, uniform keys.
  *

@@ -26,7 +26,7 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
- * Secondary range deletes (issue 6): delete every entry whose delete key is below a cut, chosen so that a
+ * Secondary range deletes: delete every entry whose delete key is below a cut, chosen so that a
  * given share of the database goes, and measure the work until the data is physically gone from every
  * file. Lethe (a horizon: whole pages dropped by a manifest edit, the partly covered page of each delete
  * tile rewritten into the file's patch table, whatever is left rewritten by FADE within D_th) against
