@@ -153,6 +153,9 @@ class DBImpl final : public DB {
   std::shared_ptr<const SuperVersion> GetSuperVersion(ColumnFamilyData* cfd);
   Status WaitForFlush(std::unique_lock<std::mutex>& l);
 
+  // Statistics (db_impl_statistics.cc): one family's memtables and levels (mu_ held).
+  ColumnFamilyStatistics ColumnFamilyStatisticsOf(const ColumnFamilyData& cfd, uint64_t now);
+
   // Background work (db_impl_background.cc).
   void FlushThread();
   void CompactionThread();
@@ -197,11 +200,11 @@ class DBImpl final : public DB {
     }
   };
   // Files whose pages the records may touch (mu_ held).
-  std::vector<PageDropCandidate> PageDropCandidates(const Version& version);
+  std::vector<PageDropCandidate> PageDropCandidates(const Version& version, uint64_t now);
   // Plans one file's page drops and carries them out (no lock held).
   Status PlanAndDropPages(const Version& version, const PageDropCandidate& c,
-                          const std::multiset<SequenceNumber>& snapshots, PageDropPlan* plan,
-                          PageDropResult* result);
+                          const std::multiset<SequenceNumber>& snapshots, uint64_t now,
+                          PageDropPlan* plan, PageDropResult* result);
   // The version edit of the changed files, and their holes to punch (mu_ held).
   Status InstallPageDrops(std::vector<PageDropChange>& changes, const PageDropCounts& counts);
   // Removes patch tables no edit names (mu_ held).

@@ -183,9 +183,8 @@ struct DBImpl::PageDropChange {
   PageDropResult result;
 };
 
-std::vector<DBImpl::PageDropCandidate> DBImpl::PageDropCandidates(const Version& version) {
+std::vector<DBImpl::PageDropCandidate> DBImpl::PageDropCandidates(const Version& version, uint64_t now) {
   std::vector<PageDropCandidate> candidates;
-  const uint64_t now = clock_->NowMicros();
   for (const auto& [id, files] : version.cfs) {
     auto cfd = cfds_.find(id);
     if (files->secondary.empty() || cfd == cfds_.end()) continue;
@@ -201,8 +200,8 @@ std::vector<DBImpl::PageDropCandidate> DBImpl::PageDropCandidates(const Version&
 }
 
 Status DBImpl::PlanAndDropPages(const Version& version, const PageDropCandidate& c,
-                                const std::multiset<SequenceNumber>& snapshots, PageDropPlan* plan,
-                                PageDropResult* result) {
+                                const std::multiset<SequenceNumber>& snapshots, uint64_t now,
+                                PageDropPlan* plan, PageDropResult* result) {
   const ColumnFamilyFiles& files = *version.cfs.at(c.cf);
   FileTables tables;
   Status s = OpenFileTables(table_cache_.get(), c.file, &tables);
@@ -212,7 +211,7 @@ Status DBImpl::PlanAndDropPages(const Version& version, const PageDropCandidate&
   jo.env = env_;
   jo.tables = table_cache_.get();
   jo.bloom_bits_per_key = c.options.bloom_bits_per_key;
-  jo.now_us = clock_->NowMicros();
+  jo.now_us = now;
   jo.new_file_number = [this] { return NewPendingFileNumber(); };
   PageDropJob job(std::move(jo), std::move(tables));
   PageDropInput in;
@@ -222,7 +221,7 @@ Status DBImpl::PlanAndDropPages(const Version& version, const PageDropCandidate&
   in.records = &files.secondary;
   in.snapshots = &snapshots;
   in.options = c.options;
-  in.now_us = clock_->NowMicros();
+  in.now_us = now;
   in.horizon_moving = c.horizon_moving;
   in.older_versions = [&](std::string_view lo, std::string_view hi) {
     return files.OlderOverlap(c.level, c.file, lo, hi);
@@ -236,7 +235,8 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   page_drops_deferred_ = false;
   VersionRef version = versions_->current();
   const std::multiset<SequenceNumber> snapshots = snapshots_;
-  const std::vector<PageDropCandidate> candidates = PageDropCandidates(*version);
+  const uint64_t now = clock_->NowMicros();
+  const std::vector<PageDropCandidate> candidates = PageDropCandidates(*version, now);
   if (candidates.empty()) return Status::OK();
   l.unlock();
 
@@ -248,8 +248,11 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   for (const PageDropCandidate& c : candidates) {
     PageDropPlan plan;
     PageDropChange change{c.cf, c.level, c.file, {}};
-    s = PlanAndDropPages(*version, c, snapshots, &plan, &change.result);
-    if (change.result.new_patch != 0) new_patches.push_back(FileMetaData{.number = change.result.new_patch});
+    s = PlanAndDropPages(*version, c, snapshots, now, &plan, &change.result);
+    if (change.result.new_patch != 0) {
+      new_patches.emplace_back();
+      new_patches.back().number = change.result.new_patch;
+    }
     if (!s.ok()) break;
     counts.partly_covered += plan.partly_covered;
     deferred = deferred || plan.deferred;

@@ -6,56 +6,70 @@
 
 namespace lethe {
 
+namespace {
+
+uint64_t AgeUs(uint64_t now, uint64_t t) { return t == 0 || now < t ? 0 : now - t; }
+
+// What the files of one level hold; tombstone ages as shares of D_th (`threshold_us`, 0: FADE off).
+LevelStatistics LevelStatisticsOf(const std::vector<FileRef>& files, int level, uint64_t now,
+                                  uint64_t threshold_us) {
+  LevelStatistics ls;
+  ls.level = level;
+  for (const FileRef& f : files) {
+    ls.files++;
+    ls.bytes += f->file_size;
+    ls.entries += f->num_entries;
+    ls.point_tombstones += f->num_point_tombstones;
+    ls.range_tombstones += f->num_range_tombstones;
+    ls.estimated_invalidated += f->estimated_invalidated;
+    const uint64_t tombstones = f->num_point_tombstones + f->num_range_tombstones;
+    if (tombstones == 0) continue;
+    const uint64_t age = AgeUs(now, f->oldest_tombstone_time_us);
+    ls.oldest_tombstone_age_us = std::max(ls.oldest_tombstone_age_us, age);
+    if (threshold_us > 0) {
+      const int bucket = static_cast<int>(std::min<uint64_t>(kTombstoneAgeBuckets - 1, age * 4 / threshold_us));
+      ls.tombstone_age_histogram[bucket] += tombstones;
+    }
+  }
+  return ls;
+}
+
+}  // namespace
+
+ColumnFamilyStatistics DBImpl::ColumnFamilyStatisticsOf(const ColumnFamilyData& cfd, uint64_t now) {
+  ColumnFamilyStatistics cs;
+  cs.id = cfd.id;
+  cs.name = cfd.name;
+  cs.memtable_bytes = cfd.mem->ApproximateMemoryUsage() + (cfd.imm ? cfd.imm->ApproximateMemoryUsage() : 0);
+  cs.memtable_entries = cfd.mem->num_entries() + (cfd.imm ? cfd.imm->num_entries() : 0);
+  const ColumnFamilyFiles& files = *cfd.super_version->files;
+  cs.horizon = files.secondary.horizon();
+  cs.secondary_delete_records = files.secondary.horizons.size() + files.secondary.ranges.size();
+  cs.pages_per_tile = static_cast<uint64_t>(TileSizeFor(cfd));
+  cs.delete_persistence_threshold_us = cfd.options.delete_persistence_threshold_us;
+  cs.oldest_tombstone_age_us = std::max(AgeUs(now, cfd.first_tombstone_time_us),
+                                        AgeUs(now, cfd.imm ? cfd.imm_first_tombstone_time_us : 0));
+  uint64_t entries = 0, dead = 0;
+  for (int level = 0; level <= std::max(0, files.DeepestNonEmptyLevel()); level++) {
+    cs.levels.push_back(LevelStatisticsOf(files.levels[level], level, now, cs.delete_persistence_threshold_us));
+    const LevelStatistics& ls = cs.levels.back();
+    cs.oldest_tombstone_age_us = std::max(cs.oldest_tombstone_age_us, ls.oldest_tombstone_age_us);
+    entries += ls.entries;
+    dead += ls.point_tombstones + ls.estimated_invalidated;
+  }
+  if (entries > dead) cs.space_amplification_estimate = static_cast<double>(entries) / (entries - dead);
+  return cs;
+}
+
 DbStatistics DBImpl::GetStatistics() {
   DbStatistics st;
   for (int t = 0; t < kTickerCount; t++) st.Set(static_cast<Ticker>(t), tickers_[t].load());
   {
     std::lock_guard<std::mutex> l(mu_);
+    const uint64_t now = clock_->NowMicros();
     for (const auto& [id, cfd] : cfds_) {
-      ColumnFamilyStatistics cs;
-      cs.id = id;
-      cs.name = cfd->name;
-      cs.memtable_bytes = cfd->mem->ApproximateMemoryUsage() + (cfd->imm ? cfd->imm->ApproximateMemoryUsage() : 0);
-      cs.memtable_entries = cfd->mem->num_entries() + (cfd->imm ? cfd->imm->num_entries() : 0);
-      const ColumnFamilyFiles& files = *cfd->super_version->files;
-      cs.horizon = files.secondary.horizon();
-      cs.secondary_delete_records = files.secondary.horizons.size() + files.secondary.ranges.size();
-      cs.pages_per_tile = static_cast<uint64_t>(TileSizeFor(*cfd));
-      const uint64_t now = clock_->NowMicros();
-      const uint64_t threshold = cfd->options.delete_persistence_threshold_us;
-      auto age = [now](uint64_t t) { return t == 0 || now < t ? 0 : now - t; };
-      cs.delete_persistence_threshold_us = threshold;
-      cs.oldest_tombstone_age_us =
-          std::max(age(cfd->first_tombstone_time_us), age(cfd->imm ? cfd->imm_first_tombstone_time_us : 0));
-      uint64_t entries = 0, dead = 0;
-      int deepest = std::max(0, files.DeepestNonEmptyLevel());
-      for (int level = 0; level <= deepest; level++) {
-        LevelStatistics ls;
-        ls.level = level;
-        for (const FileRef& f : files.levels[level]) {
-          ls.files++;
-          ls.bytes += f->file_size;
-          ls.entries += f->num_entries;
-          ls.point_tombstones += f->num_point_tombstones;
-          ls.range_tombstones += f->num_range_tombstones;
-          ls.estimated_invalidated += f->estimated_invalidated;
-          uint64_t tombstones = f->num_point_tombstones + f->num_range_tombstones;
-          if (tombstones == 0) continue;
-          uint64_t a = age(f->oldest_tombstone_time_us);
-          ls.oldest_tombstone_age_us = std::max(ls.oldest_tombstone_age_us, a);
-          if (threshold > 0) {
-            int bucket = static_cast<int>(std::min<uint64_t>(kTombstoneAgeBuckets - 1, a * 4 / threshold));
-            ls.tombstone_age_histogram[bucket] += tombstones;
-          }
-        }
-        cs.oldest_tombstone_age_us = std::max(cs.oldest_tombstone_age_us, ls.oldest_tombstone_age_us);
-        entries += ls.entries;
-        dead += ls.point_tombstones + ls.estimated_invalidated;
-        st.live_bytes += ls.bytes;
-        cs.levels.push_back(ls);
-      }
-      if (entries > dead) cs.space_amplification_estimate = static_cast<double>(entries) / (entries - dead);
-      st.column_families.push_back(std::move(cs));
+      st.column_families.push_back(ColumnFamilyStatisticsOf(*cfd, now));
+      for (const LevelStatistics& ls : st.column_families.back().levels) st.live_bytes += ls.bytes;
     }
   }
   st.bytes_read_table = read_counters_.bytes_read.load();
