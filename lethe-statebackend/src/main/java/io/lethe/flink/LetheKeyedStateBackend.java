@@ -1,42 +1,29 @@
 package io.lethe.flink;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheException;
-import io.lethe.engine.LetheIterator;
-import io.lethe.engine.ReadOptions;
-import io.lethe.engine.Snapshot;
-import io.lethe.engine.WriteBatch;
-import io.lethe.engine.WriteOptions;
 import io.lethe.flink.expiry.ExpiryDriver;
 import io.lethe.flink.expiry.PolledTimerQueue;
 import io.lethe.flink.expiry.StateExpiry;
 import io.lethe.flink.expiry.WindowExpiry;
-import io.lethe.flink.snapshot.CheckpointFile;
 import io.lethe.flink.snapshot.LetheFullSnapshotResources;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.AbstractLetheState;
-import io.lethe.flink.state.LetheAggregatingState;
-import io.lethe.flink.state.LetheListState;
-import io.lethe.flink.state.LetheMapState;
-import io.lethe.flink.state.LetheReducingState;
-import io.lethe.flink.state.LetheValueState;
+import io.lethe.flink.state.LetheStateContext;
+import io.lethe.flink.state.RegisteredState;
+import io.lethe.flink.state.StateFactory;
+import io.lethe.flink.state.StateKeys;
+import io.lethe.flink.state.StateMigration;
+import io.lethe.flink.state.StateRegistry;
 
 import org.apache.flink.api.common.ExecutionConfig;
-import org.apache.flink.api.common.state.AggregatingStateDescriptor;
-import org.apache.flink.api.common.state.ReducingStateDescriptor;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
-import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.MapSerializer;
-import org.apache.flink.api.common.typeutils.base.MapSerializerSnapshot;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -45,6 +32,7 @@ import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
+import org.apache.flink.runtime.state.InternalKeyContext;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.Keyed;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -58,14 +46,11 @@ import org.apache.flink.runtime.state.SnapshotStrategyRunner;
 import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
 import org.apache.flink.runtime.state.StreamCompressionDecorator;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
-import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueStateSnapshot;
-import org.apache.flink.runtime.state.InternalKeyContext;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.runtime.state.metrics.SizeTrackingStateConfig;
-import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -79,23 +64,14 @@ import javax.annotation.Nonnull;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
-import java.util.Spliterator;
-import java.util.SortedMap;
-import java.util.Spliterators;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
-import java.util.stream.StreamSupport;
 
 /**
  * The keyed state backend of one operator subtask: one Lethe engine, one column family per
@@ -107,45 +83,21 @@ import java.util.stream.StreamSupport;
  * <p>Not thread-safe except where Flink requires it (the asynchronous snapshot part reads a
  * local engine checkpoint or an engine snapshot while the task thread goes on).
  */
-public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
+public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> implements LetheStateContext<K> {
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyedStateBackend.class);
 
-    /** A registered key-value state: its column family, Flink meta info and delete keys. */
-    public static final class StateInfo {
-        ColumnFamilyHandle columnFamily;
-        RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo;
-        StateExpiry expiry;
-
-        /** @param window the operator's window expiry, deciding the delete keys of window contents */
-        public StateInfo(ColumnFamilyHandle columnFamily, RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo,
-                WindowExpiry window) {
-            this.columnFamily = columnFamily;
-            this.metaInfo = metaInfo;
-            this.expiry = StateExpiry.forState(metaInfo.getName(), metaInfo.getStateType(),
-                    metaInfo.getStateSerializer(), metaInfo.getNamespaceSerializer(), window, 0);
-        }
-
-        public StateExpiry expiry() {
-            return expiry;
-        }
-
-        public ColumnFamilyHandle columnFamily() {
-            return columnFamily;
-        }
-
-        public RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo() {
-            return metaInfo;
-        }
-    }
+    /** The engine of one backend and what works on it, as the builder assembles them. */
+    record Engine<K>(LetheDb db, File instanceBasePath, StateRegistry states, HeapPriorityQueuesManager queues,
+            LetheNativeSnapshotStrategy<K> snapshots, ExpiryDriver expiryDriver, WindowExpiry window) {}
 
     private final LetheDb db;
     private final File instanceBasePath;
-    private final ColumnFamilyOptions columnFamilyOptions;
-    private final LinkedHashMap<String, StateInfo> kvStateInformation;
+    private final StateRegistry kvStates;
     private final Map<String, AbstractLetheState<K, ?, ?>> createdKVStates = new HashMap<>();
     private final HeapPriorityQueuesManager queues;
     private final int keyGroupPrefixBytes;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
+    private final StateKeys<K> keys;
     private final LetheNativeSnapshotStrategy<K> nativeSnapshots;
     private final ExpiryDriver expiryDriver;
     private final WindowExpiry window;
@@ -155,39 +107,31 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     private final Map<String, StateExpiry> expiries = new ConcurrentHashMap<>();
     private boolean disposed;
 
-    public LetheKeyedStateBackend(TaskKvStateRegistry kvStateRegistry, TypeSerializer<K> keySerializer,
+    LetheKeyedStateBackend(TaskKvStateRegistry kvStateRegistry, TypeSerializer<K> keySerializer,
             ClassLoader userCodeClassLoader, ExecutionConfig executionConfig, TtlTimeProvider ttlTimeProvider,
             LatencyTrackingStateConfig latencyTrackingStateConfig, SizeTrackingStateConfig sizeTrackingStateConfig,
             CloseableRegistry cancelStreamRegistry, StreamCompressionDecorator compression,
-            InternalKeyContext<K> keyContext, LetheDb db, File instanceBasePath, ColumnFamilyOptions columnFamilyOptions,
-            LinkedHashMap<String, StateInfo> kvStateInformation,
-            Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> registeredQueues,
-            HeapPriorityQueueSetFactory queueFactory, MetricGroup metricGroup, boolean incrementalCheckpoints,
-            UUID backendUid, SortedMap<Long, List<CheckpointFile>> restoredTables, long restoredCheckpointId,
-            WindowExpiry window) {
+            InternalKeyContext<K> keyContext, Engine<K> engine, MetricGroup metricGroup) {
         super(kvStateRegistry, keySerializer, userCodeClassLoader, executionConfig, ttlTimeProvider,
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
-        this.db = db;
-        this.window = window;
-        this.instanceBasePath = instanceBasePath;
-        this.columnFamilyOptions = columnFamilyOptions;
-        this.kvStateInformation = kvStateInformation;
+        this.db = engine.db();
+        this.window = engine.window();
+        this.instanceBasePath = engine.instanceBasePath();
+        this.kvStates = engine.states();
+        this.queues = engine.queues();
+        this.nativeSnapshots = engine.snapshots();
+        this.expiryDriver = engine.expiryDriver();
         this.keyGroupPrefixBytes =
                 CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(keyContext.getNumberOfKeyGroups());
         this.sharedKeyBuilder = new SerializedCompositeKeyBuilder<>(keySerializer, keyGroupPrefixBytes, 32);
-        this.queues = new HeapPriorityQueuesManager(registeredQueues, queueFactory, keyContext.getKeyGroupRange(),
-                keyContext.getNumberOfKeyGroups());
-        this.nativeSnapshots = new LetheNativeSnapshotStrategy<>(db, instanceBasePath, keySerializer,
-                kvStateInformation, registeredQueues::values, keyContext.getKeyGroupRange(), backendUid,
-                incrementalCheckpoints, restoredTables, restoredCheckpointId, window::record);
-        this.expiryDriver = new ExpiryDriver(db, ttlTimeProvider, columnFamilyOptions.deletePersistenceThreshold());
+        this.keys = new StateKeys<>(this);
         window.setCurrentKey(this::getCurrentKey);
-        for (StateInfo info : kvStateInformation.values()) {
-            window.registered(info.metaInfo.getName());
+        for (RegisteredState state : kvStates.all()) {
+            window.registered(state.name());
             try {
-                info.expiry.setRestoredHorizon(db.horizon(info.columnFamily));
+                state.expiry().restoreHorizon(db.horizon(state.columnFamily()));
             } catch (LetheException e) {
-                throw new FlinkRuntimeException("Could not read the restored horizon of " + info.metaInfo.getName(), e);
+                throw new FlinkRuntimeException("Could not read the restored horizon of " + state.name(), e);
             }
         }
         if (metricGroup != null) {
@@ -200,16 +144,19 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         }
     }
 
-    // ---- Accessors for the states.
+    // ---- What the states use.
 
+    @Override
     public LetheDb db() {
         return db;
     }
 
+    @Override
     public int keyGroupPrefixBytes() {
         return keyGroupPrefixBytes;
     }
 
+    @Override
     public SerializedCompositeKeyBuilder<K> sharedKeyBuilder() {
         return sharedKeyBuilder;
     }
@@ -254,26 +201,15 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             @Nonnull TypeSerializer<N> namespaceSerializer, @Nonnull StateDescriptor<S, SV> stateDesc,
             @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory, boolean allowFutureMetadataUpdates)
             throws Exception {
-        StateInfo info = register(stateDesc, namespaceSerializer, allowFutureMetadataUpdates);
-        configureExpiry(stateDesc, info);
-        RegisteredKeyValueStateBackendMetaInfo<N, SV> meta = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) info.metaInfo;
-        AbstractLetheState<K, N, SV> existing = (AbstractLetheState<K, N, SV>) createdKVStates.get(stateDesc.getName());
-        if (existing != null) {
-            existing.update(info.columnFamily, meta.getNamespaceSerializer(), meta.getStateSerializer(),
-                    stateDesc.getDefaultValue());
-            existing.setExpiry(info.expiry);
-            if (existing instanceof LetheReducingState) {
-                ((LetheReducingState<K, N, SV>) existing).setReduceFunction(
-                        ((ReducingStateDescriptor<SV>) stateDesc).getReduceFunction());
-            } else if (existing instanceof LetheAggregatingState) {
-                ((LetheAggregatingState<K, N, Object, SV, Object>) existing).setAggregateFunction(
-                        ((AggregatingStateDescriptor<Object, SV, Object>) stateDesc).getAggregateFunction());
-            }
-            return (IS) existing;
+        RegisteredState registered = register(stateDesc, namespaceSerializer, allowFutureMetadataUpdates);
+        configureExpiry(stateDesc, registered);
+        AbstractLetheState<K, N, SV> state = (AbstractLetheState<K, N, SV>) createdKVStates.get(stateDesc.getName());
+        if (state != null) {
+            StateFactory.reconfigure(state, stateDesc, registered);
+        } else {
+            state = StateFactory.create(stateDesc, registered, this);
+            createdKVStates.put(stateDesc.getName(), state);
         }
-        AbstractLetheState<K, N, SV> state = createState(stateDesc, info.columnFamily, meta);
-        state.setExpiry(info.expiry);
-        createdKVStates.put(stateDesc.getName(), state);
         return (IS) state;
     }
 
@@ -282,18 +218,19 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
      * and reports the outcome: a log line when it is first decided or changes, and the gauge
      * {@code lethe.expiry.<state>} ("active: ..." or "off: why").
      */
-    private void configureExpiry(StateDescriptor<?, ?> desc, StateInfo info) {
+    private void configureExpiry(StateDescriptor<?, ?> desc, RegisteredState registered) {
         String name = desc.getName();
+        StateExpiry expiry = registered.expiry();
         window.registered(name);
-        String before = info.expiry.status();
-        if (info.expiry.configure(desc.getTtlConfig(), expiryDriver.periodMs())) {
-            expiryDriver.register(info.columnFamily, info.expiry);
+        String before = expiry.status();
+        if (expiry.applyTtlConfig(desc.getTtlConfig(), expiryDriver.periodMs())) {
+            expiryDriver.register(registered.columnFamily(), expiry);
         } else {
             expiryDriver.unregister(name);
         }
-        StateExpiry previous = expiries.put(name, info.expiry);
-        if (previous == null || !info.expiry.status().equals(before)) {
-            LOG.info("Lethe expiry of state '{}': {}", name, info.expiry.status());
+        StateExpiry previous = expiries.put(name, expiry);
+        if (previous == null || !expiry.status().equals(before)) {
+            LOG.info("Lethe expiry of state '{}': {}", name, expiry.status());
         }
         if (previous == null && expiryMetrics != null) {
             expiryMetrics.gauge(name, (Gauge<String>) () -> expiries.get(name).status());
@@ -310,47 +247,26 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         return expiryDriver;
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private <N, SV, S extends State> AbstractLetheState<K, N, SV> createState(StateDescriptor<S, SV> desc,
-            ColumnFamilyHandle cf, RegisteredKeyValueStateBackendMetaInfo<N, SV> meta) {
-        TypeSerializer<N> ns = meta.getNamespaceSerializer();
-        TypeSerializer<SV> vs = meta.getStateSerializer();
-        SV dv = desc.getDefaultValue();
-        switch (desc.getType()) {
-            case VALUE:
-                return new LetheValueState<>(cf, ns, vs, dv, this);
-            case LIST:
-                return (AbstractLetheState) new LetheListState<>(cf, ns, (TypeSerializer) vs, (List) dv, this);
-            case MAP:
-                return (AbstractLetheState) new LetheMapState<>(cf, ns, (TypeSerializer) vs, (Map) dv, this);
-            case REDUCING:
-                return new LetheReducingState<>(cf, ns, vs, dv, ((ReducingStateDescriptor<SV>) desc).getReduceFunction(), this);
-            case AGGREGATING:
-                return new LetheAggregatingState<>(cf, ns, vs, dv,
-                        ((AggregatingStateDescriptor<Object, SV, Object>) desc).getAggregateFunction(), this);
-            default:
-                throw new FlinkRuntimeException("State " + desc.getName() + " of type " + desc.getType()
-                        + " is not supported by the Lethe state backend");
-        }
-    }
-
+    /**
+     * Registers a state for its descriptor, or checks a registered one's new serializers (as
+     * Flink's backends do) and migrates its values when the new serializer asks for it.
+     */
     @SuppressWarnings("unchecked")
-    private <N, S extends State, SV> StateInfo register(StateDescriptor<S, SV> desc, TypeSerializer<N> namespaceSerializer,
-            boolean allowFutureMetadataUpdates) throws Exception {
-        StateInfo old = kvStateInformation.get(desc.getName());
+    private <N, S extends State, SV> RegisteredState register(StateDescriptor<S, SV> desc,
+            TypeSerializer<N> namespaceSerializer, boolean allowFutureMetadataUpdates) throws Exception {
+        RegisteredState registered = kvStates.get(desc.getName());
         TypeSerializer<SV> stateSerializer = desc.getSerializer();
-        if (old == null) {
+        if (registered == null) {
             RegisteredKeyValueStateBackendMetaInfo<N, SV> meta = new RegisteredKeyValueStateBackendMetaInfo<>(
                     desc.getType(), desc.getName(), namespaceSerializer, stateSerializer,
                     StateSnapshotTransformFactory.noTransform());
             if (allowFutureMetadataUpdates) {
                 meta = meta.withSerializerUpgradesAllowed();
             }
-            StateInfo info = new StateInfo(columnFamily(desc.getName()), meta, window);
-            kvStateInformation.put(desc.getName(), info);
-            return info;
+            return kvStates.register(db, meta);
         }
-        RegisteredKeyValueStateBackendMetaInfo<N, SV> meta = (RegisteredKeyValueStateBackendMetaInfo<N, SV>) old.metaInfo;
+        RegisteredKeyValueStateBackendMetaInfo<N, SV> meta =
+                (RegisteredKeyValueStateBackendMetaInfo<N, SV>) registered.metaInfo();
         TypeSerializer<N> previousNamespaceSerializer = meta.getNamespaceSerializer();
         TypeSerializerSchemaCompatibility<N> nsCompat = meta.updateNamespaceSerializer(namespaceSerializer);
         if (nsCompat.isCompatibleAfterMigration() || nsCompat.isIncompatible()) {
@@ -361,77 +277,15 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
         TypeSerializer<SV> previousStateSerializer = meta.getStateSerializer();
         TypeSerializerSchemaCompatibility<SV> compat = meta.updateStateSerializer(stateSerializer);
         if (compat.isCompatibleAfterMigration()) {
-            migrateStateValues(desc, old, meta);
+            StateMigration.migrate(desc, registered, this, window, ttlTimeProvider);
         } else if (compat.isIncompatible()) {
             throw new StateMigrationException("The new state serializer (" + stateSerializer
                     + ") must not be incompatible with the old state serializer (" + previousStateSerializer + ").");
         }
         if (allowFutureMetadataUpdates) {
-            meta = meta.withSerializerUpgradesAllowed();
-            old.metaInfo = meta;
+            registered.allowSerializerUpgrades();
         }
-        return old;
-    }
-
-    private ColumnFamilyHandle columnFamily(String stateName) throws IOException {
-        ColumnFamilyHandle cf = db.columnFamily(stateName);
-        return cf != null ? cf : db.createColumnFamily(stateName, columnFamilyOptions);
-    }
-
-    /** Rewrites every value of a state for its new serializer (Flink's state migration). */
-    @SuppressWarnings("unchecked")
-    private <N, S extends State, SV> void migrateStateValues(StateDescriptor<S, SV> desc, StateInfo info,
-            RegisteredKeyValueStateBackendMetaInfo<N, SV> meta) throws Exception {
-        if (desc.getType() == StateDescriptor.Type.MAP) {
-            TypeSerializerSnapshot<SV> previous = meta.getPreviousStateSerializerSnapshot();
-            TypeSerializer<SV> next = meta.getStateSerializer();
-            if (!(previous instanceof MapSerializerSnapshot) || !(next instanceof MapSerializer)) {
-                throw new StateMigrationException("Map state " + desc.getName() + " changed its serializer kind");
-            }
-            TypeSerializerSnapshot<Object> previousKey =
-                    (TypeSerializerSnapshot<Object>) ((MapSerializerSnapshot<?, ?>) previous).getKeySerializerSnapshot();
-            TypeSerializer<Object> nextKey = (TypeSerializer<Object>) ((MapSerializer<?, ?>) next).getKeySerializer();
-            if (!nextKey.snapshotConfiguration().resolveSchemaCompatibility(previousKey).isCompatibleAsIs()) {
-                throw new StateMigrationException("The new serializer for a MapState requires state migration in order"
-                        + " for the job to proceed, since the key schema has changed. However, migration for MapState"
-                        + " currently only allows value schema evolutions.");
-            }
-        }
-        LOG.info("Migrating the values of state {} to its new serializer.", desc.getName());
-        AbstractLetheState<K, N, SV> state = createState(desc, info.columnFamily, meta);
-        // TTL may be turned on or off: the new values' delete keys follow the new serializer.
-        StateExpiry expiry = StateExpiry.forState(desc.getName(), desc.getType(), meta.getStateSerializer(),
-                meta.getNamespaceSerializer(), window, info.expiry.floor());
-        // Turning TTL on lowers delete keys from the maximum: a point delete in between keeps the
-        // engine's contract (a newer version never has a smaller delete key than an older one).
-        boolean lowered = expiry.isTimestamped() && !info.expiry.isTimestamped();
-        info.expiry = expiry;
-        long now = ttlTimeProvider.currentTimestamp();
-        TtlAwareSerializer<SV, ?> previous =
-                (TtlAwareSerializer<SV, ?>) TtlAwareSerializer.wrapTtlAwareSerializer(meta.getPreviousStateSerializer());
-        TtlAwareSerializer<SV, ?> current =
-                (TtlAwareSerializer<SV, ?>) TtlAwareSerializer.wrapTtlAwareSerializer(meta.getStateSerializer());
-        DataInputDeserializer in = new DataInputDeserializer();
-        DataOutputSerializer out = new DataOutputSerializer(512);
-        try (Snapshot snapshot = db.getSnapshot();
-                LetheIterator it = db.newIterator(ReadOptions.atSnapshot(snapshot), info.columnFamily)) {
-            WriteBatch batch = new WriteBatch();
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                in.setBuffer(it.value());
-                state.migrateSerializedValue(in, out, previous, current, ttlTimeProvider);
-                byte[] value = out.getCopyOfBuffer();
-                if (lowered) {
-                    batch.delete(info.columnFamily, it.key());
-                }
-                batch.put(info.columnFamily, it.key(), value, expiry.forRewrite(it.key(), value, now));
-                out.clear();
-                if (batch.sizeInBytes() > (4 << 20)) {
-                    db.write(WriteOptions.NO_WAL, batch);
-                    batch.clear();
-                }
-            }
-            db.write(WriteOptions.NO_WAL, batch);
-        }
+        return registered;
     }
 
     // ---- Timers.
@@ -463,32 +317,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     // ---- Keys.
 
     @Override
-    @SuppressWarnings("unchecked")
     public <N> Stream<K> getKeys(String state, N namespace) {
-        StateInfo info = kvStateInformation.get(state);
-        if (info == null) {
-            return Stream.empty();
-        }
-        TypeSerializer<N> ns = (TypeSerializer<N>) info.metaInfo.getNamespaceSerializer();
-        boolean ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(getKeySerializer(), ns);
-        byte[] namespaceBytes;
-        try {
-            DataOutputSerializer out = new DataOutputSerializer(8);
-            CompositeKeySerializationUtils.writeNameSpace(namespace, ns, out, ambiguous);
-            namespaceBytes = out.getCopyOfBuffer();
-        } catch (IOException e) {
-            throw new FlinkRuntimeException("Failed to serialize a namespace", e);
-        }
-        // An entry belongs to the namespace if the bytes right after its key start with it.
-        return distinct(info.columnFamily, (key, in) -> {
-            K k = CompositeKeySerializationUtils.readKey(getKeySerializer(), in, ambiguous);
-            int offset = key.length - in.available();
-            return key.length - offset >= namespaceBytes.length
-                            && Arrays.equals(key, offset, offset + namespaceBytes.length, namespaceBytes, 0,
-                                    namespaceBytes.length)
-                    ? k
-                    : null;
-        });
+        RegisteredState registered = kvStates.get(state);
+        return registered == null ? Stream.empty() : keys.inNamespace(registered, namespace);
     }
 
     @Override
@@ -502,95 +333,17 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
-        StateInfo info = kvStateInformation.get(state);
-        if (info == null) {
-            return Stream.empty();
-        }
-        TypeSerializer<N> ns = (TypeSerializer<N>) info.metaInfo.getNamespaceSerializer();
-        boolean ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(getKeySerializer(), ns);
-        return distinct(info.columnFamily, (key, in) -> Tuple2.of(
-                CompositeKeySerializationUtils.readKey(getKeySerializer(), in, ambiguous),
-                CompositeKeySerializationUtils.readNamespace(ns, in, ambiguous)));
-    }
-
-    /** Decodes an entry's key (positioned after the key group); null skips the entry. */
-    private interface EntryDecoder<T> {
-        T decode(byte[] key, DataInputDeserializer in) throws IOException;
-    }
-
-    /** The distinct decoded values of a column family's entries, in key order, as a stream. */
-    private <T> Stream<T> distinct(ColumnFamilyHandle cf, EntryDecoder<T> decoder) {
-        DistinctIterator<T> it = new DistinctIterator<>(cf, decoder);
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(it, Spliterator.ORDERED), false)
-                .onClose(it::close);
-    }
-
-    /** Entries of one key decode to the same value and are adjacent: emit each value once. */
-    private final class DistinctIterator<T> implements Iterator<T>, AutoCloseable {
-        private final LetheIterator it;
-        private final EntryDecoder<T> decoder;
-        private final DataInputDeserializer in = new DataInputDeserializer();
-        private T next;
-        private T previous;
-
-        DistinctIterator(ColumnFamilyHandle cf, EntryDecoder<T> decoder) {
-            this.decoder = decoder;
-            try {
-                this.it = db.newIterator(cf);
-                it.seekToFirst();
-            } catch (IOException e) {
-                throw new FlinkRuntimeException("Failed to iterate the keys of a Lethe state", e);
-            }
-        }
-
-        @Override
-        public boolean hasNext() {
-            try {
-                while (next == null && it.isValid()) {
-                    byte[] key = it.key();
-                    in.setBuffer(key);
-                    in.skipBytesToRead(keyGroupPrefixBytes);
-                    T value = decoder.decode(key, in);
-                    if (value != null && !value.equals(previous)) {
-                        next = value;
-                        previous = value;
-                    }
-                    it.next();
-                }
-                return next != null;
-            } catch (IOException e) {
-                throw new FlinkRuntimeException("Failed to iterate the keys of a Lethe state", e);
-            }
-        }
-
-        @Override
-        public T next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            T r = next;
-            next = null;
-            return r;
-        }
-
-        @Override
-        public void close() {
-            it.close();
-        }
+        RegisteredState registered = kvStates.get(state);
+        return registered == null ? Stream.empty() : keys.withNamespaces(registered);
     }
 
     @Override
     public int numKeyValueStateEntries() {
         int count = 0;
         try {
-            for (StateInfo info : kvStateInformation.values()) {
-                try (LetheIterator it = db.newIterator(info.columnFamily)) {
-                    for (it.seekToFirst(); it.isValid(); it.next()) {
-                        count++;
-                    }
-                }
+            for (RegisteredState registered : kvStates.all()) {
+                count += keys.countEntries(registered);
             }
         } catch (IOException e) {
             throw new FlinkRuntimeException("Failed to count Lethe state entries", e);
@@ -601,11 +354,11 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
     // ---- Snapshots.
 
     private LetheFullSnapshotResources<K> fullSnapshotResources() {
-        List<ColumnFamilyHandle> cfs = new ArrayList<>(kvStateInformation.size());
+        List<ColumnFamilyHandle> cfs = new ArrayList<>();
         List<StateMetaInfoSnapshot> metas = new ArrayList<>();
-        for (StateInfo info : kvStateInformation.values()) {
-            cfs.add(info.columnFamily);
-            metas.add(info.metaInfo.snapshot());
+        for (RegisteredState registered : kvStates.all()) {
+            cfs.add(registered.columnFamily());
+            metas.add(registered.snapshotMetaInfo());
         }
         List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots = new ArrayList<>();
         for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : queues.getRegisteredPQStates().values()) {
@@ -659,7 +412,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> {
             metrics.refreshBeforeClose();
         }
         createdKVStates.clear();
-        kvStateInformation.clear();
+        kvStates.clear();
         db.close();  // waits for an asynchronous snapshot's reads in flight
         try {
             FileUtils.deleteDirectory(instanceBasePath);

@@ -1,14 +1,7 @@
 package io.lethe.flink;
 
-import io.lethe.engine.ColumnFamilyOptions;
-import io.lethe.engine.DbOptions;
-import io.lethe.engine.LetheDb;
 import io.lethe.engine.internal.NativeLibrary;
 import io.lethe.flink.expiry.WindowExpiry;
-import io.lethe.flink.restore.LetheFullRestore;
-import io.lethe.flink.restore.LetheNativeRestore;
-import io.lethe.flink.restore.RestoredStates;
-import io.lethe.flink.snapshot.CheckpointFile;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -16,33 +9,17 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
-import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
-import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
-import org.apache.flink.runtime.state.InternalKeyContextImpl;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.OperatorStateBackend;
-import org.apache.flink.runtime.state.StateSerializerProvider;
-import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
-import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
-import org.apache.flink.util.FileUtils;
 
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.SortedMap;
 import java.util.UUID;
 
 /**
@@ -172,6 +149,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     + e.getMessage() + ". Put the lethe-native jar built for this platform on the TaskManagers'"
                     + " classpath (Flink's lib/ directory, beside lethe-statebackend).", e);
         }
+        WindowExpiry window =
+                WindowExpiry.detect(env, parameters.getOperatorIdentifier(), settings.get(LetheOptions.WINDOW_EXPIRY));
         File instanceBasePath = instanceDirectory(env, parameters.getJobID(), parameters.getOperatorIdentifier());
         long writeBufferBytes = settings.get(LetheOptions.WRITE_BUFFER_SIZE).getBytes();
         long pageCacheBytes = settings.get(LetheOptions.PAGE_CACHE_SIZE).getBytes();
@@ -182,74 +161,14 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             writeBufferBytes = Math.max(MIN_WRITE_BUFFER_BYTES, (long) (total * settings.get(LetheOptions.WRITE_BUFFER_RATIO)));
             pageCacheBytes = Math.max(MIN_WRITE_BUFFER_BYTES, total - writeBufferBytes);
         }
-        ColumnFamilyOptions cfOptions = LetheOptions.columnFamilyOptions(settings);
-        DbOptions dbOptions = LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes);
-        File dbDirectory = new File(instanceBasePath, "db");
-        LetheDb db = null;
-        try {
-            KeyGroupRange range = parameters.getKeyGroupRange();
-            int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
-            LinkedHashMap<String, LetheKeyedStateBackend.StateInfo> kvStates = new LinkedHashMap<>();
-            Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues = new HashMap<>();
-            HeapPriorityQueueSetFactory queueFactory = new HeapPriorityQueueSetFactory(range, numberOfKeyGroups, 128);
-            StateSerializerProvider<K> keySerializerProvider =
-                    StateSerializerProvider.fromNewRegisteredSerializer(parameters.getKeySerializer());
-            ClassLoader userClassLoader = env.getUserCodeClassLoader().asClassLoader();
-            WindowExpiry window = WindowExpiry.detect(env, parameters.getOperatorIdentifier(),
-                    settings.get(LetheOptions.WINDOW_EXPIRY));
-            RestoredStates restored =
-                    new RestoredStates(cfOptions, range, numberOfKeyGroups, kvStates, queues, queueFactory, window);
-            List<IncrementalRemoteKeyedStateHandle> nativeHandles = new ArrayList<>();
-            List<KeyedStateHandle> otherHandles = new ArrayList<>();
-            for (KeyedStateHandle h : parameters.getStateHandles()) {
-                if (h instanceof IncrementalRemoteKeyedStateHandle) {
-                    nativeHandles.add((IncrementalRemoteKeyedStateHandle) h);
-                } else if (h != null) {
-                    otherHandles.add(h);
-                }
-            }
-            UUID backendUid = UUID.randomUUID();
-            SortedMap<Long, List<CheckpointFile>> restoredTables = Collections.emptySortedMap();
-            long restoredCheckpointId = -1;
-            if (!nativeHandles.isEmpty()) {
-                if (!otherHandles.isEmpty()) {
-                    throw new IllegalStateException("Cannot restore native and canonical snapshots together: "
-                            + otherHandles.get(0).getClass().getSimpleName());
-                }
-                LetheNativeRestore<K> restore = new LetheNativeRestore<>(instanceBasePath, dbOptions, restored,
-                        userClassLoader, keySerializerProvider, parameters.getCancelStreamRegistry());
-                db = restore.restore(nativeHandles, dbDirectory);
-                backendUid = restore.backendUid();
-                restoredTables = restore.restoredTables();
-                restoredCheckpointId = restore.restoredCheckpointId();
-            } else {
-                db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
-                if (!otherHandles.isEmpty()) {
-                    new LetheFullRestore<K>(db, restored).restore(otherHandles, userClassLoader, keySerializerProvider);
-                }
-            }
-            return new LetheKeyedStateBackend<>(parameters.getKvStateRegistry(),
-                    keySerializerProvider.currentSchemaSerializer(), userClassLoader, env.getExecutionConfig(),
-                    parameters.getTtlTimeProvider(),
-                    latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build(),
-                    sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build(),
-                    // The parameters' registry guards the restore only and is closed once the
-                    // backend is built; the backend's snapshots need a registry of their own.
-                    new CloseableRegistry(), getCompressionDecorator(env.getExecutionConfig()),
-                    new InternalKeyContextImpl<>(range, numberOfKeyGroups), db, instanceBasePath, cfOptions, kvStates,
-                    queues, queueFactory, parameters.getMetricGroup(), isIncrementalCheckpointsEnabled(), backendUid,
-                    restoredTables, restoredCheckpointId, window);
-        } catch (Exception e) {
-            // Nothing of a failed attempt may stay behind: Flink retries with other state handles.
-            if (db != null) {
-                db.close();
-            }
-            FileUtils.deleteDirectoryQuietly(instanceBasePath);
-            if (e instanceof IOException) {
-                throw (IOException) e;
-            }
-            throw new BackendBuildingException("Failed to build the Lethe keyed state backend", e);
-        }
+        return new LetheKeyedStateBackendBuilder<>(parameters, instanceBasePath,
+                LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes),
+                LetheOptions.columnFamilyOptions(settings))
+                .setLatencyTracking(latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
+                .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
+                .setIncrementalCheckpoints(isIncrementalCheckpointsEnabled())
+                .setWindowExpiry(window)
+                .build();
     }
 
     /** Smallest write buffer and cache the engine gets from managed memory. */

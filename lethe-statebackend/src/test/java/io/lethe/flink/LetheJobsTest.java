@@ -1,5 +1,7 @@
 package io.lethe.flink;
 
+import io.lethe.flink.testing.TestJobs;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

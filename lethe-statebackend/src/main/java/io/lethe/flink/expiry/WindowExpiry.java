@@ -410,7 +410,7 @@ public final class WindowExpiry {
         if (key.length < Long.BYTES) {
             throw new IllegalArgumentException("A window-contents key of " + key.length + " bytes has no window");
         }
-        long end = StateExpiry.readTimestamp(key, key.length - Long.BYTES);
+        long end = Timestamps.read(key, key.length - Long.BYTES);
         return end == Long.MIN_VALUE ? end : end - 1;
     }
 }

@@ -3,7 +3,7 @@ package io.lethe.flink.restore;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
-import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
+import io.lethe.flink.state.RegisteredState;
 
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
@@ -68,7 +68,7 @@ public final class LetheFullRestore<K> {
 
     private void apply(SavepointRestoreResult result) throws Exception {
         List<StateMetaInfoSnapshot> metas = result.getStateMetaInfoSnapshots();
-        Map<Integer, StateInfo> kvStates = new HashMap<>();
+        Map<Integer, RegisteredState> kvStates = new HashMap<>();
         Map<Integer, HeapPriorityQueueSnapshotRestoreWrapper<?>> restoredQueues = new HashMap<>();
         for (int i = 0; i < metas.size(); i++) {
             StateMetaInfoSnapshot meta = metas.get(i);
@@ -90,12 +90,12 @@ public final class LetheFullRestore<K> {
                             addToQueue(queue, e.getKey());
                             continue;
                         }
-                        StateInfo state = kvStates.get(e.getKvStateId());
+                        RegisteredState state = kvStates.get(e.getKvStateId());
                         if (state == null) {
                             throw new IllegalStateException("Unknown state id in snapshot: " + e.getKvStateId());
                         }
                         long deleteKey =
-                                state.expiry().forRestored(e.getKey(), e.getValue(),
+                                state.expiry().issueRestored(e.getKey(), e.getValue(),
                                         state.metaInfo().getStateSerializer());
                         batch.put(state.columnFamily(), e.getKey(), e.getValue(), deleteKey);
                         if (batch.sizeInBytes() >= BATCH_BYTES) {

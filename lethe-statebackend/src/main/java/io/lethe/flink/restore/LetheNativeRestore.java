@@ -7,10 +7,10 @@ import io.lethe.engine.LetheIterator;
 import io.lethe.engine.ReadOptions;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
-import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
 import io.lethe.flink.snapshot.CheckpointFile;
 import io.lethe.flink.snapshot.FileChecksum;
 import io.lethe.flink.snapshot.LetheNativeSnapshotFormat;
+import io.lethe.flink.state.RegisteredState;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -316,7 +316,7 @@ public final class LetheNativeRestore<K> {
             }
         }
         for (Map.Entry<String, Long> floor : LetheNativeSnapshotFormat.readFloors(in, version, kvStates).entrySet()) {
-            StateInfo info = states.kvState(floor.getKey());
+            RegisteredState info = states.kvState(floor.getKey());
             if (info != null) {
                 info.expiry().raiseFloor(floor.getValue());
             }

@@ -1,21 +1,18 @@
 package io.lethe.flink.restore;
 
-import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.LetheDb;
-import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
 import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.state.RegisteredState;
+import io.lethe.flink.state.StateRegistry;
 
 import org.apache.flink.runtime.state.KeyExtractorFunction;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.RegisteredPriorityQueueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -24,19 +21,17 @@ import java.util.Map;
  * name wins; later snapshots of the same state (other handles when rescaling) reuse it.
  */
 public final class RestoredStates {
-    private final ColumnFamilyOptions columnFamilyOptions;
     private final KeyGroupRange keyGroupRange;
     private final int numberOfKeyGroups;
-    private final LinkedHashMap<String, StateInfo> kvStates;
+    private final StateRegistry kvStates;
     private final Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues;
     private final HeapPriorityQueueSetFactory queueFactory;
     private final WindowExpiry window;
 
-    public RestoredStates(ColumnFamilyOptions columnFamilyOptions, KeyGroupRange keyGroupRange, int numberOfKeyGroups,
-            LinkedHashMap<String, StateInfo> kvStates, Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues,
-            HeapPriorityQueueSetFactory queueFactory, WindowExpiry window) {
+    public RestoredStates(KeyGroupRange keyGroupRange, int numberOfKeyGroups, StateRegistry kvStates,
+            Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues, HeapPriorityQueueSetFactory queueFactory,
+            WindowExpiry window) {
         this.window = window;
-        this.columnFamilyOptions = columnFamilyOptions;
         this.keyGroupRange = keyGroupRange;
         this.numberOfKeyGroups = numberOfKeyGroups;
         this.kvStates = kvStates;
@@ -57,22 +52,13 @@ public final class RestoredStates {
         return numberOfKeyGroups;
     }
 
-    public StateInfo kvState(String name) {
+    public RegisteredState kvState(String name) {
         return kvStates.get(name);
     }
 
     /** Registers a key-value state, creating its column family in {@code db} if missing. */
-    public StateInfo registerKeyValueState(LetheDb db, StateMetaInfoSnapshot meta) throws IOException {
-        StateInfo info = kvStates.get(meta.getName());
-        if (info == null) {
-            ColumnFamilyHandle cf = db.columnFamily(meta.getName());
-            if (cf == null) {
-                cf = db.createColumnFamily(meta.getName(), columnFamilyOptions);
-            }
-            info = new StateInfo(cf, new RegisteredKeyValueStateBackendMetaInfo<>(meta), window);
-            kvStates.put(meta.getName(), info);
-        }
-        return info;
+    public RegisteredState registerKeyValueState(LetheDb db, StateMetaInfoSnapshot meta) throws IOException {
+        return kvStates.registerRestored(db, meta);
     }
 
     /** Registers a heap timer queue. */

@@ -1,8 +1,8 @@
 package io.lethe.flink.snapshot;
 
 import io.lethe.engine.LetheDb;
-import io.lethe.flink.LetheKeyedStateBackend.StateInfo;
 import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.state.RegisteredState;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -95,7 +95,7 @@ public final class LetheNativeSnapshotStrategy<K>
     private final LetheDb db;
     private final File instanceBasePath;
     private final TypeSerializer<K> keySerializer;
-    private final Map<String, StateInfo> kvStates;
+    private final Supplier<Collection<RegisteredState>> kvStates;
     private final Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues;
     private final KeyGroupRange keyGroupRange;
     private final UUID backendUid;
@@ -112,7 +112,7 @@ public final class LetheNativeSnapshotStrategy<K>
      *     files unchanged (no rescaling); empty otherwise
      */
     public LetheNativeSnapshotStrategy(LetheDb db, File instanceBasePath, TypeSerializer<K> keySerializer,
-            Map<String, StateInfo> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
+            Supplier<Collection<RegisteredState>> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
             KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
             SortedMap<Long, List<CheckpointFile>> restoredTables, long lastCompletedCheckpointId,
             Supplier<WindowExpiry.Record> window) {
@@ -170,10 +170,10 @@ public final class LetheNativeSnapshotStrategy<K>
     public NativeResources syncPrepareResources(long checkpointId) throws Exception {
         List<StateMetaInfoSnapshot> metas = new ArrayList<>();
         Map<String, Long> floors = new LinkedHashMap<>();
-        for (StateInfo info : kvStates.values()) {
-            metas.add(info.metaInfo().snapshot());
+        for (RegisteredState state : kvStates.get()) {
+            metas.add(state.snapshotMetaInfo());
             // Taken with the engine checkpoint below: at least every delete key in it.
-            floors.put(info.metaInfo().getName(), info.expiry().floor());
+            floors.put(state.name(), state.expiry().floor());
         }
         List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots = new ArrayList<>();
         for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : queues.get()) {

@@ -2,7 +2,6 @@ package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.WriteOptions;
-import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.internal.InternalMergingState;
@@ -18,8 +17,8 @@ abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLe
         implements InternalMergingState<K, N, IN, SV, OUT> {
 
     AbstractLetheAppendingState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
-            TypeSerializer<SV> valueSerializer, SV defaultValue, LetheKeyedStateBackend<K> backend) {
-        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+            TypeSerializer<SV> valueSerializer, SV defaultValue, LetheStateContext<K> context) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, context);
     }
 
     /** Combines two stored values (both non-null). */
@@ -42,10 +41,10 @@ abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLe
 
     void updateInternal(byte[] key, SV value) throws IOException {
         if (value == null) {
-            db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
+            db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.issueDelete(key));
         } else {
             byte[] bytes = serializeValue(value);
-            db().put(columnFamily, key, bytes, expiry.forPut(key, bytes));
+            db().put(columnFamily, key, bytes, expiry.issuePut(key, bytes));
         }
     }
 
@@ -62,7 +61,7 @@ abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLe
             byte[] key = keyBytesFor(source);
             SV value = getInternal(key);
             if (value != null) {
-                db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
+                db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.issueDelete(key));
                 merged = merged == null ? value : mergeValues(merged, value);
             }
         }

@@ -3,7 +3,6 @@ package io.lethe.flink.state;
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.WriteOptions;
-import io.lethe.flink.LetheKeyedStateBackend;
 import io.lethe.flink.expiry.StateExpiry;
 
 import org.apache.flink.api.common.state.State;
@@ -30,7 +29,7 @@ import java.io.IOException;
  * <p>Not thread-safe: a keyed state is used by its operator's thread only.
  */
 public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, N, V>, State {
-    protected final LetheKeyedStateBackend<K> backend;
+    protected final LetheStateContext<K> context;
     protected ColumnFamilyHandle columnFamily;
     protected TypeSerializer<N> namespaceSerializer;
     protected TypeSerializer<V> valueSerializer;
@@ -47,13 +46,13 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
             TypeSerializer<N> namespaceSerializer,
             TypeSerializer<V> valueSerializer,
             V defaultValue,
-            LetheKeyedStateBackend<K> backend) {
+            LetheStateContext<K> context) {
         this.columnFamily = columnFamily;
         this.namespaceSerializer = namespaceSerializer;
         this.valueSerializer = valueSerializer;
         this.defaultValue = defaultValue;
-        this.backend = backend;
-        this.keyBuilder = backend.sharedKeyBuilder();
+        this.context = context;
+        this.keyBuilder = context.sharedKeyBuilder();
     }
 
     /** Called when a restored state is registered again with new serializers. */
@@ -71,14 +70,14 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
     }
 
     protected LetheDb db() {
-        return backend.db();
+        return context.db();
     }
 
     @Override
     public void clear() {
         try {
             byte[] key = currentKeyBytes();
-            db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
+            db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.issueDelete(key));
         } catch (IOException e) {
             throw new FlinkRuntimeException("Error while removing entry from Lethe", e);
         }
@@ -95,7 +94,7 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
 
     @Override
     public TypeSerializer<K> getKeySerializer() {
-        return backend.getKeySerializer();
+        return context.getKeySerializer();
     }
 
     @Override
@@ -125,9 +124,9 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
             TypeSerializer<N> safeNamespaceSerializer) throws IOException {
         Tuple2<K, N> keyAndNamespace = KvStateSerializer.deserializeKeyAndNamespace(
                 serializedKeyAndNamespace, safeKeySerializer, safeNamespaceSerializer);
-        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, backend.getNumberOfKeyGroups());
+        int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(keyAndNamespace.f0, context.getNumberOfKeyGroups());
         SerializedCompositeKeyBuilder<K> builder =
-                new SerializedCompositeKeyBuilder<>(safeKeySerializer, backend.keyGroupPrefixBytes(), 32);
+                new SerializedCompositeKeyBuilder<>(safeKeySerializer, context.keyGroupPrefixBytes(), 32);
         builder.setKeyAndKeyGroup(keyAndNamespace.f0, keyGroup);
         return builder.buildCompositeKeyNamespace(keyAndNamespace.f1, safeNamespaceSerializer);
     }

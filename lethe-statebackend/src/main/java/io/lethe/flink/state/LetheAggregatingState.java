@@ -1,7 +1,6 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -14,8 +13,8 @@ public class LetheAggregatingState<K, N, IN, ACC, OUT> extends AbstractLetheAppe
 
     public LetheAggregatingState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
             TypeSerializer<ACC> accumulatorSerializer, ACC defaultValue,
-            AggregateFunction<IN, ACC, OUT> aggregateFunction, LetheKeyedStateBackend<K> backend) {
-        super(cf, namespaceSerializer, accumulatorSerializer, defaultValue, backend);
+            AggregateFunction<IN, ACC, OUT> aggregateFunction, LetheStateContext<K> context) {
+        super(cf, namespaceSerializer, accumulatorSerializer, defaultValue, context);
         this.aggregateFunction = aggregateFunction;
     }
 

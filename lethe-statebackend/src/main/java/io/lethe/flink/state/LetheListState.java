@@ -3,7 +3,6 @@ package io.lethe.flink.state;
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
-import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
@@ -31,8 +30,8 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
     private TypeSerializer<V> elementSerializer;
 
     public LetheListState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
-            TypeSerializer<List<V>> valueSerializer, List<V> defaultValue, LetheKeyedStateBackend<K> backend) {
-        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+            TypeSerializer<List<V>> valueSerializer, List<V> defaultValue, LetheStateContext<K> context) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, context);
         this.elementSerializer = ((ListSerializer<V>) valueSerializer).getElementSerializer();
     }
 
@@ -58,7 +57,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
         Preconditions.checkNotNull(value, "You cannot add null to a ListState.");
         byte[] key = currentKeyBytes();
         byte[] bytes = serialize(value, elementSerializer);
-        db().merge(columnFamily, key, bytes, expiry.forPut(key, bytes));
+        db().merge(columnFamily, key, bytes, expiry.issuePut(key, bytes));
     }
 
     @Override
@@ -68,7 +67,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             return;
         }
         byte[] key = currentKeyBytes();
-        db().merge(columnFamily, key, serializeList(values), expiry.forListElements(key, values));
+        db().merge(columnFamily, key, serializeList(values), expiry.issueListElements(key, values));
     }
 
     @Override
@@ -84,7 +83,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             return;
         }
         byte[] key = currentKeyBytes();
-        db().put(columnFamily, key, serializeList(values), expiry.forListElements(key, values));
+        db().put(columnFamily, key, serializeList(values), expiry.issueListElements(key, values));
     }
 
     private byte[] serializeList(List<V> values) throws IOException {
@@ -109,13 +108,13 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             byte[] key = keyBytesFor(source);
             byte[] bytes = db().get(columnFamily, key);
             if (bytes != null) {
-                batch.delete(columnFamily, key, expiry.forDelete(key));
+                batch.delete(columnFamily, key, expiry.issueDelete(key));
                 merged = merged == null ? bytes : concat(merged, bytes);
             }
         }
         if (merged != null) {
             byte[] targetKey = keyBytesFor(target);
-            batch.merge(columnFamily, targetKey, merged, expiry.forEarlierData(targetKey));
+            batch.merge(columnFamily, targetKey, merged, expiry.earlierDataDeleteKey(targetKey));
         }
         if (batch.count() > 0) {
             db().write(WriteOptions.NO_WAL, batch);

@@ -5,7 +5,6 @@ import io.lethe.engine.LetheIterator;
 import io.lethe.engine.ReadOptions;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
-import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
@@ -42,8 +41,8 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
     private TypeSerializer<UV> userValueSerializer;
 
     public LetheMapState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
-            TypeSerializer<Map<UK, UV>> valueSerializer, Map<UK, UV> defaultValue, LetheKeyedStateBackend<K> backend) {
-        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+            TypeSerializer<Map<UK, UV>> valueSerializer, Map<UK, UV> defaultValue, LetheStateContext<K> context) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, context);
         setSerializers(valueSerializer);
     }
 
@@ -69,7 +68,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
     public void put(UK userKey, UV userValue) throws IOException {
         byte[] key = currentKeyBytesWithUserKey(userKey, userKeySerializer);
         byte[] bytes = serializeUserValue(userValue);
-        db().put(columnFamily, key, bytes, expiry.forPut(key, bytes));
+        db().put(columnFamily, key, bytes, expiry.issuePut(key, bytes));
     }
 
     @Override
@@ -81,7 +80,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
         for (Map.Entry<UK, UV> e : map.entrySet()) {
             byte[] key = currentKeyBytesWithUserKey(e.getKey(), userKeySerializer);
             byte[] bytes = serializeUserValue(e.getValue());
-            batch.put(columnFamily, key, bytes, expiry.forPut(key, bytes));
+            batch.put(columnFamily, key, bytes, expiry.issuePut(key, bytes));
         }
         db().write(WriteOptions.NO_WAL, batch);
     }
@@ -89,7 +88,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
     @Override
     public void remove(UK userKey) throws IOException {
         byte[] key = currentKeyBytesWithUserKey(userKey, userKeySerializer);
-        db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.forDelete(key));
+        db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.issueDelete(key));
     }
 
     @Override
@@ -128,7 +127,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             byte[] prefix = currentKeyBytes();
             WriteBatch batch = new WriteBatch();
             for (RawEntry raw : scan(prefix, prefix, Integer.MAX_VALUE)) {
-                batch.delete(columnFamily, raw.key, expiry.forDelete(raw.key));
+                batch.delete(columnFamily, raw.key, expiry.issueDelete(raw.key));
             }
             if (batch.count() > 0) {
                 db().write(WriteOptions.NO_WAL, batch);
@@ -312,7 +311,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             UV old = getValue();
             try {
                 byte[] bytes = serializeUserValue(newValue);
-                db().put(columnFamily, raw.key, bytes, expiry.forPut(raw.key, bytes));
+                db().put(columnFamily, raw.key, bytes, expiry.issuePut(raw.key, bytes));
             } catch (IOException e) {
                 throw new FlinkRuntimeException("Error while updating a map state value", e);
             }
@@ -342,7 +341,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
 
         void remove() {
             try {
-                db().delete(WriteOptions.DEFAULT, columnFamily, raw.key, expiry.forDelete(raw.key));
+                db().delete(WriteOptions.DEFAULT, columnFamily, raw.key, expiry.issueDelete(raw.key));
             } catch (IOException e) {
                 throw new FlinkRuntimeException("Error while removing a map state entry", e);
             }

@@ -1,7 +1,6 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.functions.ReduceFunction;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -14,8 +13,8 @@ public class LetheReducingState<K, N, V> extends AbstractLetheAppendingState<K, 
 
     public LetheReducingState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
             TypeSerializer<V> valueSerializer, V defaultValue, ReduceFunction<V> reduceFunction,
-            LetheKeyedStateBackend<K> backend) {
-        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+            LetheStateContext<K> context) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, context);
         this.reduceFunction = reduceFunction;
     }
 

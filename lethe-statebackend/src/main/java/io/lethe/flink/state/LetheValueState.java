@@ -1,7 +1,6 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.flink.LetheKeyedStateBackend;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.internal.InternalValueState;
@@ -12,8 +11,8 @@ import java.io.IOException;
 public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implements InternalValueState<K, N, V> {
 
     public LetheValueState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
-            TypeSerializer<V> valueSerializer, V defaultValue, LetheKeyedStateBackend<K> backend) {
-        super(cf, namespaceSerializer, valueSerializer, defaultValue, backend);
+            TypeSerializer<V> valueSerializer, V defaultValue, LetheStateContext<K> context) {
+        super(cf, namespaceSerializer, valueSerializer, defaultValue, context);
     }
 
     @Override
@@ -30,6 +29,6 @@ public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implem
         }
         byte[] key = currentKeyBytes();
         byte[] bytes = serializeValue(value);
-        db().put(columnFamily, key, bytes, expiry.forPut(key, bytes));
+        db().put(columnFamily, key, bytes, expiry.issuePut(key, bytes));
     }
 }

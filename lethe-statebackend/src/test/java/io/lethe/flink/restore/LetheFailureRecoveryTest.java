@@ -1,4 +1,7 @@
-package io.lethe.flink;
+package io.lethe.flink.restore;
+
+import io.lethe.flink.LetheStateBackendFactory;
+import io.lethe.flink.testing.TestJobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -158,8 +161,10 @@ class LetheFailureRecoveryTest {
     /**
      * The failure plan of the running job and its progress, shared by the operators (the
      * MiniCluster runs in this JVM). Failure {@code i} is due once the input reached its position
-     * and a checkpoint completed after failure {@code i - 1}: otherwise the job could fail again
-     * before it checkpointed any progress, and a recovery would restore nothing new.
+     * and, in the attempt after the one failure {@code i - 1} ended, a checkpoint completed:
+     * otherwise the job could fail again before it checkpointed any progress, and a recovery would
+     * restore nothing new. (A checkpoint in flight when a failure struck may still complete in the
+     * failing attempt; it does not count, or the next failure could strike that attempt again.)
      */
     static final class Injector {
         static volatile List<Failure> plan = List.of();
@@ -168,6 +173,8 @@ class LetheFailureRecoveryTest {
         static final AtomicInteger HIGHEST_ATTEMPT = new AtomicInteger();
         static final ConcurrentLinkedQueue<String> LOG = new ConcurrentLinkedQueue<>();
         static volatile long completedAtLastFailure;
+        /** The attempt that the last injected failure ended. */
+        static volatile int attemptAtLastFailure;
         /** Records the input map passed in the current attempt (restored from its checkpoint). */
         static volatile long position;
 
@@ -178,7 +185,17 @@ class LetheFailureRecoveryTest {
             HIGHEST_ATTEMPT.set(0);
             LOG.clear();
             completedAtLastFailure = 0;
+            attemptAtLastFailure = -1;
             position = 0;
+        }
+
+        /** A subtask of the input map opened in {@code attempt}. */
+        static synchronized void attemptStarted(int attempt) {
+            if (HIGHEST_ATTEMPT.get() < attempt) {
+                HIGHEST_ATTEMPT.set(attempt);
+                // Only checkpoints completed from now on count for the next failure.
+                completedAtLastFailure = Math.max(completedAtLastFailure, LAST_COMPLETED_CHECKPOINT.get());
+            }
         }
 
         /** The input reached the next failure's position but it has not happened yet. */
@@ -195,11 +212,13 @@ class LetheFailureRecoveryTest {
         static void maybeFail(Moment moment, String where) {
             int i = INJECTED.get();
             if (i >= plan.size() || plan.get(i).moment() != moment || position < plan.get(i).position()
+                    || HIGHEST_ATTEMPT.get() <= attemptAtLastFailure
                     || LAST_COMPLETED_CHECKPOINT.get() <= completedAtLastFailure) {
                 return;
             }
             if (INJECTED.compareAndSet(i, i + 1)) {
                 completedAtLastFailure = LAST_COMPLETED_CHECKPOINT.get();
+                attemptAtLastFailure = HIGHEST_ATTEMPT.get();
                 String what = "injected failure " + (i + 1) + "/" + plan.size() + ": " + moment + " in " + where
                         + " at input position " + position + ", last completed checkpoint " + completedAtLastFailure;
                 LOG.add(what);
@@ -230,7 +249,7 @@ class LetheFailureRecoveryTest {
 
         @Override
         public void open(OpenContext openContext) {
-            Injector.HIGHEST_ATTEMPT.accumulateAndGet(getRuntimeContext().getTaskInfo().getAttemptNumber(), Math::max);
+            Injector.attemptStarted(getRuntimeContext().getTaskInfo().getAttemptNumber());
         }
 
         @Override

@@ -1,4 +1,8 @@
-package io.lethe.flink;
+package io.lethe.flink.snapshot;
+
+import io.lethe.flink.LetheOptions;
+import io.lethe.flink.LetheStateBackend;
+import io.lethe.flink.testing.TestCheckpoints;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

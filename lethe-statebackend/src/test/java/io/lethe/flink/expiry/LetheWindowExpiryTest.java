@@ -1,11 +1,14 @@
-package io.lethe.flink;
+package io.lethe.flink.expiry;
+
+import io.lethe.engine.Statistics;
+import io.lethe.engine.Ticker;
+import io.lethe.flink.LetheKeyedStateBackend;
+import io.lethe.flink.LetheOptions;
+import io.lethe.flink.LetheStateBackend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lethe.engine.Statistics;
-import io.lethe.engine.Ticker;
-import io.lethe.flink.expiry.StateExpiry;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.functions.AggregateFunction;

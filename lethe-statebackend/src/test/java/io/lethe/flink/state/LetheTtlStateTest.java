@@ -1,4 +1,7 @@
-package io.lethe.flink;
+package io.lethe.flink.state;
+
+import io.lethe.flink.LetheOptions;
+import io.lethe.flink.LetheStateBackend;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -17,7 +20,9 @@ import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
  * offer cheaply ({@link #incrementalCleanupSupported()}); cleanup in full snapshots ({@code
  * cleanupFullSnapshot}) filters Flink's canonical full snapshots, while checkpoints here are native
  * engine files, as RocksDB's are ({@link #isSavepoint()}: "full snapshot strategy"). Lethe purges
- * expired state through its own expiry instead (issue 7).
+ * expired state by its horizons instead: with the default delete persistence threshold of one hour
+ * they do not move during this suite; {@link LetheTtlStateShortThresholdTest} runs it with moving
+ * horizons.
  */
 class LetheTtlStateTest extends TtlStateTestBase {
     @Override
@@ -25,13 +30,18 @@ class LetheTtlStateTest extends TtlStateTestBase {
         return new StateBackendTestContext(timeProvider) {
             @Override
             protected StateBackend createStateBackend() {
-                return new LetheStateBackend()
-                        .with(LetheOptions.USE_MANAGED_MEMORY, false)
-                        .with(LetheOptions.WRITE_BUFFER_SIZE, MemorySize.parse("1mb"))
-                        .with(LetheOptions.PAGE_CACHE_SIZE, MemorySize.parse("1mb"))
-                        .with(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+                return backend();
             }
         };
+    }
+
+    /** Small engine buffers, incremental native checkpoints. */
+    LetheStateBackend backend() {
+        return new LetheStateBackend()
+                .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .with(LetheOptions.WRITE_BUFFER_SIZE, MemorySize.parse("1mb"))
+                .with(LetheOptions.PAGE_CACHE_SIZE, MemorySize.parse("1mb"))
+                .with(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
     }
 
     @Override

@@ -1,4 +1,8 @@
-package io.lethe.flink;
+package io.lethe.flink.expiry;
+
+import io.lethe.flink.LetheOptions;
+import io.lethe.flink.LetheStateBackendFactory;
+import io.lethe.flink.testing.TestJobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.lethe.flink;
+package io.lethe.flink.testing;
 
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.Path;
@@ -16,13 +16,13 @@ import java.nio.file.Files;
 import java.util.concurrent.RunnableFuture;
 
 /** Checkpoint streams in a local directory, and snapshots of a keyed backend run to completion. */
-final class TestCheckpoints {
-    static final CheckpointOptions CANONICAL_SAVEPOINT = new CheckpointOptions(
+public final class TestCheckpoints {
+    public static final CheckpointOptions CANONICAL_SAVEPOINT = new CheckpointOptions(
             SavepointType.savepoint(SavepointFormatType.CANONICAL), CheckpointStorageLocationReference.getDefault());
 
-    final FsCheckpointStreamFactory streams;
+    public final FsCheckpointStreamFactory streams;
 
-    TestCheckpoints(java.nio.file.Path directory) throws IOException {
+    public TestCheckpoints(java.nio.file.Path directory) throws IOException {
         Files.createDirectories(directory.resolve("exclusive"));
         Files.createDirectories(directory.resolve("shared"));
         streams = new FsCheckpointStreamFactory(LocalFileSystem.getSharedInstance(),
@@ -31,13 +31,13 @@ final class TestCheckpoints {
     }
 
     /** Takes a snapshot synchronously and returns the handle the JobManager would keep. */
-    KeyedStateHandle take(AbstractKeyedStateBackend<?> backend, long id, CheckpointOptions options) throws Exception {
+    public KeyedStateHandle take(AbstractKeyedStateBackend<?> backend, long id, CheckpointOptions options) throws Exception {
         RunnableFuture<SnapshotResult<KeyedStateHandle>> f = backend.snapshot(id, id, streams, options);
         f.run();
         return f.get().getJobManagerOwnedSnapshot();
     }
 
-    KeyedStateHandle take(AbstractKeyedStateBackend<?> backend, long id) throws Exception {
+    public KeyedStateHandle take(AbstractKeyedStateBackend<?> backend, long id) throws Exception {
         return take(backend, id, CheckpointOptions.forCheckpointWithDefaultLocation());
     }
 }

@@ -1,4 +1,4 @@
-package io.lethe.flink;
+package io.lethe.flink.testing;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,14 +14,14 @@ import java.util.Comparator;
 import java.util.List;
 
 /** The input, watermarks and helpers that the MiniCluster job tests share. */
-final class TestJobs {
-    static final int RECORDS = 20_000;
-    static final int USERS = 40;
+public final class TestJobs {
+    public static final int RECORDS = 20_000;
+    public static final int USERS = 40;
 
     private TestJobs() {}
 
     /** (user, event time ms, value): deterministic, slightly out of order, with idle gaps per user. */
-    static List<Tuple3<Integer, Long, Long>> events() {
+    public static List<Tuple3<Integer, Long, Long>> events() {
         List<Tuple3<Integer, Long, Long>> list = new ArrayList<>(RECORDS);
         for (int i = 0; i < RECORDS; i++) {
             int user = (i * 7) % USERS;
@@ -35,13 +35,13 @@ final class TestJobs {
      * Event time from the events' second field, with a bound larger than the data's worst disorder
      * (~820 ms): no element is ever late, so the output does not depend on thread timing.
      */
-    static WatermarkStrategy<Tuple3<Integer, Long, Long>> watermarks() {
+    public static WatermarkStrategy<Tuple3<Integer, Long, Long>> watermarks() {
         return WatermarkStrategy.<Tuple3<Integer, Long, Long>>forBoundedOutOfOrderness(Duration.ofSeconds(2))
                 .withTimestampAssigner((e, t) -> e.f1);
     }
 
     /** The retained checkpoint with the highest id in a job's checkpoint directory. */
-    static File latestCheckpoint(File jobDir) {
+    public static File latestCheckpoint(File jobDir) {
         File[] chks = jobDir.listFiles((d, name) -> name.startsWith("chk-") && new File(d, name + "/_metadata").exists());
         assertTrue(chks != null && chks.length > 0, "no retained checkpoint in " + jobDir);
         return Arrays.stream(chks)
@@ -50,7 +50,7 @@ final class TestJobs {
     }
 
     /** (count, sum) of the values in a window, as "count/sum". */
-    static final class CountAndSum implements AggregateFunction<Tuple3<Integer, Long, Long>, long[], String> {
+    public static final class CountAndSum implements AggregateFunction<Tuple3<Integer, Long, Long>, long[], String> {
         @Override
         public long[] createAccumulator() {
             return new long[2];

@@ -1,4 +1,7 @@
-package io.lethe.flink;
+package io.lethe.flink.restore;
+
+import io.lethe.flink.LetheStateBackendFactory;
+import io.lethe.flink.testing.TestJobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,0 +1,189 @@
+package io.lethe.flink;
+
+import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.DbOptions;
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.expiry.ExpiryDriver;
+import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.restore.LetheFullRestore;
+import io.lethe.flink.restore.LetheNativeRestore;
+import io.lethe.flink.restore.RestoredStates;
+import io.lethe.flink.snapshot.CheckpointFile;
+import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
+import io.lethe.flink.state.StateRegistry;
+
+import org.apache.flink.api.common.ExecutionConfig;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.AbstractStateBackend;
+import org.apache.flink.runtime.state.BackendBuildingException;
+import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.InternalKeyContextImpl;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StateBackend.KeyedStateBackendParameters;
+import org.apache.flink.runtime.state.StateSerializerProvider;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
+import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
+import org.apache.flink.runtime.state.metrics.SizeTrackingStateConfig;
+import org.apache.flink.util.FileUtils;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.UUID;
+
+/**
+ * Builds the keyed backend of one operator subtask: opens the engine in its working directory,
+ * restores the state handles into it (native checkpoints by their files, canonical savepoints
+ * entry by entry) and assembles the backend around it. A failed build leaves nothing behind.
+ */
+public final class LetheKeyedStateBackendBuilder<K> {
+    /** Heap timer queues start with room for this many timers per key group. */
+    private static final int TIMER_QUEUE_INITIAL_CAPACITY = 128;
+
+    private final KeyedStateBackendParameters<K> parameters;
+    private final File instanceBasePath;
+    private final DbOptions dbOptions;
+    private final ColumnFamilyOptions columnFamilyOptions;
+    private LatencyTrackingStateConfig latencyTracking = LatencyTrackingStateConfig.disabled();
+    private SizeTrackingStateConfig sizeTracking = SizeTrackingStateConfig.disabled();
+    private boolean incrementalCheckpoints = true;
+    private WindowExpiry window = WindowExpiry.none();
+
+    /**
+     * @param instanceBasePath the engine's fresh working directory; deleted when the build fails
+     *     and when the backend is disposed
+     */
+    public LetheKeyedStateBackendBuilder(KeyedStateBackendParameters<K> parameters, File instanceBasePath,
+            DbOptions dbOptions, ColumnFamilyOptions columnFamilyOptions) {
+        this.parameters = parameters;
+        this.instanceBasePath = instanceBasePath;
+        this.dbOptions = dbOptions;
+        this.columnFamilyOptions = columnFamilyOptions;
+    }
+
+    public LetheKeyedStateBackendBuilder<K> setLatencyTracking(LatencyTrackingStateConfig config) {
+        this.latencyTracking = config;
+        return this;
+    }
+
+    public LetheKeyedStateBackendBuilder<K> setSizeTracking(SizeTrackingStateConfig config) {
+        this.sizeTracking = config;
+        return this;
+    }
+
+    public LetheKeyedStateBackendBuilder<K> setIncrementalCheckpoints(boolean incremental) {
+        this.incrementalCheckpoints = incremental;
+        return this;
+    }
+
+    /** The window operator this backend serves, if any, and whether its contents expire by horizon. */
+    public LetheKeyedStateBackendBuilder<K> setWindowExpiry(WindowExpiry window) {
+        this.window = window;
+        return this;
+    }
+
+    /** What the restore produced: the engine, and what incremental checkpoints go on from. */
+    private record Restored(LetheDb db, UUID backendUid, SortedMap<Long, List<CheckpointFile>> tables,
+            long checkpointId) {}
+
+    /** Restores and assembles the backend; on failure closes the engine and deletes its directory. */
+    public LetheKeyedStateBackend<K> build() throws IOException {
+        KeyGroupRange range = parameters.getKeyGroupRange();
+        int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
+        StateRegistry states = new StateRegistry(columnFamilyOptions, window);
+        Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues = new HashMap<>();
+        HeapPriorityQueueSetFactory queueFactory =
+                new HeapPriorityQueueSetFactory(range, numberOfKeyGroups, TIMER_QUEUE_INITIAL_CAPACITY);
+        StateSerializerProvider<K> keySerializerProvider =
+                StateSerializerProvider.fromNewRegisteredSerializer(parameters.getKeySerializer());
+        Restored restored = null;
+        try {
+            restored = restore(new RestoredStates(range, numberOfKeyGroups, states, queues, queueFactory, window),
+                    keySerializerProvider);
+            return assemble(restored, states, new HeapPriorityQueuesManager(queues, queueFactory, range,
+                    numberOfKeyGroups), keySerializerProvider);
+        } catch (Exception e) {
+            // Nothing of a failed attempt may stay behind: Flink retries with other state handles.
+            if (restored != null) {
+                restored.db().close();
+            }
+            FileUtils.deleteDirectoryQuietly(instanceBasePath);
+            if (e instanceof IOException) {
+                throw (IOException) e;
+            }
+            throw new BackendBuildingException("Failed to build the Lethe keyed state backend", e);
+        }
+    }
+
+    /** Opens the engine with the state handles' contents: native files, canonical entries or nothing. */
+    private Restored restore(RestoredStates restored, StateSerializerProvider<K> keySerializerProvider)
+            throws Exception {
+        List<IncrementalRemoteKeyedStateHandle> nativeHandles = new ArrayList<>();
+        List<KeyedStateHandle> otherHandles = new ArrayList<>();
+        for (KeyedStateHandle h : parameters.getStateHandles()) {
+            if (h instanceof IncrementalRemoteKeyedStateHandle) {
+                nativeHandles.add((IncrementalRemoteKeyedStateHandle) h);
+            } else if (h != null) {
+                otherHandles.add(h);
+            }
+        }
+        File dbDirectory = new File(instanceBasePath, "db");
+        if (!nativeHandles.isEmpty()) {
+            if (!otherHandles.isEmpty()) {
+                throw new IllegalStateException("Cannot restore native and canonical snapshots together: "
+                        + otherHandles.get(0).getClass().getSimpleName());
+            }
+            LetheNativeRestore<K> restore = new LetheNativeRestore<>(instanceBasePath, dbOptions, restored,
+                    userClassLoader(), keySerializerProvider, parameters.getCancelStreamRegistry());
+            LetheDb db = restore.restore(nativeHandles, dbDirectory);
+            return new Restored(db, restore.backendUid(), restore.restoredTables(), restore.restoredCheckpointId());
+        }
+        LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
+        Restored result = new Restored(db, UUID.randomUUID(), Collections.emptySortedMap(), -1);
+        if (!otherHandles.isEmpty()) {
+            try {
+                new LetheFullRestore<K>(db, restored).restore(otherHandles, userClassLoader(), keySerializerProvider);
+            } catch (Exception e) {
+                db.close();
+                throw e;
+            }
+        }
+        return result;
+    }
+
+    private LetheKeyedStateBackend<K> assemble(Restored restored, StateRegistry states,
+            HeapPriorityQueuesManager queues, StateSerializerProvider<K> keySerializerProvider) {
+        KeyGroupRange range = parameters.getKeyGroupRange();
+        LetheNativeSnapshotStrategy<K> snapshots = new LetheNativeSnapshotStrategy<>(restored.db(), instanceBasePath,
+                keySerializerProvider.currentSchemaSerializer(), states::all,
+                () -> queues.getRegisteredPQStates().values(), range, restored.backendUid(), incrementalCheckpoints,
+                restored.tables(), restored.checkpointId(), window::record);
+        ExpiryDriver expiryDriver = new ExpiryDriver(restored.db(), parameters.getTtlTimeProvider(),
+                columnFamilyOptions.deletePersistenceThreshold());
+        ExecutionConfig executionConfig = parameters.getEnv().getExecutionConfig();
+        MetricGroup metricGroup = parameters.getMetricGroup();
+        return new LetheKeyedStateBackend<>(parameters.getKvStateRegistry(),
+                keySerializerProvider.currentSchemaSerializer(), userClassLoader(), executionConfig,
+                parameters.getTtlTimeProvider(), latencyTracking, sizeTracking,
+                // The parameters' registry guards the restore only and is closed once the backend
+                // is built; the backend's snapshots need a registry of their own.
+                new CloseableRegistry(), AbstractStateBackend.getCompressionDecorator(executionConfig),
+                new InternalKeyContextImpl<>(range, parameters.getNumberOfKeyGroups()),
+                new LetheKeyedStateBackend.Engine<>(restored.db(), instanceBasePath, states, queues, snapshots,
+                        expiryDriver, window),
+                metricGroup);
+    }
+
+    private ClassLoader userClassLoader() {
+        return parameters.getEnv().getUserCodeClassLoader().asClassLoader();
+    }
+}

@@ -1,0 +1,31 @@
+package io.lethe.flink.expiry;
+
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+
+/** Picks the expiry policy of a state from what it stores. */
+public final class StateExpiries {
+    private StateExpiries() {}
+
+    /**
+     * The expiry of a state with this serializer, of the operator {@code window} describes: its
+     * window contents (by name, with a {@code TimeWindow} namespace) carry window delete keys,
+     * values with Flink's TTL timestamps carry those, anything else the maximum delete key.
+     *
+     * @param floor the largest delete key the state issued before (from a restore), 0 if none
+     */
+    public static StateExpiry of(String stateName, StateDescriptor.Type type, TypeSerializer<?> stateSerializer,
+            TypeSerializer<?> namespaceSerializer, WindowExpiry window, long floor) {
+        boolean contents = window.isWindowOperator() && WindowExpiry.CONTENTS_STATE.equals(stateName)
+                && namespaceSerializer instanceof TimeWindow.Serializer && type != StateDescriptor.Type.MAP;
+        if (contents) {
+            return new WindowContentsExpiry(stateName, window, floor);
+        }
+        if (TtlAwareSerializer.isSerializerTtlEnabled(stateSerializer)) {
+            return new TtlExpiry(stateName, type, floor);
+        }
+        return new NoExpiry(stateName, floor);
+    }
+}

@@ -1,0 +1,66 @@
+package io.lethe.flink.state;
+
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.LetheDb;
+import io.lethe.flink.expiry.WindowExpiry;
+
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The key-value states of one keyed backend by name, in registration order (the order snapshots
+ * write them), each with a column family of its own. Restores register states from snapshot meta
+ * info; the operator registers them from descriptors through the backend.
+ */
+public final class StateRegistry {
+    private final Map<String, RegisteredState> states = new LinkedHashMap<>();
+    private final ColumnFamilyOptions columnFamilyOptions;
+    private final WindowExpiry window;
+
+    /** @param window the operator's window expiry, deciding which state holds window contents */
+    public StateRegistry(ColumnFamilyOptions columnFamilyOptions, WindowExpiry window) {
+        this.columnFamilyOptions = columnFamilyOptions;
+        this.window = window;
+    }
+
+    /** The state registered under {@code name}, or null. */
+    public RegisteredState get(String name) {
+        return states.get(name);
+    }
+
+    /** Every registered state, in registration order. */
+    public Collection<RegisteredState> all() {
+        return Collections.unmodifiableCollection(states.values());
+    }
+
+    /** Registers a new state under this meta info's name, creating its column family if missing. */
+    public RegisteredState register(LetheDb db, RegisteredKeyValueStateBackendMetaInfo<?, ?> meta)
+            throws IOException {
+        RegisteredState state = new RegisteredState(columnFamily(db, meta.getName()), meta, window);
+        states.put(meta.getName(), state);
+        return state;
+    }
+
+    /** Registers a state from a snapshot's meta info; the first registration of a name wins. */
+    public RegisteredState registerRestored(LetheDb db, StateMetaInfoSnapshot meta) throws IOException {
+        RegisteredState state = states.get(meta.getName());
+        return state != null ? state : register(db, new RegisteredKeyValueStateBackendMetaInfo<>(meta));
+    }
+
+    /** Forgets every state (the backend is disposed). */
+    public void clear() {
+        states.clear();
+    }
+
+    private ColumnFamilyHandle columnFamily(LetheDb db, String stateName) throws IOException {
+        ColumnFamilyHandle cf = db.columnFamily(stateName);
+        return cf != null ? cf : db.createColumnFamily(stateName, columnFamilyOptions);
+    }
+}
