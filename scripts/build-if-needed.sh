@@ -15,7 +15,7 @@ elif [ -n "$(find pom.xml lethe-native lethe-statebackend examples -name target 
 fi
 [ -z "$reason" ] && exit 0
 
-echo "[build] $reason: setting up and building (a first build takes about 5 minutes on 2 cores)"
+echo "[build] $reason: setting up and building (about 2 minutes on 2 cores once the toolchain and the Maven dependencies are here)"
 scripts/setup.sh 2>&1 | sed -u 's/^/[setup] /'
 mkdir -p target
 start=$SECONDS
