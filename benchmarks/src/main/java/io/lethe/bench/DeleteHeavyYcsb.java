@@ -38,7 +38,8 @@ import java.util.stream.Stream;
  * one process: 50 % lookups, 50 % writes of which a share are point deletes, uniform keys.
  *
  * <p>Per run: load N keys, run M operations (wall clock; D_th is a wall-clock duration too, since
- * RocksDB's ttl is one, in whole seconds), count tombstones, flush, measure sizes, stay idle for
+ * RocksDB's ttl is one, in whole seconds), count tombstones, flush and wait until neither engine has
+ * background work running or pending, measure sizes, stay idle for
  * 1.2 D_th, count tombstones again. Space amplification = live table bytes after the flush /
  * logical bytes of the live keys; write amplification = bytes written by flushes and compactions
  * (the final flush included) / bytes the workload wrote; tombstones and the oldest tombstone's age
@@ -184,10 +185,12 @@ public final class DeleteHeavyYcsb {
             db.delete(writeOptions, k);
         }
 
+        /** Flushes and waits for the compactions it starts, as Lethe's flush does here. */
         public void flush() throws Exception {
             try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
                 db.flush(fo);
             }
+            RocksIdle.await(db);
         }
 
         public Measure measure() throws Exception {
@@ -370,7 +373,8 @@ public final class DeleteHeavyYcsb {
                     + " rocksdb-deletion-collector (CompactOnDeletionCollector: 50 deletes in 128 entries or 10 %)"},
             {"budgets", "8 MiB write buffers (two), 16 MiB cache, level 1 of 32 MiB, size ratio 10, 8 MiB files,"
                     + " 4 KiB pages/blocks, Bloom 10 bits/key, no compression, no WAL"},
-            {"space amplification", "live table bytes after a final flush / bytes of the live keys and values"},
+            {"space amplification", "live table bytes after a final flush, once neither engine runs or has pending"
+                    + " background work (both wait the same way) / bytes of the live keys and values"},
             {"write amplification", "bytes written by flushes and compactions / bytes the workload wrote"},
             {"tombstones", "at the end of the run (before the flush) and after idling 1.2 D_th; a file's"
                     + " tombstones count at the file's tombstone age (Lethe: its oldest tombstone's write time;"

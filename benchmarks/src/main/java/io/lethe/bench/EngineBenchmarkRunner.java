@@ -18,16 +18,28 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs {@link EngineBenchmark} in rounds: every round measures each operation on both engines, one
  * JVM fork per engine and operation, the engines' order alternating from round to round, so a
- * Lethe/RocksDB ratio per round compares runs made minutes apart at most. Prints each round's
- * table and writes {@code engine-ops.csv} ({@code round,operation,engine,ops_per_s,score_error}) and
- * {@code engine-ops.settings.csv} to the output directory.
+ * Lethe/RocksDB ratio per round compares runs made minutes apart at most. Writes run on one
+ * thread, reads on 1, 2 and 4 threads sharing one database. Prints each round's table and writes
+ * {@code engine-ops.csv} ({@code round,operation,engine,ops_per_s,score_error}, the error being
+ * JMH's 99.9 % confidence half-width; a read's operation names its threads, e.g. {@code getHit x2})
+ * and {@code engine-ops.settings.csv} to the output directory.
  *
  * <p>Arguments: {@code [quick|full] [output directory] [keys]}. Quick: 200 k keys, two rounds of one
- * 1 s warmup and two 1 s iterations. Full: 1 M keys, three rounds of two 2 s warmups and three 2 s
- * iterations.
+ * 1 s warmup and one 1 s iteration (no confidence interval: the quick mode only shows that every
+ * operation runs). Full: 1 M keys, three rounds of two 2 s warmups and three 2 s iterations.
  */
 public final class EngineBenchmarkRunner {
+    /** The read operations, also run on several threads. */
+    static final String READS = "(getHit|getMiss|seekNext100)";
+
     private EngineBenchmarkRunner() {}
+
+    /** The operation's name, with its threads ({@code getHit x2}) when a read ran on more than one. */
+    static String operation(RunResult r) {
+        String op = r.getParams().getBenchmark().replaceAll(".*\\.", "");
+        int threads = r.getParams().getThreads();
+        return threads == 1 ? op : op + " x" + threads;
+    }
 
     public static void main(String[] args) throws Exception {
         boolean full = args.length > 0 && args[0].equals("full");
@@ -35,30 +47,34 @@ public final class EngineBenchmarkRunner {
         String keys = args.length > 2 ? args[2] : full ? "1000000" : "200000";
         int rounds = full ? 3 : 2;
         int warmups = full ? 2 : 1;
-        int iterations = full ? 3 : 2;
+        int iterations = full ? 3 : 1;
         int seconds = full ? 2 : 1;
         Files.createDirectories(out);
         List<String> rows = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             System.out.printf("engine operations: round %d of %d%n", round, rounds);
             String[] order = round % 2 == 1 ? new String[] {"lethe", "rocksdb"} : new String[] {"rocksdb", "lethe"};
-            OptionsBuilder opts = new OptionsBuilder();
-            opts.include(EngineBenchmark.class.getSimpleName())
-                    .param("keys", keys)
-                    .param("engine", order)
-                    .forks(1)
-                    .jvmArgsAppend("-Xmx2g")
-                    .warmupIterations(warmups)
-                    .warmupTime(TimeValue.seconds(seconds))
-                    .measurementIterations(iterations)
-                    .measurementTime(TimeValue.seconds(seconds));
-            Collection<RunResult> results = new Runner(opts.build()).run();
-            System.out.println(table(results));
-            for (RunResult r : results) {
-                double err = r.getPrimaryResult().getScoreError();
-                rows.add(String.format(Locale.ROOT, "%d,%s,%s,%.1f,%.1f", round,
-                        r.getParams().getBenchmark().replaceAll(".*\\.", ""), r.getParams().getParam("engine"),
-                        r.getPrimaryResult().getScore(), Double.isNaN(err) ? 0 : err));
+            for (int threads : new int[] {1, 2, 4}) {
+                String ops = threads == 1 ? ".*" : READS;
+                OptionsBuilder opts = new OptionsBuilder();
+                opts.include(EngineBenchmark.class.getSimpleName() + "\\." + ops + "$")
+                        .param("keys", keys)
+                        .param("engine", order)
+                        .threads(threads)
+                        .forks(1)
+                        .jvmArgsAppend("-Xmx2g")
+                        .warmupIterations(warmups)
+                        .warmupTime(TimeValue.seconds(seconds))
+                        .measurementIterations(iterations)
+                        .measurementTime(TimeValue.seconds(seconds));
+                Collection<RunResult> results = new Runner(opts.build()).run();
+                System.out.println(table(results));
+                for (RunResult r : results) {
+                    double err = r.getPrimaryResult().getScoreError();
+                    rows.add(String.format(Locale.ROOT, "%d,%s,%s,%.1f,%.1f", round, operation(r),
+                            r.getParams().getParam("engine"), r.getPrimaryResult().getScore(),
+                            Double.isNaN(err) ? 0 : err));
+                }
             }
         }
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("engine-ops.csv")))) {
@@ -66,11 +82,20 @@ public final class EngineBenchmarkRunner {
             rows.forEach(w::println);
         }
         writeSettings(out.resolve("engine-ops.settings.csv"), new String[][] {
-            {"what", "JMH throughput of single operations, one thread, on a loaded database"},
-            {"keys", keys + " keys of 16 B with 100 B values, loaded in a scattered order, then flushed and"
-                    + " compacted completely (both engines measured on a settled tree)"},
-            {"operations", "put (overwrite), getHit, getMiss (absent key), deleteAndReinsert, seekNext100 (seek + 100 next)"},
-            {"budgets", "64 MiB memtable, 32 MiB block/page cache, Bloom filters 10 bits/key, no WAL, no compression"},
+            {"what", "JMH throughput of single operations on a loaded database: writes on one thread, reads"
+                    + " on 1, 2 and 4 threads (x2, x4) sharing it"},
+            {"keys", keys + " keys of 16 B at even positions with random 100 B values (4096 distinct, so they"
+                    + " do not compress), loaded in a scattered order, then flushed and compacted completely;"
+                    + " both engines measured once no flush or compaction runs or is pending"},
+            {"operations", "put (overwrite), getHit, getMiss (an absent key at an odd position: inside the key"
+                    + " range, so Bloom filters decide), deleteAndReinsert, seekNext100 (seek + 100 next)"},
+            {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key, no WAL,"
+                    + " no compression (Lethe does not compress)"},
+            {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"
+                    + " Bloom filter 10 bits/key, no WAL, compression NO_COMPRESSION on every level including"
+                    + " the bottommost (rocksdbjni's default would be Snappy), other options at their defaults"},
+            {"verdict", "even when the engines' JMH 99.9 % confidence intervals overlap in a round, or the"
+                    + " per-round ratios lie on both sides of 1"},
             {"rounds", rounds + " (engine order alternating), " + warmups + " x " + seconds + " s warmup, " + iterations
                     + " x " + seconds + " s measured, one JVM fork per engine and operation"},
         });
@@ -89,7 +114,7 @@ public final class EngineBenchmarkRunner {
     static String table(Collection<RunResult> results) {
         Map<String, double[]> byOp = new TreeMap<>();  // op -> {lethe, letheErr, rocks, rocksErr}
         for (RunResult r : results) {
-            String op = r.getParams().getBenchmark().replaceAll(".*\\.", "");
+            String op = operation(r);
             String engine = r.getParams().getParam("engine");
             double score = r.getPrimaryResult().getScore();
             double err = r.getPrimaryResult().getScoreError();

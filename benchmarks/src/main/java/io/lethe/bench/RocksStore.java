@@ -2,6 +2,7 @@ package io.lethe.bench;
 
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
@@ -9,7 +10,11 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteOptions;
 
-/** RocksDB (rocksdbjni) with the same memory budget as Lethe, no WAL. */
+/**
+ * RocksDB (rocksdbjni) with the same memory budget as Lethe, no WAL, no compression on any level
+ * (rocksdbjni's default is Snappy; Lethe does not compress), a 10 bits/key Bloom filter and 4 KiB
+ * blocks, as Lethe's pages.
+ */
 final class RocksStore implements KeyValueStore {
     static {
         RocksDB.loadLibrary();
@@ -28,6 +33,8 @@ final class RocksStore implements KeyValueStore {
                 .setCreateIfMissing(true)
                 .setWriteBufferSize(writeBufferBytes)
                 .setMaxWriteBufferNumber(2)
+                .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setBottommostCompressionType(CompressionType.NO_COMPRESSION)
                 .setTableFormatConfig(new BlockBasedTableConfig()
                         .setBlockCache(cache)
                         .setBlockSize(4096)
@@ -69,6 +76,7 @@ final class RocksStore implements KeyValueStore {
             db.flush(fo);
         }
         db.compactRange();
+        RocksIdle.await(db);  // as Lethe's settle, which waits for its background work
     }
 
     @Override

@@ -68,7 +68,7 @@ public final class Report {
     /** The headlines drawn in the summary chart: a short label, the ratio, whether higher is better. */
     private final List<Glance> glance = new ArrayList<>();
 
-    private record Glance(String label, Spread ratio, boolean higherBetter) {
+    private record Glance(String label, Spread ratio, boolean higherBetter, String verdict) {
         /** How many times better Lethe is (Lethe / RocksDB, inverted where lower is better). */
         double advantage() {
             return higherBetter ? ratio.median() : 1 / ratio.median();
@@ -125,12 +125,13 @@ public final class Report {
         } else {
             doc.append(table(new String[] {"metric", "Lethe / RocksDB (median, spread)", "better is", "verdict"},
                     summary));
-            doc.append("Verdict: even (within noise) when the median lies within 0.95-1.05 or the spread includes 1.\n\n");
+            doc.append("Verdict: even (within noise) when the median lies within 0.95-1.05 or the spread includes 1;"
+                    + " for engine operations also when the engines' JMH confidence intervals overlap in a round.\n\n");
             if (!glance.isEmpty()) {
                 Charts.advantages(dataDir.resolve("summary.png"), "Lethe against RocksDB at a glance (above 1:"
                         + " Lethe better)", glance.stream().map(Glance::label).toList(),
                         glance.stream().map(Glance::advantage).toList(),
-                        glance.stream().map(g -> verdict(g.ratio(), g.higherBetter())).toList());
+                        glance.stream().map(Glance::verdict).toList());
                 doc.append(String.format(Locale.ROOT, "![Lethe's advantage over RocksDB per metric](%s)%n%n",
                         rel("summary.png")));
                 doc.append("Lethe's advantage = Lethe / RocksDB where higher is better, RocksDB / Lethe where"
@@ -177,12 +178,14 @@ public final class Report {
             List<Row> lethe = Csv.where(rows, "operation", op, "engine", "lethe");
             List<Row> rocks = Csv.where(rows, "operation", op, "engine", "rocksdb");
             Spread ratio = ratios(lethe, rocks, "ops_per_s");
+            String verdict = intervalsOverlap(lethe, rocks) && ratio != null ? EVEN : verdict(ratio, true);
             table.add(new String[] {"`" + op + "`", abs(values(lethe, "ops_per_s")), abs(values(rocks, "ops_per_s")),
-                    ratioCell(ratio, "round")});
-            headline("Engine `" + op + "` ops/s", ratio, true, "round", "engine " + op);
+                    ratioCell(ratio, "round"), verdict});
+            headline("Engine `" + op + "` ops/s", ratio, true, "round", "engine " + op, verdict);
             medians.add(ratio == null ? Double.NaN : ratio.median());
         }
-        md.append(table(new String[] {"operation", "Lethe ops/s", "RocksDB ops/s", "Lethe / RocksDB"}, table));
+        md.append(table(new String[] {"operation", "Lethe ops/s", "RocksDB ops/s", "Lethe / RocksDB", "verdict"},
+                table));
         Charts.ratioBars(dataDir.resolve("engine-ops.png"),
                 "Engine operations: Lethe / RocksDB ops/s (median of per-round ratios)", "operation",
                 "Lethe / RocksDB ops/s (1 = equal)", ops, medians);
@@ -637,11 +640,33 @@ public final class Report {
 
     /** A summary row; with a {@code glanceLabel} the metric is also a point of the summary chart. */
     private void headline(String metric, Spread ratio, boolean higherBetter, String unit, String glanceLabel) {
-        summary.add(new String[] {metric, ratioCell(ratio, unit), higherBetter ? "higher" : "lower",
-            verdict(ratio, higherBetter)});
+        headline(metric, ratio, higherBetter, unit, glanceLabel, verdict(ratio, higherBetter));
+    }
+
+    private void headline(String metric, Spread ratio, boolean higherBetter, String unit, String glanceLabel,
+            String verdict) {
+        summary.add(new String[] {metric, ratioCell(ratio, unit), higherBetter ? "higher" : "lower", verdict});
         if (glanceLabel != null && ratio != null) {
-            glance.add(new Glance(glanceLabel, ratio, higherBetter));
+            glance.add(new Glance(glanceLabel, ratio, higherBetter, verdict));
         }
+    }
+
+    private static final String EVEN = "even (within noise)";
+
+    /**
+     * Whether, in some round, the two engines' JMH confidence intervals ({@code ops_per_s} plus or
+     * minus {@code score_error}) overlap: their difference is then not shown by that round.
+     */
+    static boolean intervalsOverlap(List<Row> lethe, List<Row> rocks) {
+        for (Row a : lethe) {
+            for (Row b : rocks) {
+                if (a.round() == b.round()
+                        && Math.abs(a.d("ops_per_s") - b.d("ops_per_s")) <= a.d("score_error") + b.d("score_error")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** "ahead", "behind" or "even (within noise)" for a Lethe / RocksDB ratio; "n/a" without one. */
@@ -650,7 +675,7 @@ public final class Report {
             return "n/a";
         }
         if ((ratio.median() >= 0.95 && ratio.median() <= 1.05) || (ratio.min() <= 1 && ratio.max() >= 1)) {
-            return "even (within noise)";
+            return EVEN;
         }
         return (ratio.median() > 1) == higherBetter ? "ahead" : "behind";
     }

@@ -72,7 +72,9 @@ class ReportTest {
         String md = reportOnSyntheticResults(tmp.resolve("data"), tmp.resolve("report.md"));
         // put: Lethe / RocksDB is 2.0 in round 1 and 4.0 in round 2; the ratio of the medians would be 3.5.
         assertTrue(md.contains("| Engine `put` ops/s | 3.00 (2.00-4.00) | higher | ahead |"), md);
-        assertTrue(md.contains("| `put` | 700 (200-1,200) | 200 (100-300) | 3.00 (2.00-4.00) |"), md);
+        assertTrue(md.contains("| `put` | 700 (200-1,200) | 200 (100-300) | 3.00 (2.00-4.00) | ahead |"), md);
+        // getMiss x2: 2.0 and 2.2 times RocksDB, but round 1's confidence intervals overlap (100 apart, 110 wide).
+        assertTrue(md.contains("| Engine `getMiss x2` ops/s | 2.10 (2.00-2.20) | higher | even (within noise) |"), md);
         assertFalse(md.contains("3.50"));
         assertTrue(md.contains("| Engine `getHit` ops/s | 1.00 (0.99-1.01) | higher | even (within noise) |"), md);
         // jobs: Lethe writes half RocksDB's bytes per record in every round.
@@ -222,7 +224,8 @@ class ReportTest {
     static List<String> engineOps() {
         return List.of("round,operation,engine,ops_per_s,score_error", "1,put,lethe,200,1", "1,put,rocksdb,100,1",
                 "2,put,lethe,1200,1", "2,put,rocksdb,300,1", "1,getHit,lethe,990,1", "1,getHit,rocksdb,1000,1",
-                "2,getHit,lethe,1010,1", "2,getHit,rocksdb,1000,1");
+                "2,getHit,lethe,1010,1", "2,getHit,rocksdb,1000,1", "1,getMiss x2,lethe,200,60",
+                "1,getMiss x2,rocksdb,100,50", "2,getMiss x2,lethe,220,5", "2,getMiss x2,rocksdb,100,5");
     }
 
     static void write(Path dir, String name, List<String> lines) throws IOException {
