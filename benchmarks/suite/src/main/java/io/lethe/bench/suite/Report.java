@@ -126,7 +126,8 @@ public final class Report {
             doc.append(table(new String[] {"metric", "Lethe / RocksDB (median, spread)", "better is", "verdict"},
                     summary));
             doc.append("Verdict: even (within noise) when the median lies within 0.95-1.05 or the spread includes 1;"
-                    + " for engine operations also when the engines' JMH confidence intervals overlap in a round.\n\n");
+                    + " for engine operations also when the engines' JMH confidence intervals overlap in at least half"
+                    + " of the rounds.\n\n");
             if (!glance.isEmpty()) {
                 Charts.advantages(dataDir.resolve("summary.png"), "Lethe against RocksDB at a glance (above 1:"
                         + " Lethe better)", glance.stream().map(Glance::label).toList(),
@@ -654,19 +655,23 @@ public final class Report {
     private static final String EVEN = "even (within noise)";
 
     /**
-     * Whether, in some round, the two engines' JMH confidence intervals ({@code ops_per_s} plus or
-     * minus {@code score_error}) overlap: their difference is then not shown by that round.
+     * Whether the two engines' JMH confidence intervals ({@code ops_per_s} plus or minus {@code
+     * score_error}) overlap in at least half of the rounds both ran: their difference is then not
+     * shown by the rounds.
      */
     static boolean intervalsOverlap(List<Row> lethe, List<Row> rocks) {
+        int rounds = 0;
+        int overlapping = 0;
         for (Row a : lethe) {
             for (Row b : rocks) {
-                if (a.round() == b.round()
-                        && Math.abs(a.d("ops_per_s") - b.d("ops_per_s")) <= a.d("score_error") + b.d("score_error")) {
-                    return true;
+                if (a.round() == b.round()) {
+                    rounds++;
+                    double gap = Math.abs(a.d("ops_per_s") - b.d("ops_per_s"));
+                    overlapping += gap <= a.d("score_error") + b.d("score_error") ? 1 : 0;
                 }
             }
         }
-        return false;
+        return rounds > 0 && 2 * overlapping >= rounds;
     }
 
     /** "ahead", "behind" or "even (within noise)" for a Lethe / RocksDB ratio; "n/a" without one. */
