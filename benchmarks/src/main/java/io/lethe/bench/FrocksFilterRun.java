@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * "now" set to the cut, that is exactly "delete key below the cut"; a forced full compaction applies it.
  *
  * <p>Arguments: {@code n correlated seed workDir selectivity...}. Prints one {@code RESULT} line per
- * selectivity: selectivity, milliseconds, bytes read, bytes written, entries left, tombstones left.
+ * selectivity: selectivity, milliseconds, bytes read, bytes written, entries left, tombstones left, bytes
+ * the files allocated before and after.
  */
 public final class FrocksFilterRun {
     private FrocksFilterRun() {}
@@ -34,17 +35,18 @@ public final class FrocksFilterRun {
                 double sel = Double.parseDouble(args[a]);
                 long cut = data.cut(sel);
                 Path copy = work.resolve("frocks-copy");
-                SecondaryDeleteBench.deleteTree(copy);
-                db.checkpoint(copy);
+                SecondaryDeleteBench.freshCopy(db::checkpoint, work, copy);
+                long allocatedBefore = OnDisk.allocatedBytes(copy);
                 now.set(0);
                 try (RocksSecondary c = new RocksSecondary(copy, filters(now))) {
                     long t0 = System.nanoTime();
                     now.set(cut);
                     c.compactAll();
                     long millis = (System.nanoTime() - t0) / 1_000_000;
+                    long allocatedAfter = OnDisk.settledAllocatedBytes(copy);
                     long[] left = c.entriesAndTombstones();
-                    System.out.printf("RESULT %s %d %d %d %d %d%n", args[a], millis, c.bytesRead(), c.bytesWritten(),
-                            left[0], left[1]);
+                    System.out.printf("RESULT %s %d %d %d %d %d %d %d%n", args[a], millis, c.bytesRead(),
+                            c.bytesWritten(), left[0], left[1], allocatedBefore, allocatedAfter);
                 }
                 SecondaryDeleteBench.deleteTree(copy);
             }

@@ -37,17 +37,20 @@ import java.util.stream.Stream;
  *   <li>Flink's TTL compaction filter on frocksdbjni (Flink's RocksDB fork) + forced full compaction, in
  *       a child JVM (both libraries define {@code org.rocksdb}); skipped with a note when the jar is
  *       missing;
- *   <li>with correlated delete keys also rocksdbjni's DeleteRange on the sort-key range + full compaction.
+ *   <li>with correlated delete keys also rocksdbjni's DeleteFilesInRange + DeleteRange on the sort-key range
+ *       + a compaction of that range.
  * </ul>
  *
  * <p>Data: N entries, 16-byte keys, 100-byte values whose first 8 bytes are the delete key (Flink's TTL
  * layout), inserted in random order and compacted into a settled tree. Delete keys are uniform in
  * [0, 10^6) and either uncorrelated with the sort key or equal to its rank scaled (correlated). Each
- * (delete tile size h, correlation) loads once; each selectivity then works on a fresh checkpoint copy.
+ * (delete tile size h, correlation) loads once; each selectivity then works on a fresh copy.
  * Bytes read and written come from each engine's counters (RocksDB's scan read is counted as its live
  * table bytes: a full scan reads every data block). "Gone" means: Lethe's files hold exactly the live
- * entries and no tombstone; RocksDB after its full compaction likewise (checked). Lookup cost: mean time
- * of point lookups of live keys afterwards, and Lethe's page bytes read per lookup.
+ * entries and no tombstone; RocksDB after its compaction likewise (checked). Each selectivity works on a
+ * copy whose files have one link each (not a checkpoint's hard links), and the blocks the copy's table files
+ * allocate before and after show what left the disk. Lookup cost: mean time of point lookups of live keys
+ * afterwards, and Lethe's page bytes read per lookup.
  *
  * <p>Arguments: {@code [quick|full] [output directory]}. Quick: 200 k entries, h in {1, 8},
  * two selectivities. Full: 1 M entries, h in {1, 4, 8, 16, 64}, selectivities 0.01 %, 0.1 %, 1 %, 10 %,
@@ -152,7 +155,7 @@ public final class SecondaryDeleteBench {
 
     record Row(int round, String correlation, double selectivity, String system, int h, long millis, long bytesRead,
             long bytesWritten, long pagesDropped, long pageBytesDropped, long pagesRewritten, long deleted,
-            double lookupMicros, double lookupBytes) {
+            double lookupMicros, double lookupBytes, long allocatedBefore, long allocatedAfter) {
         long io() {
             return bytesRead + bytesWritten;
         }
@@ -190,8 +193,8 @@ public final class SecondaryDeleteBench {
                 long deleted = data.deleted(cut);
                 long live = data.n - deleted;
                 Path copy = work.resolve("lethe-copy");
-                deleteTree(copy);
-                db.checkpoint(copy.toString());
+                freshCopy(dir -> db.checkpoint(dir.toString()), work, copy);
+                long allocatedBefore = OnDisk.allocatedBytes(copy);
                 try (LetheDb c = LetheDb.open(copy.toString(), letheOptions(h, threshold))) {
                     ColumnFamilyHandle ccf = c.defaultColumnFamily();
                     Statistics s0 = c.statistics();
@@ -212,6 +215,7 @@ public final class SecondaryDeleteBench {
                         Thread.sleep(2);
                     }
                     long millis = (System.nanoTime() - t0) / 1_000_000;
+                    long allocatedAfter = OnDisk.settledAllocatedBytes(copy);
                     Statistics s1 = c.statistics();
                     // Compactions FADE ran, plus the partial page rewrites into patch tables.
                     long read = s1.get(Ticker.BYTES_READ_COMPACTION) - s0.get(Ticker.BYTES_READ_COMPACTION)
@@ -232,7 +236,8 @@ public final class SecondaryDeleteBench {
                             (double) (c.statistics().get(Ticker.BYTES_READ_TABLE) - tableBytes) / keys.length;
                     rows.add(new Row(round, data.correlated ? "correlated" : "uncorrelated", sel, "lethe", h, millis, read,
                             written, s1.get(Ticker.PAGES_DROPPED), s1.get(Ticker.PAGE_BYTES_DROPPED),
-                            s1.get(Ticker.PAGES_REWRITTEN), deleted, lookupMicros, lookupBytes));
+                            s1.get(Ticker.PAGES_REWRITTEN), deleted, lookupMicros, lookupBytes, allocatedBefore,
+                            allocatedAfter));
                 }
                 deleteTree(copy);
                 System.out.println("  " + format(rows.get(rows.size() - 1)));
@@ -254,8 +259,8 @@ public final class SecondaryDeleteBench {
                 long deleted = data.deleted(cut);
                 for (String method : data.correlated ? List.of("scan", "deleterange") : List.of("scan")) {
                     Path copy = work.resolve("rocks-copy");
-                    deleteTree(copy);
-                    db.checkpoint(copy);
+                    freshCopy(db::checkpoint, work, copy);
+                    long allocatedBefore = OnDisk.allocatedBytes(copy);
                     try (RocksSecondary c = new RocksSecondary(copy, null)) {
                         long t0 = System.nanoTime();
                         long scanned = 0;
@@ -272,6 +277,7 @@ public final class SecondaryDeleteBench {
                             c.deleteRangeCompact(data.key(0), data.key(first));
                         }
                         long millis = (System.nanoTime() - t0) / 1_000_000;
+                        long allocatedAfter = OnDisk.settledAllocatedBytes(copy);
                         long[] left = c.entriesAndTombstones();
                         if (left[0] != data.n - deleted || left[1] != 0) {
                             throw new IllegalStateException("RocksDB " + method + ": " + left[0] + " entries, "
@@ -279,7 +285,8 @@ public final class SecondaryDeleteBench {
                         }
                         double lookup = c.lookupMicros(data.liveKeys(cut, LOOKUPS));
                         rows.add(new Row(round, corr, sel, "rocksdb-" + method, 0, millis, scanned + c.bytesRead(),
-                                c.bytesWritten(), 0, 0, 0, deleted, lookup, Double.NaN));
+                                c.bytesWritten(), 0, 0, 0, deleted, lookup, Double.NaN, allocatedBefore,
+                                allocatedAfter));
                     }
                     deleteTree(copy);
                     System.out.println("  " + format(rows.get(rows.size() - 1)));
@@ -325,7 +332,7 @@ public final class SecondaryDeleteBench {
                 }
                 rows.add(new Row(round, data.correlated ? "correlated" : "uncorrelated", sel, "rocksdb-filter", 0,
                         Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]), 0, 0, 0, deleted,
-                        Double.NaN, Double.NaN));
+                        Double.NaN, Double.NaN, Long.parseLong(f[7]), Long.parseLong(f[8])));
                 System.out.println("  " + format(rows.get(rows.size() - 1)));
             }
         }
@@ -337,15 +344,33 @@ public final class SecondaryDeleteBench {
 
     static String format(Row r) {
         return String.format(Locale.ROOT, "round %d %-12s sel %7.4f%% %-20s h=%-3s %7d ms  read %10s  written %10s"
-                        + "  dropped %6d rewritten %6d pages  lookup %s us", r.round, r.correlation, r.selectivity * 100,
-                r.system,
+                        + "  dropped %6d rewritten %6d pages  freed %10s  lookup %s us", r.round, r.correlation,
+                r.selectivity * 100, r.system,
                 r.h == 0 ? "-" : Integer.toString(r.h), r.millis, mib(r.bytesRead), mib(r.bytesWritten),
-                r.pagesDropped, r.pagesRewritten,
+                r.pagesDropped, r.pagesRewritten, mib(r.allocatedBefore - r.allocatedAfter),
                 Double.isNaN(r.lookupMicros) ? "-" : String.format(Locale.ROOT, "%.2f", r.lookupMicros));
     }
 
     static String mib(long bytes) {
         return String.format(Locale.ROOT, "%.2f MiB", bytes / 1048576.0);
+    }
+
+    /** Something that writes a checkpoint of a database into a directory. */
+    interface Checkpointer {
+        void checkpoint(Path dir) throws Exception;
+    }
+
+    /**
+     * A copy of a database in {@code copy} whose files no other link holds: a checkpoint (hard links) in a
+     * scratch directory, copied file by file, the checkpoint deleted. Bytes the copy frees leave the disk.
+     */
+    static void freshCopy(Checkpointer source, Path work, Path copy) throws Exception {
+        Path snapshot = work.resolve("snapshot");
+        deleteTree(snapshot);
+        deleteTree(copy);
+        source.checkpoint(snapshot);
+        OnDisk.copyUnlinked(snapshot, copy);
+        deleteTree(snapshot);
     }
 
     static void deleteTree(Path p) throws IOException {
@@ -397,11 +422,13 @@ public final class SecondaryDeleteBench {
         deleteTree(work);
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("secondary-deletes.csv")))) {
             w.println("round,correlation,selectivity,system,h,millis,bytes_read,bytes_written,pages_dropped,"
-                    + "page_bytes_dropped,pages_rewritten,deleted,lookup_us,lookup_bytes");
+                    + "page_bytes_dropped,pages_rewritten,deleted,lookup_us,lookup_bytes,allocated_before,"
+                    + "allocated_after");
             for (Row r : rows) {
-                w.printf(Locale.ROOT, "%d,%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%f,%f%n", r.round, r.correlation, r.selectivity,
-                        r.system, r.h, r.millis, r.bytesRead, r.bytesWritten, r.pagesDropped, r.pageBytesDropped,
-                        r.pagesRewritten, r.deleted, r.lookupMicros, r.lookupBytes);
+                w.printf(Locale.ROOT, "%d,%s,%f,%s,%d,%d,%d,%d,%d,%d,%d,%d,%f,%f,%d,%d%n", r.round, r.correlation,
+                        r.selectivity, r.system, r.h, r.millis, r.bytesRead, r.bytesWritten, r.pagesDropped,
+                        r.pageBytesDropped, r.pagesRewritten, r.deleted, r.lookupMicros, r.lookupBytes,
+                        r.allocatedBefore, r.allocatedAfter);
             }
         }
         EngineBenchmarkRunner.writeSettings(out.resolve("secondary-deletes.settings.csv"), new String[][] {
@@ -414,8 +441,12 @@ public final class SecondaryDeleteBench {
             {"lethe", "AdvanceHorizon to the cut, D_th " + threshold.toMillis() + " ms; h = pages per delete tile "
                     + java.util.Arrays.toString(hs)},
             {"rocksdb", "scan (iterate, point-delete, flush, full compaction), filter (Flink's TTL compaction filter"
-                    + " from frocksdbjni, then full compaction), deleterange (correlated keys only: one range"
-                    + " tombstone, full compaction); the best of them per selectivity is the comparison"},
+                    + " from frocksdbjni, then full compaction), deleterange (correlated keys only: DeleteFilesInRange"
+                    + " on the range, one range tombstone, flush, a compaction of the range alone, its last level"
+                    + " included); the best of them per selectivity is the comparison"},
+            {"gone", "the files hold exactly the live entries and no tombstone (checked on both sides); freed bytes"
+                    + " = blocks allocated by the table files before the delete - after it (stat, once the count"
+                    + " stops changing), on a copy whose files have one link each, so nothing else holds the blocks"},
             {"budgets", "8 MiB write buffers, 16 MiB cache, level 1 of 32 MiB, T = 10, 8 MiB files, 4 KiB pages,"
                     + " Bloom 10 bits/key, no compression, no WAL"},
             {"lookups", LOOKUPS + " point lookups of live keys afterwards: mean time and page bytes read"},

@@ -38,10 +38,11 @@ final class Charts {
 
     private Charts() {}
 
-    /** Each system's colour in every chart (HashMap and RocksDB-ttl never share one). */
+    /** Each system's colour in every chart (systems that share one never appear in the same chart). */
     private static final Map<String, Color> SYSTEM_COLORS = Map.of("lethe", PALETTE[0], "rocksdb", PALETTE[1],
             "rocksdb-ttl", PALETTE[2], "rocksdb-deletion-collector", PALETTE[3], "lethe-h8", PALETTE[4],
-            "hashmap", PALETTE[2]);
+            "hashmap", PALETTE[2], "rocksdb-periodic", PALETTE[5], "rocksdb-heap-timers", PALETTE[3],
+            "forst", PALETTE[6]);
 
     /** The i-th colour of the report's palette (cycling). */
     static Color color(int i) {

@@ -55,8 +55,7 @@ public final class Report {
 
     private static final double MIB = Cells.MIB;
     private static final List<String> YCSB_SYSTEMS =
-            List.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-deletion-collector");
-    private static final List<String> BACKENDS = List.of("lethe", "lethe-h8", "rocksdb", "hashmap");
+            List.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-periodic", "rocksdb-deletion-collector");
 
     /** A YCSB column compared with RocksDB, and whether higher is better. */
     private record Metric(String column, String label, boolean higherBetter) {}
@@ -73,6 +72,16 @@ public final class Report {
         double advantage() {
             return higherBetter ? ratio.median() : 1 / ratio.median();
         }
+    }
+
+    /** The Markdown written so far, for a section to append to. */
+    StringBuilder md() {
+        return md;
+    }
+
+    /** Where the CSV files are and the charts go. */
+    Path dataDir() {
+        return dataDir;
     }
 
     private Report(Path dataDir, Path reportFile) {
@@ -104,7 +113,7 @@ public final class Report {
         r.engine();
         r.ycsb();
         r.secondary();
-        r.jobs();
+        JobsSection.write(r);
         Files.writeString(file, r.document(handWritten));
     }
 
@@ -198,15 +207,17 @@ public final class Report {
 
     private void ycsb() throws IOException {
         List<Row> rows = section("Delete-heavy YCSB-A (Lethe paper, Figure 6 A-E)", "ycsb", "The Lethe paper's"
-                + " delete-heavy YCSB-A: FADE, which compacts every tombstone within the delete persistence"
-                + " threshold D_th, against RocksDB with its defaults, with a TTL and with its deletion collector.");
+                + " delete-heavy YCSB-A at a fixed rate for 5 D_th: FADE, which compacts every tombstone within the"
+                + " delete persistence threshold D_th, against RocksDB with its defaults, with `ttl`, with"
+                + " `periodic_compaction_seconds` and with its deletion collector tuned to the delete share.");
         if (rows == null) {
             return;
         }
         List<String> systems = Csv.distinct(rows, "system", YCSB_SYSTEMS);
         List<String> percents = Csv.distinctNumbers(rows, "delete_percent");
         String[] columns = {"space_amp", "write_amp", "lookups_per_s", "ops_per_s", "compactions", "tombstones_end",
-            "max_tombstone_age_end_s", "tombstones_idle", "max_tombstone_age_idle_s"};
+            "max_tombstone_age_end_s", "tombstones_over_dth_end", "tombstones_idle", "max_tombstone_age_idle_s",
+            "tombstones_over_dth_idle"};
         List<String[]> absolute = new ArrayList<>();
         for (String p : percents) {
             for (String system : systems) {
@@ -222,41 +233,47 @@ public final class Report {
         }
         md.append("### Per system\n\n").append(table(new String[] {"deletes", "system", "space amp", "write amp",
             "lookups/s", "ops/s", "compactions", "tombstones at end", "max tombstone age at end (s)",
-            "tombstones after idling", "max tombstone age after idling (s)"}, absolute));
-
-        List<Metric> metrics = List.of(new Metric("space_amp", "space amplification", false),
-                new Metric("write_amp", "write amplification", false),
-                new Metric("lookups_per_s", "lookups/s", true), new Metric("ops_per_s", "ops/s", true),
-                new Metric("compactions", "compactions", false),
-                new Metric("max_tombstone_age_end_s", "max tombstone age at end", false));
-        List<String[]> ratioRows = new ArrayList<>();
-        for (String p : percents) {
-            List<Row> lethe = Csv.where(rows, "delete_percent", p, "system", "lethe");
-            List<Row> rocks = Csv.where(rows, "delete_percent", p, "system", "rocksdb");
-            List<String> cells = new ArrayList<>(List.of(p + " %"));
-            for (Metric m : metrics) {
-                Spread ratio = ratios(lethe, rocks, m.column());
-                cells.add(ratioCell(ratio, "round"));
-                if (!m.column().equals("ops_per_s") && !m.column().equals("compactions")) {
-                    boolean drawn = p.equals(percents.get(percents.size() - 1))
-                            && !m.column().startsWith("max_tombstone_age");
-                    headline("YCSB, " + p + " % deletes: " + m.label(), ratio, m.higherBetter(), "round",
-                            drawn ? "YCSB " + p + " %: " + m.label() : null);
-                }
-            }
-            ratioRows.add(cells.toArray(String[]::new));
-        }
-        List<String> header = new ArrayList<>(List.of("deletes"));
-        metrics.forEach(m -> header.add(m.label() + " (" + (m.higherBetter() ? "higher" : "lower") + " is better)"));
-        md.append("### Lethe / RocksDB (plain `rocksdb`, per-round ratios)\n\n")
-                .append(table(header.toArray(String[]::new), ratioRows));
-
+            "older than D_th at end", "tombstones after idling", "max tombstone age after idling (s)",
+            "older than D_th after idling"}, absolute));
+        md.append("Tombstone ages: Lethe's are exact (each file's oldest tombstone, all of its tombstones counted at"
+                + " that age); RocksDB keeps no write time per entry, so its ages are the write time of each file's"
+                + " newest entry, which its tombstones are at least as old as. Both lean against Lethe.\n\n");
+        ycsbVersusBest(rows, percents);
         ycsbBars(rows, systems, percents, "space_amp", "ycsb-space-amp.png", "Space amplification (lower is better)");
         ycsbBars(rows, systems, percents, "write_amp", "ycsb-write-amp.png", "Write amplification (lower is better)");
         ycsbBars(rows, systems, percents, "lookups_per_s", "ycsb-lookups.png", "Lookups/s (higher is better)");
         ycsbBars(rows, systems, percents, "compactions", "ycsb-compactions.png", "Compactions (count)");
         tombstoneAges(rows, systems, percents);
         raw("ycsb", "ycsb-tombstone-ages");
+    }
+
+    /** Lethe against the best RocksDB variant per metric and round, with the summary's headlines. */
+    private void ycsbVersusBest(List<Row> rows, List<String> percents) {
+        List<Metric> metrics = List.of(new Metric("space_amp", "space amplification", false),
+                new Metric("write_amp", "write amplification", false),
+                new Metric("lookups_per_s", "lookups/s", true),
+                new Metric("max_tombstone_age_end_s", "max tombstone age at end", false),
+                new Metric("tombstones_over_dth_end", "tombstones older than D_th at end", false),
+                new Metric("tombstones_over_dth_idle", "tombstones older than D_th after idling", false));
+        List<String[]> ratioRows = new ArrayList<>();
+        for (String p : percents) {
+            List<Row> lethe = Csv.where(rows, "delete_percent", p, "system", "lethe");
+            List<Row> rocks = Csv.where(rows, "delete_percent", p).stream()
+                    .filter(r -> r.s("system").startsWith("rocksdb")).toList();
+            for (Metric m : metrics) {
+                BestPeer best = BestPeer.of(lethe, rocks, m.column(), m.higherBetter());
+                String verdict = verdict(best.ratio(), m.higherBetter());
+                ratioRows.add(new String[] {p + " %", m.label(), m.higherBetter() ? "higher" : "lower",
+                        String.join(", ", best.winners()), ratioCell(best.ratio(), "round"), verdict});
+                boolean drawn = p.equals(percents.get(percents.size() - 1)) && !m.column().startsWith("tombstones")
+                        && !m.column().startsWith("max_tombstone_age");
+                headline("YCSB, " + p + " % deletes: " + m.label() + " (vs best RocksDB variant)", best.ratio(),
+                        m.higherBetter(), "round", drawn ? "YCSB " + p + " %: " + m.label() : null, verdict);
+            }
+        }
+        md.append("### Lethe / the best RocksDB variant, per metric and round\n\n")
+                .append(table(new String[] {"deletes", "metric", "better is", "best RocksDB variant",
+                    "Lethe / best (per-round ratios)", "verdict"}, ratioRows));
     }
 
     private void ycsbBars(List<Row> rows, List<String> systems, List<String> percents, String column, String file,
@@ -280,8 +297,9 @@ public final class Report {
         }
         int round = ages.stream().mapToInt(Row::round).min().orElse(1);
         md.append(String.format(Locale.ROOT, "Round %d. Every table file that held tombstones at the end of the run"
-                + " counts its tombstones at the file's tombstone age; the curves are the number of tombstones in"
-                + " files of that age or younger. D_th is the delete persistence threshold.%n%n", round));
+                + " counts its tombstones at the file's tombstone age (Lethe: its oldest tombstone's; RocksDB: its"
+                + " newest entry's, a lower bound); the curves are the number of tombstones in files of that age or"
+                + " younger. D_th is the delete persistence threshold.%n%n", round));
         for (String p : percents) {
             List<Row> sel = Csv.where(ages, "round", String.valueOf(round), "delete_percent", p);
             double dth = median(Csv.where(ycsb, "delete_percent", p), "threshold_s");
@@ -379,11 +397,46 @@ public final class Report {
                     Spread.of(byteRatios), false, "value", "range delete bytes, " + corr);
             headline(what + "time vs best RocksDB (over selectivities and rounds)", Spread.of(timeRatios), false,
                     "value", "range delete time, " + corr);
+            freedOnDisk(rows, corr, selectivities, headlineH);
             bytesByH(rows, lethe, corr, hs, selectivities);
         }
         pagesDropped(lethe, hs, correlations);
         lookupByH(lethe, hs, correlations);
         raw("secondary-deletes");
+    }
+
+    /**
+     * What left the disk: the blocks the table files allocated before the delete minus after it,
+     * per system (Lethe at the headline h), and that as a share of the deleted data's part of the
+     * allocated bytes (selectivity x bytes before).
+     */
+    private void freedOnDisk(List<Row> rows, String corr, List<String> selectivities, String headlineH) {
+        List<String[]> table = new ArrayList<>();
+        for (String sel : selectivities) {
+            List<Row> runs = Csv.where(rows, "correlation", corr, "selectivity", sel);
+            for (String system : Csv.distinct(runs, "system", List.of("lethe"))) {
+                List<Row> sys = Csv.where(runs, "system", system);
+                if (system.equals("lethe")) {
+                    sys = Csv.where(sys, "h", headlineH);
+                }
+                double share = Double.parseDouble(sel);
+                Spread freed = Spread.of(sys.stream()
+                        .map(r -> (r.d("allocated_before") - r.d("allocated_after")) / MIB).toList());
+                Spread ofDeleted = Spread.of(sys.stream().map(r -> (r.d("allocated_before")
+                        - r.d("allocated_after")) / (share * r.d("allocated_before"))).toList());
+                if (freed != null) {
+                    table.add(new String[] {selectivity(sel), system.equals("lethe") ? "lethe (h = " + headlineH + ")"
+                        : system, abs(freed), pctCell(ofDeleted)});
+                }
+            }
+        }
+        if (!table.isEmpty()) {
+            md.append("Freed on disk (" + corr + "): blocks the table files allocated before the delete minus after"
+                    + " it, measured with stat on a copy whose files have one link each; 100 % = the deleted entries'"
+                    + " share of the bytes before. Compactions write new files, so this is net of what they wrote.\n\n")
+                    .append(table(new String[] {"selectivity", "system", "MiB freed", "of the deleted data's bytes"},
+                            table));
+        }
     }
 
     /**
@@ -501,118 +554,13 @@ public final class Report {
 
     // ---------------------------------------------------------------- Flink jobs
 
-    private void jobs() throws IOException {
-        List<Row> rows = section("Flink jobs", "jobs", "Flink jobs whose state expires (tumbling and sliding"
-                + " windows, state TTL), the same input on each state backend: Lethe, Flink's RocksDB backend and the"
-                + " heap (HashMap) backend. Bytes written are what the process wrote to disk per record; local state"
-                + " is the backend's local directory; checkpoint sizes come from Flink's checkpoint statistics.");
-        if (rows == null) {
-            return;
-        }
-        List<String> jobs = Csv.distinct(rows, "job", List.of("tumbling", "sliding", "ttl"));
-        List<String> backends = Csv.distinct(rows, "backend", BACKENDS);
-        List<Row> samples = Csv.read(dataDir.resolve("jobs-state-size.csv"));
-        List<Row> checkpoints = Csv.read(dataDir.resolve("jobs-checkpoints.csv"));
-        for (String job : jobs) {
-            List<Row> rocks = Csv.where(rows, "job", job, "backend", "rocksdb");
-            List<String[]> table = new ArrayList<>();
-            for (String backend : backends) {
-                List<Row> sel = Csv.where(rows, "job", job, "backend", backend);
-                if (sel.isEmpty()) {
-                    continue;
-                }
-                boolean heap = backend.equals("hashmap");
-                boolean base = backend.equals("rocksdb");
-                table.add(new String[] {backend, abs(values(sel, "records_per_s")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "records_per_s"), "round"),
-                    abs(values(sel, "bytes_written_per_record")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "bytes_written_per_record"), "round"),
-                    abs(values(sel, "state_bytes_written_per_record")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "state_bytes_written_per_record"), "round"),
-                    heap ? "heap" : mib(values(sel, "local_max_bytes")),
-                    heap ? "heap" : mib(values(sel, "local_end_bytes")), abs(values(sel, "checkpoints")),
-                    mib(values(sel, "max_checkpoint_bytes")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "max_checkpoint_bytes"), "round"),
-                    mib(values(sel, "final_checkpoint_bytes")), abs(values(sel, "checkpointed_bytes_per_record")),
-                    base ? "-" : ratioCell(ratios(sel, rocks, "checkpointed_bytes_per_record"), "round")});
-            }
-            md.append("### ").append(job).append("\n\n").append(table(new String[] {"backend", "records/s",
-                "x RocksDB", "bytes written/record", "x RocksDB", "without checkpoint files", "x RocksDB",
-                "local state max (MiB)", "at end (MiB)", "checkpoints", "largest checkpoint (MiB)", "x RocksDB",
-                "final checkpoint (MiB)", "checkpoint upload/record (bytes)", "x RocksDB"}, table));
-            md.append("Checkpoints: those completed while the input was read, and the largest of them by full size"
-                    + " (all the state a checkpoint refers to); a dash: none completed (a run shorter than the"
-                    + " checkpoint interval). The final checkpoint is the one Flink takes after the input ended and"
-                    + " the last windows fired: what a backend still holds of expired state. The upload is what all"
-                    + " checkpoints wrote (incremental ones: new files only).\n\n");
-            List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
-            String what = "Job `" + job + "`: ";
-            headline(what + "records/s", ratios(lethe, rocks, "records_per_s"), true, "round", job + " job records/s");
-            headline(what + "bytes written per record", ratios(lethe, rocks, "bytes_written_per_record"), false,
-                    "round", job + " job bytes/record");
-            headline(what + "max local state", ratios(lethe, rocks, "local_max_bytes"), false, "round");
-            headline(what + "largest checkpoint", ratios(lethe, rocks, "max_checkpoint_bytes"), false, "round");
-            overTime(samples, job, backends, "local_bytes", false, "local state", "state-size");
-            overTime(checkpoints, job, backends, "full_bytes", true, "checkpoint size", "checkpoint-size");
-        }
-        Map<String, List<Double>> throughput = new LinkedHashMap<>();
-        Map<String, List<Double>> written = new LinkedHashMap<>();
-        for (String backend : backends) {
-            throughput.put(backend, jobs.stream()
-                    .map(j -> median(Csv.where(rows, "job", j, "backend", backend), "records_per_s")).toList());
-            written.put(backend, jobs.stream()
-                    .map(j -> median(Csv.where(rows, "job", j, "backend", backend), "bytes_written_per_record"))
-                    .toList());
-        }
-        md.append("### All jobs\n\n");
-        Charts.bars(dataDir.resolve("jobs-throughput.png"), "Flink jobs: records/s (higher is better)", "job",
-                "records/s (median of rounds)", jobs, throughput);
-        chart("Records/s per job and backend", "jobs-throughput.png");
-        Charts.bars(dataDir.resolve("jobs-bytes-per-record.png"), "Flink jobs: bytes written per record (lower is"
-                + " better)", "job", "bytes/record (median of rounds)", jobs, written);
-        chart("Bytes written per record per job and backend", "jobs-bytes-per-record.png");
-        raw("jobs", "jobs-state-size", "jobs-checkpoints");
-    }
-
-    /**
-     * A chart of a size over time in the runs of {@code job} (first round), one line per backend; the
-     * HashMap backend only when {@code withHeap} (its local state is on the heap). Sparse series (a
-     * point per checkpoint) get markers, dense ones (samples every 250 ms) none.
-     */
-    private void overTime(List<Row> samples, String job, List<String> backends, String column, boolean withHeap,
-            String what, String fileSuffix) throws IOException {
-        List<Row> sel = samples == null ? List.of() : Csv.where(samples, "job", job);
-        if (sel.isEmpty()) {
-            md.append("No ").append(what).append(" data for this job.\n\n");
-            return;
-        }
-        int round = sel.stream().mapToInt(Row::round).min().orElse(1);
-        XYChart chart = Charts.xy(job + ": " + what + " over time (round " + round + ")", "time since the job started (s)",
-                what + " (MiB)");
-        for (int i = 0; i < backends.size(); i++) {
-            List<Row> points = Csv.where(sel, "backend", backends.get(i), "round", String.valueOf(round));
-            if ((withHeap || !backends.get(i).equals("hashmap")) && !points.isEmpty()) {
-                XYSeries series = Charts.line(chart, backends.get(i), points.stream()
-                        .mapToDouble(r -> r.d("ms") / 1000).toArray(), points.stream()
-                        .mapToDouble(r -> r.d(column) / MIB).toArray(), Charts.color(backends.get(i), i), false);
-                if (points.size() > 40) {
-                    series.setMarker(SeriesMarkers.NONE);
-                }
-            }
-        }
-        chart.getStyler().setYAxisMin(0.0);
-        String file = "jobs-" + job + "-" + fileSuffix + ".png";
-        Charts.save(chart, dataDir.resolve(file));
-        chart(what.substring(0, 1).toUpperCase(Locale.ROOT) + what.substring(1) + " over time, " + job, file);
-    }
-
     // ---------------------------------------------------------------- sections and Markdown
 
     /**
      * Starts a section: its heading, and either "not run" (returning null) or a description from the
      * settings file and the rounds, returning the rows of {@code name.csv}.
      */
-    private List<Row> section(String title, String name, String intro) throws IOException {
+    List<Row> section(String title, String name, String intro) throws IOException {
         md.append("## ").append(title).append("\n\n");
         List<Row> rows = Csv.read(dataDir.resolve(name + ".csv"));
         if (rows == null) {
@@ -644,7 +592,7 @@ public final class Report {
         headline(metric, ratio, higherBetter, unit, glanceLabel, verdict(ratio, higherBetter));
     }
 
-    private void headline(String metric, Spread ratio, boolean higherBetter, String unit, String glanceLabel,
+    void headline(String metric, Spread ratio, boolean higherBetter, String unit, String glanceLabel,
             String verdict) {
         summary.add(new String[] {metric, ratioCell(ratio, unit), higherBetter ? "higher" : "lower", verdict});
         if (glanceLabel != null && ratio != null) {
@@ -685,7 +633,7 @@ public final class Report {
         return (ratio.median() > 1) == higherBetter ? "ahead" : "behind";
     }
 
-    private void chart(String alt, String file) {
+    void chart(String alt, String file) {
         if (Files.isRegularFile(dataDir.resolve(file))) {
             md.append("![").append(alt).append("](").append(rel(file)).append(")\n\n");
         } else {
@@ -693,7 +641,7 @@ public final class Report {
         }
     }
 
-    private void raw(String... names) {
+    void raw(String... names) {
         List<String> links = new ArrayList<>();
         for (String name : names) {
             for (String file : List.of(name + ".csv", name + ".settings.csv")) {
@@ -711,7 +659,7 @@ public final class Report {
         return file.isEmpty() ? (path.isEmpty() ? "./" : path + "/") : path;
     }
 
-    private static String table(String[] header, List<String[]> rows) {
+    static String table(String[] header, List<String[]> rows) {
         StringBuilder t = new StringBuilder("| ").append(String.join(" | ", header)).append(" |\n|");
         t.append(" --- |".repeat(header.length)).append('\n');
         for (String[] row : rows) {

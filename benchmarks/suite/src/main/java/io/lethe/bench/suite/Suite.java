@@ -45,11 +45,11 @@ public final class Suite {
             new Part("engine", "engine point operations and scans (JMH, Lethe and rocksdbjni)", "engine-ops.csv",
                     "about 2.5 min", "about 15 min"),
             new Part("ycsb", "delete-heavy YCSB-A (FADE against RocksDB and its delete compactions)", "ycsb.csv",
-                    "about 25 s", "about 6 min"),
+                    "about 75 s", "about 21 min"),
             new Part("secondary", "secondary range deletes across delete tile sizes (KiWi against RocksDB)",
                     "secondary-deletes.csv", "about 20 s", "about 2.5 min"),
-            new Part("jobs", "Flink jobs: tumbling and sliding windows, TTL (Lethe, Flink's RocksDB, HashMap)",
-                    "jobs.csv", "about 40 s", "about 15 min"));
+            new Part("jobs", "Flink jobs: windows, paced windows, TTL (Lethe, Flink's RocksDB twice, ForSt, HashMap)",
+                    "jobs.csv", "about 3 min", "about 40 min"));
 
     private final Path root;
     private final boolean full;

@@ -1,6 +1,7 @@
 package io.lethe.bench.suite;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.awt.image.BufferedImage;
@@ -25,6 +26,7 @@ class SuiteQuickTest {
     static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
     static final Path OUT = Path.of("target/bench-quick").toAbsolutePath();
     static final Path REPORT = OUT.resolve("report.md");
+    static final Set<String> BACKENDS = Set.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst", "hashmap");
     static List<String> failed;
 
     @BeforeAll
@@ -41,18 +43,19 @@ class SuiteQuickTest {
     @Test
     void everySystemHasResults() throws Exception {
         assertEquals(Set.of("lethe", "rocksdb"), column(OUT.resolve("engine-ops.csv"), "engine"));
-        assertEquals(Set.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-deletion-collector"),
+        assertEquals(Set.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-periodic",
+                "rocksdb-deletion-collector"),
                 column(OUT.resolve("ycsb.csv"), "system"));
         // Files holding tombstones at the end of a run; Lethe's may all be gone already, plain RocksDB's are not.
         assertTrue(column(OUT.resolve("ycsb-tombstone-ages.csv"), "system").contains("rocksdb"), "tombstone ages");
         assertTrue(column(OUT.resolve("secondary-deletes.csv"), "system")
                 .containsAll(Set.of("lethe", "rocksdb-scan", "rocksdb-deleterange")));
         assertEquals(Set.of("1", "2"), column(OUT.resolve("secondary-deletes.csv"), "round"));
-        assertEquals(Set.of("tumbling", "sliding", "ttl"), column(OUT.resolve("jobs.csv"), "job"));
-        assertEquals(Set.of("lethe", "rocksdb", "hashmap"), column(OUT.resolve("jobs.csv"), "backend"));
+        assertEquals(Set.of("tumbling", "sliding", "tumbling-paced", "ttl"), column(OUT.resolve("jobs.csv"), "job"));
+        assertEquals(BACKENDS, column(OUT.resolve("jobs.csv"), "backend"));
         assertTrue(Files.size(OUT.resolve("jobs-state-size.csv")) > 1000, "state size samples");
         // Every run completes at least Flink's final checkpoint, after its input ended.
-        assertEquals(Set.of("lethe", "rocksdb", "hashmap"), column(OUT.resolve("jobs-checkpoints.csv"), "backend"));
+        assertEquals(BACKENDS, column(OUT.resolve("jobs-checkpoints.csv"), "backend"));
         assertTrue(column(OUT.resolve("environment.csv"), "key").containsAll(Set.of("cpu", "java", "flink",
                 "rocksdbjni")));
     }
@@ -73,6 +76,18 @@ class SuiteQuickTest {
     }
 
     /** The distinct values of the CSV column named {@code name} (cells split at commas, as the files are). */
+    @Test
+    void jobRunsMeasuredWhatTheirModeMeasures() throws Exception {
+        List<String> lines = Files.readAllLines(OUT.resolve("jobs.csv"));
+        List<String> header = List.of(lines.get(0).split(","));
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            boolean paced = !f[header.indexOf("rate")].equals("0");
+            String measured = f[header.indexOf(paced ? "latency_p99_us" : "steady_records_per_s")];
+            assertFalse(measured.isEmpty(), (paced ? "latency" : "steady records/s") + " missing: " + line);
+        }
+    }
+
     static Set<String> column(Path csv, String name) throws Exception {
         List<String> lines = Files.readAllLines(csv);
         int index = List.of(lines.get(0).split(",")).indexOf(name);

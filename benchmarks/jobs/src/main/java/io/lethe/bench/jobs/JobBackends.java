@@ -1,0 +1,70 @@
+package io.lethe.bench.jobs;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The state backends the job benchmark compares, each configured as its own experts run it, and the
+ * settings the report lists. Every backend gets the same managed memory (set by the benchmark).
+ */
+final class JobBackends {
+    private JobBackends() {}
+
+    /** All backends in report order; the quick mode leaves out lethe-h8. */
+    static final List<String> ALL = List.of("lethe", "lethe-h8", "rocksdb", "rocksdb-heap-timers", "forst", "hashmap");
+
+    /** The on-disk peers Lethe is judged against (the best of them per metric). */
+    static final List<String> PEERS = List.of("rocksdb", "rocksdb-heap-timers", "forst");
+
+    /** Sets {@code backend} up in {@code conf}, its files under {@code local}. */
+    static void configure(String backend, Configuration conf, Path local) {
+        switch (backend) {
+            case "lethe", "lethe-h8" -> {
+                conf.set(StateBackendOptions.STATE_BACKEND, "io.lethe.flink.LetheStateBackendFactory");
+                conf.setString("state.backend.lethe.localdir", local.toString());
+                conf.setString("state.backend.lethe.delete-persistence-threshold", "10 s");
+                if (backend.equals("lethe-h8")) {
+                    conf.setString("state.backend.lethe.pages-per-tile", "8");
+                }
+            }
+            case "rocksdb", "rocksdb-heap-timers" -> {
+                conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+                conf.setString("state.backend.rocksdb.localdir", local.toString());
+                conf.setString("state.backend.rocksdb.use-bloom-filter", "true");
+                conf.setString("state.backend.rocksdb.timer-service.factory",
+                        backend.equals("rocksdb") ? "ROCKSDB" : "HEAP");
+            }
+            case "forst" -> {
+                conf.set(StateBackendOptions.STATE_BACKEND, "org.apache.flink.state.forst.ForStStateBackendFactory");
+                conf.setString("state.backend.forst.local-dir", local.toString());
+                conf.setString("state.backend.forst.primary-dir", "local-dir");
+            }
+            case "hashmap" -> conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+            default -> throw new IllegalArgumentException("unknown backend " + backend);
+        }
+    }
+
+    /** Whether the backend keeps its state on local disk (the HashMap backend keeps it on the heap). */
+    static boolean onDisk(String backend) {
+        return !backend.equals("hashmap");
+    }
+
+    /** What the report lists per backend: every setting that differs from Flink's defaults, and those that matter. */
+    static final String[][] SETTINGS = {
+        {"lethe", "Lethe, its defaults: D_th 10 s, heap timers (Lethe has no timers in the engine yet), pages of 4 KiB,"
+                + " no compression (Lethe does not compress yet)"},
+        {"lethe-h8", "as lethe, with delete tiles of 8 pages"},
+        {"rocksdb", "Flink's RocksDB backend (frocksdbjni 8.10): timers in RocksDB (its default), Bloom filter 10"
+                + " bits/key (state.backend.rocksdb.use-bloom-filter: true), managed memory (its default),"
+                + " compression Snappy on every level (its default), other options at their defaults"},
+        {"rocksdb-heap-timers", "as rocksdb, with timers on the heap (state.backend.rocksdb.timer-service.factory:"
+                + " HEAP)"},
+        {"forst", "Flink's ForSt backend 2.2.0 (forstjni 0.1.8) as shipped, with its files on local disk"
+                + " (state.backend.forst.primary-dir: local-dir): timers in ForSt, no Bloom filter, Snappy compression,"
+                + " managed memory (its defaults); the jobs use synchronous state, which ForSt keeps local"},
+        {"hashmap", "Flink's HashMap backend: state and timers on the heap, full checkpoints"},
+    };
+}
