@@ -13,8 +13,8 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * Expiry of a {@code WindowOperator}'s window contents through the engine horizon (BRIEF §6,
- * FLINK-NOTES §4.4), learned and checked from what the operator does, since the backend never sees
+ * Expiry of a {@code WindowOperator}'s window contents through the engine horizon (see
+ * docs/flink-backend.md), learned and checked from what the operator does, since the backend never sees
  * the operator itself (Flink removes it from the task configuration before state is initialized).
  *
  * <p><b>Delete key.</b> Every entry (and clear) of the operator's {@code window-contents} state

@@ -111,7 +111,7 @@ final class Charts {
     }
 
     /**
-     * Lethe's advantage over RocksDB per metric as points on a log axis with a dashed line at 1 (equal):
+     * Lethe's advantage over its peers per metric as points on a log axis with a dashed line at 1 (equal):
      * above the line Lethe is better. Points are coloured by verdict ("ahead", "even (within noise)",
      * "behind", see {@link Report#verdict}); non-finite advantages are left out. Saved as a PNG file.
      */

@@ -1,12 +1,10 @@
 package io.lethe.bench.suite;
 
 import static io.lethe.bench.suite.Cells.abs;
-import static io.lethe.bench.suite.Cells.mib;
 import static io.lethe.bench.suite.Cells.num;
 import static io.lethe.bench.suite.Cells.pct;
 import static io.lethe.bench.suite.Cells.pctCell;
 import static io.lethe.bench.suite.Cells.ratioCell;
-import static io.lethe.bench.suite.Cells.ratioNum;
 import static io.lethe.bench.suite.Cells.selectivity;
 import static io.lethe.bench.suite.Spread.median;
 import static io.lethe.bench.suite.Spread.ratio;
@@ -31,7 +29,6 @@ import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -132,19 +129,22 @@ public final class Report {
         if (summary.isEmpty()) {
             doc.append("No comparison with RocksDB: the data directory holds no results.\n\n");
         } else {
-            doc.append(table(new String[] {"metric", "Lethe / RocksDB (median, spread)", "better is", "verdict"},
+            doc.append(table(new String[] {"metric", "Lethe / peer (median, spread)", "better is", "verdict"},
                     summary));
+            doc.append("The peer is rocksdbjni for engine operations, its best method of each round for secondary"
+                    + " deletes, the best RocksDB variant of each round for YCSB and the best on-disk backend of each round (Flink's RocksDB"
+                    + " backend with either timer service, ForSt) for jobs.\n\n");
             doc.append("Verdict: even (within noise) when the median lies within 0.95-1.05 or the spread includes 1;"
                     + " for engine operations also when the engines' JMH confidence intervals overlap in at least half"
                     + " of the rounds.\n\n");
             if (!glance.isEmpty()) {
-                Charts.advantages(dataDir.resolve("summary.png"), "Lethe against RocksDB at a glance (above 1:"
+                Charts.advantages(dataDir.resolve("summary.png"), "Lethe against its peers at a glance (above 1:"
                         + " Lethe better)", glance.stream().map(Glance::label).toList(),
                         glance.stream().map(Glance::advantage).toList(),
                         glance.stream().map(Glance::verdict).toList());
-                doc.append(String.format(Locale.ROOT, "![Lethe's advantage over RocksDB per metric](%s)%n%n",
+                doc.append(String.format(Locale.ROOT, "![Lethe's advantage over its peers per metric](%s)%n%n",
                         rel("summary.png")));
-                doc.append("Lethe's advantage = Lethe / RocksDB where higher is better, RocksDB / Lethe where"
+                doc.append("Lethe's advantage = Lethe / peer where higher is better, peer / Lethe where"
                         + " lower is better (medians of the ratios above; a selection of them).\n\n");
             }
         }
