@@ -52,6 +52,14 @@ final class JobBackends {
         return !backend.equals("hashmap");
     }
 
+    /**
+     * Whether the backend takes canonical savepoints (Flink's backend-independent format). ForSt 2.2.0
+     * does not: Flink fails the job with "does not support CANONICAL savepoints".
+     */
+    static boolean canonicalSavepoints(String backend) {
+        return !backend.equals("forst");
+    }
+
     /** What the report lists per backend: every setting that differs from Flink's defaults, and those that matter. */
     static final String[][] SETTINGS = {
         {"lethe", "Lethe, its defaults: D_th 10 s, heap timers (Lethe has no timers in the engine yet), pages of 4 KiB,"

@@ -111,6 +111,7 @@ public final class Report {
         r.ycsb();
         r.secondary();
         JobsSection.write(r);
+        LargeStateSection.write(r);
         Files.writeString(file, r.document(handWritten));
     }
 

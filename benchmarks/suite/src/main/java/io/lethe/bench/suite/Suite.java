@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  * then writes the report with charts from the CSV files they left.
  *
  * <pre>
- * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs]
+ * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate]
  * </pre>
  *
  * Quick (a few minutes, what CI runs): small data, short iterations; it shows that every part
@@ -49,7 +49,9 @@ public final class Suite {
             new Part("secondary", "secondary range deletes across delete tile sizes (KiWi against RocksDB)",
                     "secondary-deletes.csv", "about 20 s", "about 2.5 min"),
             new Part("jobs", "Flink jobs: windows, paced windows, TTL (Lethe, Flink's RocksDB twice, ForSt, HashMap)",
-                    "jobs.csv", "about 3 min", "about 40 min"));
+                    "jobs.csv", "about 3 min", "about 40 min"),
+            new Part("largestate", "state far larger than memory: keyed and windowed jobs, checkpoints, restores"
+                    + " (Lethe, Flink's RocksDB, ForSt)", "largestate.csv", "about 3 min", "about 2.5 hours"));
 
     private final Path root;
     private final boolean full;
@@ -65,7 +67,7 @@ public final class Suite {
         System.setProperty("java.awt.headless", "true");
         if (args.length == 0 || !(args[0].equals("quick") || args[0].equals("full"))) {
             System.err.println("usage: benchmarks/run.sh quick|full [--out DIR] [--report FILE]"
-                    + " [--only engine,ycsb,secondary,jobs], or benchmarks/run.sh report DIR [FILE]");
+                    + " [--only engine,ycsb,secondary,jobs,largestate], or benchmarks/run.sh report DIR [FILE]");
             System.exit(2);
         }
         boolean full = args[0].equals("full");
@@ -130,7 +132,9 @@ public final class Suite {
                     }
                     cmd.addAll(List.of("-cp", benchJar.toString(), "io.lethe.bench.SecondaryDeleteBench"));
                 }
-                default -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.ExpiryJobBench"));
+                case "jobs" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.ExpiryJobBench"));
+                case "largestate" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.LargeStateBench"));
+                default -> throw new IllegalStateException("no main class for part " + part.name());
             }
             cmd.addAll(List.of(mode, out.toString()));
             long start = System.nanoTime();

@@ -56,6 +56,12 @@ class SuiteQuickTest {
         assertTrue(Files.size(OUT.resolve("jobs-state-size.csv")) > 1000, "state size samples");
         // Every run completes at least Flink's final checkpoint, after its input ended.
         assertEquals(BACKENDS, column(OUT.resolve("jobs-checkpoints.csv"), "backend"));
+        assertEquals(Set.of("lethe", "rocksdb", "forst"),
+                column(where(OUT.resolve("largestate.csv"), "job", "keyed"), "backend"));
+        assertEquals(Set.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst"),
+                column(where(OUT.resolve("largestate.csv"), "job", "windowed"), "backend"));
+        assertTrue(column(OUT.resolve("largestate-timeline.csv"), "phase").containsAll(Set.of("load", "steady",
+                "cold")), "timeline phases");
         assertTrue(column(OUT.resolve("environment.csv"), "key").containsAll(Set.of("cpu", "java", "flink",
                 "rocksdbjni")));
     }
@@ -75,7 +81,6 @@ class SuiteQuickTest {
         assertTrue(charts >= 8, charts + " charts");
     }
 
-    /** The distinct values of the CSV column named {@code name} (cells split at commas, as the files are). */
     @Test
     void jobRunsMeasuredWhatTheirModeMeasures() throws Exception {
         List<String> lines = Files.readAllLines(OUT.resolve("jobs.csv"));
@@ -88,6 +93,45 @@ class SuiteQuickTest {
         }
     }
 
+    /**
+     * Every large-state run measured each phase and restored from its checkpoint and its savepoint;
+     * the keyed job's lookups found the state they loaded, before and after the restore.
+     */
+    @Test
+    void largeStateRunsMeasuredEveryPhase() throws Exception {
+        List<String> lines = Files.readAllLines(OUT.resolve("largestate.csv"));
+        List<String> header = List.of(lines.get(0).split(","));
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            for (String c : List.of("steady_records_per_s", "latency_p99_us", "restore_checkpoint_ms",
+                    "cold_records_per_s", "checkpoint_full_bytes")) {
+                assertFalse(f[header.indexOf(c)].isEmpty(), c + " missing: " + line);
+            }
+            // ForSt 2.2 refuses canonical savepoints; every other backend takes one and restores from it.
+            boolean forst = f[header.indexOf("backend")].equals("forst");
+            assertEquals(forst ? "refused by the backend" : "canonical", f[header.indexOf("savepoint")], line);
+            for (String c : List.of("savepoint_bytes", "restore_savepoint_ms")) {
+                assertEquals(forst, f[header.indexOf(c)].isEmpty(), c + ": " + line);
+            }
+            if (f[header.indexOf("job")].equals("keyed")) {
+                assertEquals("0", f[header.indexOf("lookups_missing_state")], "steady lookups without state: " + line);
+                assertEquals("0", f[header.indexOf("cold_lookups_missing_state")], "lookups after restore: " + line);
+                assertFalse(f[header.indexOf("cold_lookups")].equals("0"), "no lookups after the restore: " + line);
+            }
+        }
+    }
+
+    /** A file holding the header of {@code csv} and its lines whose {@code name} column is {@code value}. */
+    static Path where(Path csv, String name, String value) throws Exception {
+        List<String> lines = Files.readAllLines(csv);
+        int index = List.of(lines.get(0).split(",")).indexOf(name);
+        Path selected = csv.resolveSibling(csv.getFileName() + "." + name + "-" + value);
+        Files.write(selected, java.util.stream.Stream.concat(lines.stream().limit(1), lines.stream().skip(1)
+                .filter(l -> l.split(",", -1)[index].equals(value))).toList());
+        return selected;
+    }
+
+    /** The distinct values of the CSV column named {@code name} (cells split at commas, as the files are). */
     static Set<String> column(Path csv, String name) throws Exception {
         List<String> lines = Files.readAllLines(csv);
         int index = List.of(lines.get(0).split(",")).indexOf(name);

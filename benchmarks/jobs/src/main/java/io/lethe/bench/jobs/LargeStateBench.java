@@ -1,0 +1,155 @@
+package io.lethe.bench.jobs;
+
+import org.apache.flink.configuration.MemorySize;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * State far larger than memory: the {@link LargeStateJobs} on Lethe, Flink's RocksDB backend (timers
+ * in RocksDB and, for the windowed job, on the heap) and ForSt, each run ({@link LargeStateRun}) in a
+ * JVM of its own with the same heap and managed memory, one after another. The HashMap backend is
+ * left out: it keeps state on the heap, so it is no choice for state twenty times the memory budget.
+ *
+ * <p>Usage: {@code LargeStateBench [quick|full] [output directory]}: writes {@code largestate.csv} (a
+ * row per run), {@code largestate-timeline.csv} (every second of every run), {@code
+ * largestate-checkpoints.csv} and {@code largestate.settings.csv}. Full: state of at least 20 times the
+ * managed memory, 10 minutes measured in steady state and 2 minutes cold, one round (about two and a
+ * half hours). Quick: small state and seconds per phase, to show that every part runs.
+ */
+public final class LargeStateBench {
+    static final String MANAGED_MEMORY = "256m";
+    static final String HEAP = "3g";
+    static final List<String> JOBS = List.of("keyed", "windowed");
+    private static final String[] FILES = {"", "-timeline", "-checkpoints"};
+
+    private LargeStateBench() {}
+
+    static long managedMemoryBytes() {
+        return MemorySize.parse(MANAGED_MEMORY).getBytes();
+    }
+
+    static LargeStateJobs.Sizes sizes(boolean full) {
+        return full
+                ? new LargeStateJobs.Sizes(1L << 24, 1L << 17, 2_000_000, 600, 120, 30)
+                : new LargeStateJobs.Sizes(1L << 15, 1L << 8, 10_000, 5, 3, 2);
+    }
+
+    /** The backends a job runs on: timers on the heap or in RocksDB only matter where there are timers. */
+    static List<String> backends(String job) {
+        return job.equals("windowed") ? List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst")
+                : List.of("lethe", "rocksdb", "forst");
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean full = args.length > 0 && args[0].equals("full");
+        Path out = Path.of(args.length > 1 ? args[1] : "target/largestate").toAbsolutePath();
+        Files.createDirectories(out);
+        LargeStateJobs.Sizes sizes = sizes(full);
+        System.out.printf(Locale.ROOT, "Large-state benchmark (%s): keyed %,d keys, windowed %,d keys and windows of"
+                        + " %,d records; %d s steady and %d s cold per run; %s managed memory, %s heap; output %s%n",
+                full ? "full, about 2.5 hours" : "quick", sizes.keys(), sizes.windowKeys(), sizes.windowRecords(),
+                sizes.steadySeconds(), sizes.coldSeconds(), MANAGED_MEMORY, HEAP, out);
+        List<String> failed = new ArrayList<>();
+        for (String job : JOBS) {
+            for (String backend : backends(job)) {
+                System.out.printf(Locale.ROOT, "%s on %s (logical state %s):%n", job, backend,
+                        ExpiryJobBench.mib(sizes.logicalBytes(job)));
+                if (runChild(job, backend, full, out) != 0) {
+                    failed.add(job + "/" + backend);
+                }
+            }
+        }
+        for (String suffix : FILES) {
+            gather(out, suffix);
+        }
+        writeSettings(out.resolve("largestate.settings.csv"), sizes);
+        if (!failed.isEmpty()) {
+            System.err.println("large-state runs failed: " + String.join(", ", failed));
+            System.exit(1);
+        }
+    }
+
+    private static int runChild(String job, String backend, boolean full, Path out)
+            throws IOException, InterruptedException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return new ProcessBuilder(java, "-Xmx" + HEAP, "-cp", System.getProperty("java.class.path"),
+                LargeStateRun.class.getName(), job, backend, full ? "full" : "quick", out.toString())
+                .inheritIO().start().waitFor();
+    }
+
+    /** Concatenates the runs' {@code <job>-<backend><suffix>.csv} files into {@code largestate<suffix>.csv}. */
+    private static void gather(Path out, String suffix) throws IOException {
+        Path parts = out.resolve("largestate-parts");
+        String header = null;
+        List<String> lines = new ArrayList<>();
+        for (String job : JOBS) {
+            for (String backend : backends(job)) {
+                Path part = parts.resolve(job + "-" + backend + suffix + ".csv");
+                if (!Files.exists(part)) {
+                    continue;
+                }
+                List<String> partLines = Files.readAllLines(part);
+                if (header != null && !header.equals(partLines.get(0))) {
+                    throw new IOException(part + " has columns " + partLines.get(0) + ", the others " + header);
+                }
+                header = partLines.get(0);
+                lines.addAll(partLines.subList(1, partLines.size()));
+            }
+        }
+        if (header != null) {
+            lines.add(0, header);
+            Files.write(out.resolve("largestate" + suffix + ".csv"), lines);
+        }
+    }
+
+    private static void writeSettings(Path file, LargeStateJobs.Sizes sizes) throws IOException {
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(file))) {
+            csv.println("key,value");
+            csv.printf(Locale.ROOT, "what,one run per job and backend; each in a JVM of its own (heap %s) with a"
+                    + " MiniCluster (parallelism 1; %s managed memory for every backend); one round%n", HEAP,
+                    MANAGED_MEMORY);
+            csv.printf(Locale.ROOT, "keyed,%,d keys; per key a %d-byte profile (value state) and two %d-byte counters"
+                    + " (map state); load: every key written once in a scrambled order; then each record reads and"
+                    + " rewrites the profile and one counter of a key chosen uniformly at random (logical state %s)%n",
+                    sizes.keys(), LargeStateJobs.PROFILE_BYTES, LargeStateJobs.COUNTER_BYTES,
+                    ExpiryJobBench.mib(sizes.logicalBytes("keyed")));
+            csv.printf(Locale.ROOT, "windowed,%,d keys; one record per event-time ms with a %d-byte payload; tumbling"
+                    + " windows of %,d ms holding every element (list state) with an allowed lateness of %d windows:"
+                    + " the state holds %d to %d windows (at least %s logical); fired once at the end and cleared at"
+                    + " the cleanup time; timers per key and window%n", sizes.windowKeys(),
+                    LargeStateJobs.PAYLOAD_BYTES, sizes.windowRecords(), LargeStateJobs.LATENESS_WINDOWS,
+                    LargeStateJobs.LATENESS_WINDOWS, LargeStateJobs.LATENESS_WINDOWS + 1,
+                    ExpiryJobBench.mib(sizes.logicalBytes("windowed")));
+            csv.println("payloads,half fixed text and half random characters from 64 symbols: they compress");
+            csv.printf(Locale.ROOT, "phases,load until the state is full; steady %d s (measured); canonical savepoint"
+                    + " and a last checkpoint; cancel; page cache dropped; restore from the last incremental"
+                    + " checkpoint and %d s cold (measured); page cache dropped; restore from the savepoint%n",
+                    sizes.steadySeconds(), sizes.coldSeconds());
+            csv.println("records/s,records the source made per second; backpressure holds it to the job's pace");
+            csv.println("latency,keyed: the time of one record's state accesses (reads and writes); windowed: from the"
+                    + " moment a window could close (its first record past the end was made) to its result;"
+                    + " HdrHistogram");
+            csv.println("bytes written,what the process wrote to disk (/proc/self/io) in the steady phase per record;"
+                    + " state and checkpoints together");
+            csv.println("restore time,from submitting the restored job until its stateful operator opened with its"
+                    + " state (after the OS page cache was dropped); includes scheduling (the same for every backend)");
+            csv.println("memory,resident set size (VmRSS) of the run's JVM; native = RSS minus the JVM's committed heap,"
+                    + " non-heap and buffers: the backend's native memory with allocator overhead and thread stacks");
+            csv.printf(Locale.ROOT, "checkpoints,every %d s; incremental; retained on cancellation%n",
+                    sizes.checkpointSeconds());
+            for (String[] b : JobBackends.SETTINGS) {
+                if (backends("windowed").contains(b[0])) {
+                    csv.printf("backend %s,%s%n", b[0], b[1]);
+                }
+            }
+            csv.println("hashmap,not run: it keeps state on the heap; rocksdb-heap-timers not run on the keyed job:"
+                    + " it has no timers");
+        }
+    }
+}

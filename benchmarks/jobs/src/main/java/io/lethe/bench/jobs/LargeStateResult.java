@@ -1,0 +1,174 @@
+package io.lethe.bench.jobs;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** What one large-state run measured, as one CSV row, and its timeline and checkpoints as CSV files. */
+final class LargeStateResult {
+    private final Map<String, String> row;
+    private final List<CheckpointHistory.Entry> checkpoints;
+    private final double startMillis;
+
+    private LargeStateResult(Map<String, String> row, List<CheckpointHistory.Entry> checkpoints, double startMillis) {
+        this.row = row;
+        this.checkpoints = checkpoints;
+        this.startMillis = startMillis;
+    }
+
+    /** Writes {@code prefix.csv}, {@code prefix-timeline.csv} and {@code prefix-checkpoints.csv}. */
+    void write(Path prefix, List<Timeline.Sample> samples) throws IOException {
+        String job = row.get("job");
+        String backend = row.get("backend");
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Path.of(prefix + ".csv")))) {
+            csv.println(String.join(",", row.keySet()));
+            csv.println(String.join(",", row.values()));
+        }
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Path.of(prefix + "-timeline.csv")))) {
+            csv.println("job,backend,seconds,phase,records,records_per_s,rss_bytes,heap_used_bytes,native_bytes,"
+                    + "local_bytes,written_bytes,latency_p50_us,latency_p99_us");
+            for (Timeline.Sample s : samples) {
+                csv.printf(Locale.ROOT, "%s,%s,%.1f,%s,%d,%.0f,%d,%d,%d,%d,%d,%s,%s%n", job, backend, s.seconds(),
+                        s.phase(), s.records(), s.recordsPerSecond(), s.rssBytes(), s.heapUsedBytes(),
+                        s.nativeBytes(), s.localBytes(), s.writtenBytes(), cell(s.p50Micros()), cell(s.p99Micros()));
+            }
+        }
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Path.of(prefix + "-checkpoints.csv")))) {
+            csv.println("job,backend,checkpoint,seconds,savepoint,full_bytes,checkpointed_bytes,sync_ms,async_ms");
+            for (CheckpointHistory.Entry c : checkpoints) {
+                csv.printf(Locale.ROOT, "%s,%s,%d,%.1f,%d,%d,%d,%d,%d%n", job, backend, c.id(),
+                        (c.ackMillis() - startMillis) / 1000.0, c.savepoint() ? 1 : 0, c.fullBytes(),
+                        c.checkpointedBytes(), c.syncMillis(), c.asyncMillis());
+            }
+        }
+    }
+
+    void print() {
+        System.out.printf(Locale.ROOT, "  %s on %s: load %s records/s, steady %s records/s, p99 %s µs, %s bytes"
+                        + " written/record, local %s B, restore %s ms (checkpoint) %s ms (savepoint), cold %s records/s%n",
+                row.get("job"), row.get("backend"), row.get("load_records_per_s"), row.get("steady_records_per_s"),
+                row.get("latency_p99_us"), row.get("bytes_written_per_record"), row.get("local_bytes_end"),
+                row.get("restore_checkpoint_ms"), row.get("restore_savepoint_ms"), row.get("cold_records_per_s"));
+    }
+
+    private static String cell(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static double micros(Histogram nanos, double percentile) {
+        return nanos.getTotalCount() == 0 ? Double.NaN : nanos.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    private static double median(List<Long> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Long> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2.0;
+    }
+
+    /** Gathers a run's measurements phase by phase. */
+    static final class Builder {
+        private final Map<String, String> row = new LinkedHashMap<>();
+        private final double startMillis = System.currentTimeMillis();
+        private LargeStateRun.Stopped stopped;
+        private double steadyEndSeconds;
+        private double steadyStartSeconds;
+
+        Builder(String job, String backend, LargeStateJobs.Sizes sizes) {
+            row.put("job", job);
+            row.put("backend", backend);
+            row.put("logical_state_bytes", Long.toString(sizes.logicalBytes(job)));
+            row.put("managed_memory_bytes", Long.toString(LargeStateBench.managedMemoryBytes()));
+            row.put("heap_max_bytes", Long.toString(Runtime.getRuntime().maxMemory()));
+        }
+
+        void load(long records, double seconds) {
+            row.put("load_records", Long.toString(records));
+            row.put("load_seconds", cell(seconds));
+            row.put("load_records_per_s", cell(records / seconds));
+            steadyStartSeconds = (System.currentTimeMillis() - startMillis) / 1000.0;
+        }
+
+        void steady(LargeStateRun.Phase p) {
+            steadyEndSeconds = (System.currentTimeMillis() - startMillis) / 1000.0;
+            row.put("steady_seconds", cell(p.seconds()));
+            row.put("steady_records", Long.toString(p.records()));
+            row.put("steady_records_per_s", cell(p.recordsPerSecond()));
+            row.put("latency_p50_us", cell(micros(p.latencyNanos(), 50)));
+            row.put("latency_p99_us", cell(micros(p.latencyNanos(), 99)));
+            row.put("cpu_us_per_record", cell(p.cpuNanos() / 1000.0 / p.records()));
+            row.put("bytes_written_per_record", cell((double) p.writtenBytes() / p.records()));
+            row.put("lookups", Long.toString(p.lookups()));
+            row.put("lookups_missing_state", Long.toString(p.lookups() - p.found()));
+            row.put("windows_fired", Long.toString(p.windowsFired()));
+        }
+
+        /** The job stopped, with these checkpoints and savepoint. */
+        void stopped(LargeStateRun.Stopped s) {
+            stopped = s;
+            List<CheckpointHistory.Entry> steady = s.checkpoints().stream().filter(c -> !c.savepoint())
+                    .filter(c -> inSteady(c.ackMillis())).toList();
+            row.put("checkpoints", Integer.toString(steady.size()));
+            row.put("checkpoint_sync_ms_p50", cell(median(steady.stream().map(c -> c.syncMillis()).toList())));
+            row.put("checkpoint_sync_ms_max", Long.toString(steady.stream().mapToLong(c -> c.syncMillis()).max()
+                    .orElse(0)));
+            row.put("checkpoint_async_ms_p50", cell(median(steady.stream().map(c -> c.asyncMillis()).toList())));
+            row.put("checkpoint_async_ms_max", Long.toString(steady.stream().mapToLong(c -> c.asyncMillis()).max()
+                    .orElse(0)));
+            row.put("checkpointed_bytes_p50", cell(median(steady.stream().map(c -> c.checkpointedBytes()).toList())));
+            row.put("checkpoint_full_bytes", Long.toString(s.checkpoints().stream().filter(c -> !c.savepoint())
+                    .mapToLong(c -> c.fullBytes()).reduce((a, b) -> b).orElse(0)));
+            boolean taken = s.savepoint() != null;
+            row.put("savepoint", taken ? "canonical" : "refused by the backend");
+            row.put("savepoint_ms", taken ? Long.toString(s.savepointMillis()) : "");
+            row.put("savepoint_bytes", taken ? Long.toString(s.checkpoints().stream().filter(c -> c.savepoint())
+                    .mapToLong(c -> c.fullBytes()).sum()) : "");
+            row.put("restore_savepoint_ms", "");
+        }
+
+        private boolean inSteady(long ackMillis) {
+            double at = (ackMillis - startMillis) / 1000.0;
+            return at >= steadyStartSeconds && at <= steadyEndSeconds;
+        }
+
+        /** Why the page cache could not be dropped, or null when it was. */
+        void coldCache(String whyNot) {
+            row.put("cold_cache", whyNot == null ? "dropped" : whyNot.replace(',', ';'));
+        }
+
+        void restored(boolean savepoint, long millis) {
+            row.put(savepoint ? "restore_savepoint_ms" : "restore_checkpoint_ms", Long.toString(millis));
+        }
+
+        void cold(LargeStateRun.Phase p) {
+            row.put("cold_seconds", cell(p.seconds()));
+            row.put("cold_records_per_s", cell(p.recordsPerSecond()));
+            row.put("cold_latency_p99_us", cell(micros(p.latencyNanos(), 99)));
+            row.put("cold_lookups", Long.toString(p.lookups()));
+            row.put("cold_lookups_missing_state", Long.toString(p.lookups() - p.found()));
+        }
+
+        LargeStateResult build(List<Timeline.Sample> samples) {
+            List<Timeline.Sample> steady = samples.stream().filter(s -> s.phase().equals("steady")).toList();
+            row.put("local_bytes_end", Long.toString(steady.isEmpty() ? 0 : steady.get(steady.size() - 1).localBytes()));
+            row.put("local_bytes_max", Long.toString(steady.stream().mapToLong(Timeline.Sample::localBytes).max()
+                    .orElse(0)));
+            row.put("rss_max_bytes", Long.toString(samples.stream().mapToLong(Timeline.Sample::rssBytes).max()
+                    .orElse(0)));
+            row.put("native_max_bytes", Long.toString(samples.stream().mapToLong(Timeline.Sample::nativeBytes).max()
+                    .orElse(0)));
+            return new LargeStateResult(row, stopped.checkpoints(), startMillis);
+        }
+    }
+}

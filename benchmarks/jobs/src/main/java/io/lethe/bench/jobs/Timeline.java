@@ -1,0 +1,108 @@
+package io.lethe.bench.jobs;
+
+import org.HdrHistogram.Histogram;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A large-state run over time: once a second the records made so far, the process's memory, the local
+ * state's size, the bytes written and the latencies of that second, labelled with the run's phase.
+ * It also gathers the latencies of the current phase. Thread-safe: a sampler thread of its own writes,
+ * the run changes phases and reads.
+ */
+final class Timeline implements AutoCloseable {
+    private static final long PERIOD_MILLIS = 1_000;
+    private static final long PRINT_EVERY_SAMPLES = 10;
+
+    /** One sample; {@code seconds} since the run started, latencies of the second before it in µs. */
+    record Sample(double seconds, String phase, long records, double recordsPerSecond, long rssBytes,
+            long heapUsedBytes, long nativeBytes, long localBytes, long writtenBytes, double p50Micros,
+            double p99Micros) {}
+
+    private final String what;
+    private final Path local;
+    private final long startNanos = System.nanoTime();
+    private final List<Sample> samples = new ArrayList<>();
+    private final Thread sampler;
+    private String phase = "start";
+    private Histogram phaseLatency = new Histogram(3);
+    private volatile boolean closed;
+
+    Timeline(String what, Path local) {
+        this.what = what;
+        this.local = local;
+        sampler = new Thread(this::run, "timeline");
+        sampler.setDaemon(true);
+        sampler.start();
+    }
+
+    /** Starts a phase: its latencies start empty. */
+    synchronized void phase(String name) {
+        LiveMetrics.LATENCY_NANOS.getIntervalHistogram();  // drops what belongs to the phase before
+        phase = name;
+        phaseLatency = new Histogram(3);
+    }
+
+    /** The latencies (ns) recorded since the phase started. */
+    synchronized Histogram phaseLatency() {
+        phaseLatency.add(LiveMetrics.LATENCY_NANOS.getIntervalHistogram());
+        return phaseLatency.copy();
+    }
+
+    synchronized List<Sample> samples() {
+        return List.copyOf(samples);
+    }
+
+    double seconds() {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    private void run() {
+        long records = LiveMetrics.RECORDS.get();
+        double at = seconds();
+        while (!closed) {
+            try {
+                Thread.sleep(PERIOD_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long nowRecords = LiveMetrics.RECORDS.get();
+            double now = seconds();
+            take(now, nowRecords, (nowRecords - records) / (now - at));
+            records = nowRecords;
+            at = now;
+        }
+    }
+
+    private void take(double now, long records, double rate) {
+        ProcessMemory memory = ProcessMemory.now();
+        long localBytes = ExpiryJobBench.size(local);
+        Sample s;
+        synchronized (this) {
+            Histogram second = LiveMetrics.LATENCY_NANOS.getIntervalHistogram();
+            phaseLatency.add(second);
+            boolean none = second.getTotalCount() == 0;
+            s = new Sample(now, phase, records, rate, memory.rssBytes(), memory.heapUsedBytes(),
+                    memory.nativeBytes(), localBytes, ExpiryJobBench.bytesWritten(),
+                    none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
+                    none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
+            samples.add(s);
+        }
+        if (samples.size() % PRINT_EVERY_SAMPLES == 0) {
+            System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s, RSS %s (heap %s,"
+                            + " native %s)%n", what, s.phase(), now, records, rate, ExpiryJobBench.mib(localBytes),
+                    ExpiryJobBench.mib(s.rssBytes()), ExpiryJobBench.mib(s.heapUsedBytes()),
+                    ExpiryJobBench.mib(s.nativeBytes()));
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        closed = true;
+        sampler.interrupt();
+        sampler.join();
+    }
+}

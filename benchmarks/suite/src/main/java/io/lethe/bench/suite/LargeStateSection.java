@@ -1,0 +1,179 @@
+package io.lethe.bench.suite;
+
+import static io.lethe.bench.suite.Cells.abs;
+import static io.lethe.bench.suite.Cells.mib;
+import static io.lethe.bench.suite.Cells.ratioCell;
+import static io.lethe.bench.suite.Spread.values;
+
+import io.lethe.bench.suite.Csv.Row;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The report's large-state section: per job two tables of every backend (speed; checkpoints, restore
+ * and memory), Lethe against the best on-disk peer per metric, and charts of the runs over time.
+ */
+final class LargeStateSection {
+    static final List<String> JOBS = List.of("keyed", "windowed");
+    static final List<String> BACKENDS = List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst");
+    static final List<String> PEERS = List.of("rocksdb", "rocksdb-heap-timers", "forst");
+    /**
+     * Samples are a second apart; charts show their mean over up to this many (fewer in short runs, so
+     * that a line keeps at least {@link #MIN_POINTS} points), or the lines are noise.
+     */
+    private static final int SMOOTHING = 10;
+    private static final int MIN_POINTS = 5;
+
+    private record Metric(String column, String label, boolean higherBetter) {}
+
+    private static final List<Metric> METRICS = List.of(
+            new Metric("steady_records_per_s", "records/s, steady", true),
+            new Metric("latency_p99_us", "latency p99", false),
+            new Metric("bytes_written_per_record", "bytes written per record", false),
+            new Metric("local_bytes_end", "local state at the end", false),
+            new Metric("checkpoint_async_ms_p50", "checkpoint async part (median)", false),
+            new Metric("checkpoint_full_bytes", "checkpoint size", false),
+            new Metric("restore_checkpoint_ms", "restore from the checkpoint", false),
+            new Metric("restore_savepoint_ms", "restore from the canonical savepoint", false),
+            new Metric("cold_records_per_s", "records/s, cold page cache", true),
+            new Metric("native_max_bytes", "native memory (max)", false));
+
+    private final Report r;
+
+    private LargeStateSection(Report r) {
+        this.r = r;
+    }
+
+    static void write(Report r) throws IOException {
+        new LargeStateSection(r).write();
+    }
+
+    private void write() throws IOException {
+        List<Row> rows = r.section("State far larger than memory", "largestate", "A keyed-state job (value and map"
+                + " state read back at random) and a windowed job (every element stored, windows kept past their end)"
+                + " with state at least twenty times the managed memory, run for minutes in steady state, then"
+                + " restored from their last incremental checkpoint with a cold page cache and from a canonical"
+                + " savepoint: Lethe; Flink's RocksDB backend (timers in RocksDB, and on the heap where the job has"
+                + " timers); ForSt. Each run in a JVM of its own, one round: each ratio is one run against one run.");
+        if (rows == null) {
+            return;
+        }
+        List<Row> timeline = Csv.read(r.dataDir().resolve("largestate-timeline.csv"));
+        for (String job : Csv.distinct(rows, "job", JOBS)) {
+            List<String> backends = Csv.distinct(Csv.where(rows, "job", job), "backend", BACKENDS);
+            r.md().append("### ").append(job).append("\n\n");
+            speed(rows, job, backends);
+            durability(rows, job, backends);
+            versusBestPeer(rows, job);
+            overTime(timeline, job, backends, "records_per_s", 1, "records/s", "throughput");
+            overTime(timeline, job, backends, "latency_p99_us", 1e-3, "latency p99 of each second (ms)", "p99");
+            overTime(timeline, job, backends, "local_bytes", 1 / Cells.MIB, "local state (MiB)", "local");
+            overTime(timeline, job, backends, "rss_bytes", 1 / Cells.MIB, "resident memory (MiB)", "rss");
+        }
+        r.raw("largestate", "largestate-timeline", "largestate-checkpoints");
+    }
+
+    private void speed(List<Row> rows, String job, List<String> backends) {
+        List<String[]> table = new ArrayList<>();
+        for (String backend : backends) {
+            List<Row> sel = Csv.where(rows, "job", job, "backend", backend);
+            table.add(new String[] {backend, mib(values(sel, "logical_state_bytes")),
+                abs(values(sel, "load_records_per_s")), abs(values(sel, "steady_records_per_s")),
+                abs(values(sel, "latency_p50_us")), abs(values(sel, "latency_p99_us")),
+                abs(values(sel, "cpu_us_per_record")), abs(values(sel, "bytes_written_per_record")),
+                mib(values(sel, "local_bytes_end")), abs(values(sel, "cold_records_per_s")),
+                abs(values(sel, "cold_latency_p99_us")), job.equals("keyed")
+                        ? abs(values(sel, "lookups_missing_state")) + " / " + abs(values(sel, "cold_lookups_missing_state"))
+                        : abs(values(sel, "windows_fired"))});
+        }
+        r.md().append(Report.table(new String[] {"backend", "logical state (MiB)", "load records/s",
+            "steady records/s", "latency p50 (µs)", "latency p99 (µs)", "CPU µs/record", "bytes written/record",
+            "local state (MiB)", "cold records/s", "cold p99 (µs)",
+            job.equals("keyed") ? "lookups that missed their state (steady / cold)" : "windows fired"}, table));
+    }
+
+    private void durability(List<Row> rows, String job, List<String> backends) {
+        List<String[]> table = new ArrayList<>();
+        for (String backend : backends) {
+            List<Row> sel = Csv.where(rows, "job", job, "backend", backend);
+            table.add(new String[] {backend, abs(values(sel, "checkpoints")),
+                abs(values(sel, "checkpoint_sync_ms_p50")), abs(values(sel, "checkpoint_sync_ms_max")),
+                abs(values(sel, "checkpoint_async_ms_p50")), abs(values(sel, "checkpoint_async_ms_max")),
+                mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, "checkpointed_bytes_p50")),
+                savepoint(sel, abs(values(sel, "savepoint_ms"))), savepoint(sel, mib(values(sel, "savepoint_bytes"))),
+                abs(values(sel, "restore_checkpoint_ms")), savepoint(sel, abs(values(sel, "restore_savepoint_ms"))),
+                mib(values(sel, "rss_max_bytes")), mib(values(sel, "native_max_bytes")),
+                mib(values(sel, "managed_memory_bytes")), sel.isEmpty() ? "" : sel.get(0).s("cold_cache")});
+        }
+        r.md().append(Report.table(new String[] {"backend", "checkpoints (steady)", "sync ms p50", "sync ms max",
+            "async ms p50", "async ms max", "checkpoint size (MiB)", "uploaded p50 (MiB)", "savepoint ms",
+            "savepoint (MiB)", "restore from checkpoint (ms)", "restore from savepoint (ms)", "RSS max (MiB)",
+            "native max (MiB)", "managed memory (MiB)", "page cache before restore"}, table));
+    }
+
+    /** A savepoint cell, or why there is none. */
+    private static String savepoint(List<Row> sel, String cell) {
+        return sel.isEmpty() || sel.get(0).s("savepoint").equals("canonical") ? cell : sel.get(0).s("savepoint");
+    }
+
+    private void versusBestPeer(List<Row> rows, String job) {
+        List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
+        List<Row> peers = rows.stream().filter(x -> x.s("job").equals(job) && PEERS.contains(x.s("backend")))
+                .toList();
+        List<String[]> table = new ArrayList<>();
+        for (Metric m : METRICS) {
+            BestPeer best = BestPeer.of(lethe, peers, m.column(), m.higherBetter(), "backend");
+            String verdict = Report.verdict(best.ratio(), m.higherBetter());
+            table.add(new String[] {m.label(), m.higherBetter() ? "higher" : "lower",
+                String.join(", ", best.winners()), ratioCell(best.ratio(), "run"), verdict});
+            boolean drawn = m.column().equals("steady_records_per_s") || m.column().equals("latency_p99_us");
+            r.headline("Large state `" + job + "`: " + m.label() + " (vs best on-disk peer)", best.ratio(),
+                    m.higherBetter(), "run", drawn ? "large " + job + " " + m.label() : null, verdict);
+        }
+        r.md().append("Lethe against the best on-disk peer:\n\n").append(Report.table(new String[] {
+            "metric", "better is", "best peer", "Lethe / best", "verdict"}, table));
+    }
+
+    /** A column of the timeline over time, one line per backend, each point the mean of a few samples. */
+    private void overTime(List<Row> timeline, String job, List<String> backends, String column, double scale,
+            String what, String fileSuffix) throws IOException {
+        List<Row> sel = timeline == null ? List.of() : Csv.where(timeline, "job", job);
+        if (sel.isEmpty()) {
+            r.md().append("No timeline for this job.\n\n");
+            return;
+        }
+        XYChart chart = Charts.xy(job + ": " + what + " over the run", "time since the run started (s)", what);
+        int drawn = 0;
+        for (int i = 0; i < backends.size(); i++) {
+            List<Row> points = Csv.where(sel, "backend", backends.get(i)).stream()
+                    .filter(p -> !Double.isNaN(p.d(column))).toList();
+            if (points.size() < MIN_POINTS) {
+                continue;
+            }
+            int mean = Math.max(1, Math.min(SMOOTHING, points.size() / MIN_POINTS));
+            int n = points.size() / mean;
+            double[] x = new double[n];
+            double[] y = new double[n];
+            for (int k = 0; k < n; k++) {
+                List<Row> group = points.subList(k * mean, (k + 1) * mean);
+                x[k] = group.stream().mapToDouble(p -> p.d("seconds")).average().orElse(0);
+                y[k] = group.stream().mapToDouble(p -> p.d(column) * scale).average().orElse(0);
+            }
+            XYSeries series = Charts.line(chart, backends.get(i), x, y, Charts.color(backends.get(i), i), false);
+            series.setMarker(SeriesMarkers.NONE);
+            drawn++;
+        }
+        if (drawn == 0) {
+            r.md().append("Too few samples of ").append(what).append(" for a chart.\n\n");
+            return;
+        }
+        chart.getStyler().setYAxisMin(0.0);
+        String file = "largestate-" + job + "-" + fileSuffix + ".png";
+        Charts.save(chart, r.dataDir().resolve(file));
+        r.chart(what + " over the run, " + job, file);
+    }
+}
