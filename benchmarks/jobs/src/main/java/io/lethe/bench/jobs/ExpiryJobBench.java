@@ -2,20 +2,14 @@ package io.lethe.bench.jobs;
 
 import org.HdrHistogram.Histogram;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.WebOptions;
-import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
-import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
-import org.apache.flink.runtime.checkpoint.TaskStateStats;
 import org.apache.flink.runtime.executiongraph.ArchivedExecutionGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
-import org.apache.flink.runtime.minicluster.RpcServiceSharing;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
@@ -163,36 +157,21 @@ public final class ExpiryJobBench {
         long records = sizes.records(job);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
         build(env, job, records, sizes.rate(job));
-        // The MiniCluster a local environment would start (Flink's PerJobMiniClusterFactory), held here so
-        // that the finished job's checkpoint statistics can be read from it.
-        MiniClusterConfiguration cluster = new MiniClusterConfiguration.Builder().setConfiguration(conf)
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(1).setRpcServiceSharing(RpcServiceSharing.SHARED)
-                .build();
         List<long[]> samples = new ArrayList<>();
-        AtomicBoolean done = new AtomicBoolean();
-        try (MiniCluster mini = new MiniCluster(cluster)) {
+        try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
             mini.start();
-            long start = System.nanoTime();
             long startMillis = System.currentTimeMillis();
             long writtenBefore = bytesWritten();
             long cpuBefore = processCpuNanos();
-            Thread sampler = new Thread(() -> sample(job + "/" + backend, local, start, done, samples), "sampler");
-            sampler.setDaemon(true);
-            sampler.start();
-            JobID id = mini.submitJob(env.getStreamGraph()).get().getJobID();
-            JobExecutionResult result;
-            try {
-                result = mini.requestJobResult(id).get().toJobExecutionResult(ExpiryJobBench.class.getClassLoader());
-            } finally {
-                done.set(true);
-                sampler.join();
-            }
+            MiniClusters.Finished finished =
+                    MiniClusters.runSampled(mini, env.getStreamGraph(), job + "/" + backend, local, samples);
+            JobExecutionResult result = finished.result();
             long written = bytesWritten() - writtenBefore;
             long cpu = processCpuNanos() - cpuBefore;
             Long at10 = result.getAccumulatorResult(Jobs.AT_10);
             Long at90 = result.getAccumulatorResult(Jobs.AT_90);
             Histogram latency = sizes.rate(job) > 0 ? result.getAccumulatorResult(Jobs.LATENCY) : null;
-            List<JobRun.Checkpoint> completed = checkpoints(mini.getArchivedExecutionGraph(id).get(), startMillis);
+            List<JobRun.Checkpoint> completed = checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
             deleteTree(dir);
             return new JobRun(job, backend, round, records, sizes.rate(job), result.getNetRuntime() / 1000.0,
                     at10 == null || at90 == null ? 0 : at90 - at10, cpu, written, latency, samples, completed);
@@ -200,22 +179,10 @@ public final class ExpiryJobBench {
     }
 
     /** The completed checkpoints of a finished job, by id, with sizes and their slowest task's durations. */
-    private static List<JobRun.Checkpoint> checkpoints(ArchivedExecutionGraph graph, long startMillis) {
-        List<JobRun.Checkpoint> completed = new ArrayList<>();
-        for (AbstractCheckpointStats c : graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
-            if (c.getStatus() == CheckpointStatsStatus.COMPLETED) {
-                long sync = 0;
-                long async = 0;
-                for (TaskStateStats t : c.getAllTaskStateStats()) {
-                    sync = Math.max(sync, t.getSummaryStats().getSyncCheckpointDurationStats().getMaximum());
-                    async = Math.max(async, t.getSummaryStats().getAsyncCheckpointDurationStats().getMaximum());
-                }
-                completed.add(new JobRun.Checkpoint(c.getCheckpointId(), c.getLatestAckTimestamp() - startMillis,
-                        c.getStateSize(), c.getCheckpointedSize(), c.getMetadataSize(), sync, async));
-            }
-        }
-        completed.sort(Comparator.comparingLong(JobRun.Checkpoint::id));
-        return completed;
+    static List<JobRun.Checkpoint> checkpoints(ArchivedExecutionGraph graph, long startMillis) {
+        return CheckpointHistory.completed(graph).stream().map(c -> new JobRun.Checkpoint(c.id(),
+                c.ackMillis() - startMillis, c.fullBytes(), c.checkpointedBytes(), c.metadataBytes(), c.syncMillis(),
+                c.asyncMillis())).toList();
     }
 
     /** CPU time this process has used (all threads), in nanoseconds. */
@@ -225,7 +192,7 @@ public final class ExpiryJobBench {
     }
 
     /** Samples the local directory's size every 250 ms until {@code done}, printing it every 5 s. */
-    private static void sample(String what, Path local, long start, AtomicBoolean done, List<long[]> samples) {
+    static void sample(String what, Path local, long start, AtomicBoolean done, List<long[]> samples) {
         long nextPrint = 5_000;
         while (!done.get()) {
             long t = (System.nanoTime() - start) / 1_000_000;

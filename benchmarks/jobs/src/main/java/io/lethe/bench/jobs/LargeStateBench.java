@@ -148,8 +148,8 @@ public final class LargeStateBench {
                     csv.printf("backend %s,%s%n", b[0], b[1]);
                 }
             }
-            csv.println("hashmap,not run: it keeps state on the heap; rocksdb-heap-timers not run on the keyed job:"
-                    + " it has no timers");
+            csv.println("left out,the HashMap backend (it keeps state on the heap); rocksdb-heap-timers on the keyed"
+                    + " job (it has no timers)");
         }
     }
 }

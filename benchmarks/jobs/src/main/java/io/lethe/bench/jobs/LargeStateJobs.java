@@ -192,8 +192,8 @@ final class LargeStateJobs {
                 profile.update(newProfile);
                 counters.put(counter, newCounter);
                 LiveMetrics.LOOKUPS.incrementAndGet();
-                if (found) {
-                    LiveMetrics.FOUND.incrementAndGet();
+                if (!found) {
+                    LiveMetrics.MISSING.incrementAndGet();
                 }
             }
             LiveMetrics.LATENCY_NANOS.recordValue(System.nanoTime() - start);

@@ -110,7 +110,7 @@ final class LargeStateResult {
             row.put("cpu_us_per_record", cell(p.cpuNanos() / 1000.0 / p.records()));
             row.put("bytes_written_per_record", cell((double) p.writtenBytes() / p.records()));
             row.put("lookups", Long.toString(p.lookups()));
-            row.put("lookups_missing_state", Long.toString(p.lookups() - p.found()));
+            row.put("lookups_missing_state", Long.toString(p.missing()));
             row.put("windows_fired", Long.toString(p.windowsFired()));
         }
 
@@ -156,7 +156,7 @@ final class LargeStateResult {
             row.put("cold_records_per_s", cell(p.recordsPerSecond()));
             row.put("cold_latency_p99_us", cell(micros(p.latencyNanos(), 99)));
             row.put("cold_lookups", Long.toString(p.lookups()));
-            row.put("cold_lookups_missing_state", Long.toString(p.lookups() - p.found()));
+            row.put("cold_lookups_missing_state", Long.toString(p.missing()));
         }
 
         LargeStateResult build(List<Timeline.Sample> samples) {

@@ -11,8 +11,6 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
-import org.apache.flink.runtime.minicluster.RpcServiceSharing;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.IOException;
@@ -59,7 +57,7 @@ public final class LargeStateRun {
 
     /** What a measured phase saw. */
     record Phase(double seconds, long records, long cpuNanos, long writtenBytes, Histogram latencyNanos, long lookups,
-            long found, long windowsFired) {
+            long missing, long windowsFired) {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -89,10 +87,7 @@ public final class LargeStateRun {
 
     private LargeStateResult run(Path local) throws Exception {
         Configuration conf = configuration(local);
-        MiniClusterConfiguration cluster = new MiniClusterConfiguration.Builder().setConfiguration(conf)
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(1).setRpcServiceSharing(RpcServiceSharing.SHARED)
-                .build();
-        try (MiniCluster mini = new MiniCluster(cluster)) {
+        try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
             mini.start();
             LargeStateResult.Builder result = new LargeStateResult.Builder(job, backend, sizes);
             JobID id = submit(mini, conf, null);
@@ -153,13 +148,13 @@ public final class LargeStateRun {
         long cpu = ExpiryJobBench.processCpuNanos();
         long written = ExpiryJobBench.bytesWritten();
         long lookups = LiveMetrics.LOOKUPS.get();
-        long found = LiveMetrics.FOUND.get();
+        long missing = LiveMetrics.MISSING.get();
         long fired = LiveMetrics.WINDOWS_FIRED.get();
         Thread.sleep(seconds * 1000);
         ensureRunning(mini, id);
         return new Phase((System.nanoTime() - start) / 1e9, LiveMetrics.RECORDS.get() - records,
                 ExpiryJobBench.processCpuNanos() - cpu, ExpiryJobBench.bytesWritten() - written,
-                timeline.phaseLatency(), LiveMetrics.LOOKUPS.get() - lookups, LiveMetrics.FOUND.get() - found,
+                timeline.phaseLatency(), LiveMetrics.LOOKUPS.get() - lookups, LiveMetrics.MISSING.get() - missing,
                 LiveMetrics.WINDOWS_FIRED.get() - fired);
     }
 

@@ -17,9 +17,9 @@ final class LiveMetrics {
     static final AtomicLong RECORDS = new AtomicLong();
     /** Latencies in nanoseconds: per record's state accesses (keyed job), per window result (windowed job). */
     static final Recorder LATENCY_NANOS = new Recorder(3);
-    /** Keyed job: lookups of keys loaded before, and how many of them found their state. */
+    /** Keyed job: lookups of keys loaded before, and how many of them did not find their state. */
     static final AtomicLong LOOKUPS = new AtomicLong();
-    static final AtomicLong FOUND = new AtomicLong();
+    static final AtomicLong MISSING = new AtomicLong();
     /** Windowed job: windows fired. */
     static final AtomicLong WINDOWS_FIRED = new AtomicLong();
     /** When the stateful operator last opened (after its state was restored), in ms since the epoch. */

@@ -112,6 +112,7 @@ public final class Report {
         r.secondary();
         JobsSection.write(r);
         LargeStateSection.write(r);
+        NexmarkSection.write(r);
         Files.writeString(file, r.document(handWritten));
     }
 

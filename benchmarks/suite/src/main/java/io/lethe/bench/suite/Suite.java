@@ -27,13 +27,13 @@ import java.util.stream.Stream;
  * then writes the report with charts from the CSV files they left.
  *
  * <pre>
- * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate]
+ * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate,nexmark]
  * </pre>
  *
- * Quick (a few minutes, what CI runs): small data, short iterations; it shows that every part
+ * Quick (about 10 minutes, what CI runs): small data, short iterations; it shows that every part
  * works and produces results, not what the numbers are. Full: the data behind {@code
- * docs/benchmarks.md} (about half an hour on two cores). Defaults: quick writes to {@code
- * target/bench-quick} with {@code report.md} there; full writes the CSV files and charts to {@code
+ * docs/benchmarks.md} (about 5 hours on two cores; the parts can run alone). Defaults: quick
+ * writes to {@code target/bench-quick} with {@code report.md} there; full writes the CSV files and charts to {@code
  * docs/benchmarks/} and the report to {@code docs/benchmarks.md}. Exit code 1 when a part failed or
  * left no results (the others still run and the report still gets written).
  */
@@ -51,7 +51,9 @@ public final class Suite {
             new Part("jobs", "Flink jobs: windows, paced windows, TTL (Lethe, Flink's RocksDB twice, ForSt, HashMap)",
                     "jobs.csv", "about 3 min", "about 40 min"),
             new Part("largestate", "state far larger than memory: keyed and windowed jobs, checkpoints, restores"
-                    + " (Lethe, Flink's RocksDB, ForSt)", "largestate.csv", "about 3 min", "about 2.5 hours"));
+                    + " (Lethe, Flink's RocksDB, ForSt)", "largestate.csv", "about 2 min", "about 2.5 hours"),
+            new Part("nexmark", "Nexmark q4 q5 q7 q8 q9 q11 q16 q18 q19 q20 in Flink SQL (Lethe, Flink's RocksDB"
+                    + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 4 min", "about 40 min"));
 
     private final Path root;
     private final boolean full;
@@ -67,7 +69,7 @@ public final class Suite {
         System.setProperty("java.awt.headless", "true");
         if (args.length == 0 || !(args[0].equals("quick") || args[0].equals("full"))) {
             System.err.println("usage: benchmarks/run.sh quick|full [--out DIR] [--report FILE]"
-                    + " [--only engine,ycsb,secondary,jobs,largestate], or benchmarks/run.sh report DIR [FILE]");
+                    + " [--only engine,ycsb,secondary,jobs,largestate,nexmark], or benchmarks/run.sh report DIR [FILE]");
             System.exit(2);
         }
         boolean full = args[0].equals("full");
@@ -134,6 +136,7 @@ public final class Suite {
                 }
                 case "jobs" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.ExpiryJobBench"));
                 case "largestate" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.LargeStateBench"));
+                case "nexmark" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.NexmarkBench"));
                 default -> throw new IllegalStateException("no main class for part " + part.name());
             }
             cmd.addAll(List.of(mode, out.toString()));

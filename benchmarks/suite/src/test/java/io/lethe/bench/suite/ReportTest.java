@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
@@ -31,10 +32,14 @@ class ReportTest {
             "secondary-bytes-by-h-correlated.png", "secondary-pages-dropped.png", "secondary-lookup-by-h.png",
             "jobs-tumbling-state-size.png", "jobs-tumbling-checkpoint-size.png", "jobs-ttl-state-size.png",
             "jobs-ttl-checkpoint-size.png", "jobs-throughput.png",
-            "jobs-latency-p99.png", "jobs-bytes-per-record.png");
+            "jobs-latency-p99.png", "jobs-bytes-per-record.png", "largestate-keyed-throughput.png",
+            "largestate-keyed-p99.png", "largestate-keyed-local.png", "largestate-keyed-rss.png",
+            "largestate-windowed-throughput.png", "largestate-windowed-p99.png", "largestate-windowed-local.png",
+            "largestate-windowed-rss.png", "nexmark-throughput.png", "nexmark-state-size.png");
     static final List<String> SECTIONS = List.of("# Benchmarks",
             "## Summary: where Lethe is ahead and where it is behind", "## Machine, versions and settings",
-            "## Engine operations (JMH)", "## Delete-heavy YCSB-A", "## Secondary range deletes", "## Flink jobs");
+            "## Engine operations (JMH)", "## Delete-heavy YCSB-A", "## Secondary range deletes", "## Flink jobs",
+            "## State far larger than memory", "## Nexmark");
 
     @BeforeAll
     static void headless() {
@@ -101,6 +106,15 @@ class ReportTest {
         // ttl: no HashMap run completed a checkpoint (empty cells), which must not read as 0 bytes.
         String ttl = md.substring(md.indexOf("### ttl"));
         assertTrue(ttl.contains("| heap | heap | 0 | - | - | - |"), ttl);
+        // Large state: against ForSt, the best peer, not RocksDB; ForSt's savepoint cells say why they are empty.
+        assertTrue(md.contains("| records/s, steady | higher | forst | 0.80 (1 run) | behind |"), md);
+        assertTrue(md.contains("| refused by the backend | refused by the backend | 700 | refused by the backend |"),
+                md);
+        assertTrue(md.contains("| restore from the canonical savepoint | lower | rocksdb | 1.10 (1 run) | behind |"),
+                md);
+        // Nexmark: against RocksDB (the fastest peer), and every result equal to the HashMap backend's.
+        assertTrue(md.contains("| q4 | rocksdb | 0.90 (1 round) | behind |"), md);
+        assertTrue(md.contains("| q5 | lethe | 90 | 1 | 1 | 10 | yes |"), md);
     }
 
     @Test
@@ -130,7 +144,7 @@ class ReportTest {
         Report.write(data, report);
         String md = Files.readString(report);
         SECTIONS.forEach(s -> assertTrue(md.contains(s), "section " + s));
-        assertEquals(3, md.split("not run", -1).length - 1, md);
+        assertEquals(5, md.split("not run", -1).length - 1, md);
         assertTrue(md.contains("](../data/engine-ops.png)"), md);
         assertEquals(Charts.WIDTH, ImageIO.read(data.resolve("engine-ops.png").toFile()).getWidth());
         assertFalse(Files.exists(data.resolve("ycsb-space-amp.png")));
@@ -244,6 +258,53 @@ class ReportTest {
         write(data, "jobs-state-size.csv", samples);
         write(data, "jobs-checkpoints.csv", checkpoints);
         write(data, "jobs.settings.csv", List.of("key,value", "bytes written,what the process wrote, per record"));
+        writeLargeState(data);
+        writeNexmark(data);
+    }
+
+    /**
+     * Large-state runs: Lethe makes 100 records/s on both jobs, RocksDB 80, ForSt 125 (the best peer);
+     * ForSt refuses canonical savepoints; Lethe restores from its savepoint in 880 ms, the others in 800.
+     * Every run has 20 timeline samples.
+     */
+    static void writeLargeState(Path data) throws IOException {
+        List<String> rows = new ArrayList<>(List.of("job,backend,logical_state_bytes,steady_records_per_s,"
+                + "latency_p99_us,savepoint,savepoint_ms,restore_savepoint_ms,restore_checkpoint_ms,cold_cache"));
+        List<String> timeline = new ArrayList<>(List.of("job,backend,seconds,phase,records_per_s,latency_p99_us,"
+                + "local_bytes,rss_bytes"));
+        Map<String, Integer> rate = Map.of("lethe", 100, "rocksdb", 80, "rocksdb-heap-timers", 80, "forst", 125);
+        for (String job : List.of("keyed", "windowed")) {
+            for (String backend : List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst")) {
+                if (job.equals("keyed") && backend.equals("rocksdb-heap-timers")) {
+                    continue;
+                }
+                boolean forst = backend.equals("forst");
+                rows.add(String.format("%s,%s,5000000000,%d,50,%s,%s,%s,700,dropped", job, backend,
+                        rate.get(backend), forst ? "refused by the backend" : "canonical", forst ? "" : "900",
+                        forst ? "" : backend.equals("lethe") ? "880" : "800"));
+                for (int t = 1; t <= 20; t++) {
+                    timeline.add(String.format("%s,%s,%d,steady,%d,60,%d,%d", job, backend, t, rate.get(backend),
+                            t * 1048576L, 500 * 1048576L));
+                }
+            }
+        }
+        write(data, "largestate.csv", rows);
+        write(data, "largestate-timeline.csv", timeline);
+    }
+
+    /** Nexmark: q4 and q5, Lethe at 90 events/s, RocksDB 100 (the best peer), ForSt 50; every result equal. */
+    static void writeNexmark(Path data) throws IOException {
+        List<String> rows = new ArrayList<>(List.of("query,backend,round,events_per_s,local_max_bytes,"
+                + "max_checkpoint_bytes,result_rows,equal_to_hashmap"));
+        Map<String, Integer> rate = Map.of("lethe", 90, "rocksdb", 100, "rocksdb-heap-timers", 60, "forst", 50,
+                "hashmap", 200);
+        for (String q : List.of("q4", "q5")) {
+            for (String backend : List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst", "hashmap")) {
+                rows.add(String.format("%s,%s,1,%d,1048576,1048576,10,%s", q, backend, rate.get(backend),
+                        backend.equals("hashmap") ? "reference" : "yes"));
+            }
+        }
+        write(data, "nexmark.csv", rows);
     }
 
     static List<String> engineOps() {

@@ -62,6 +62,9 @@ class SuiteQuickTest {
                 column(where(OUT.resolve("largestate.csv"), "job", "windowed"), "backend"));
         assertTrue(column(OUT.resolve("largestate-timeline.csv"), "phase").containsAll(Set.of("load", "steady",
                 "cold")), "timeline phases");
+        assertEquals(Set.of("q4", "q5", "q7", "q8", "q9", "q11", "q16", "q18", "q19", "q20"),
+                column(OUT.resolve("nexmark.csv"), "query"));
+        assertEquals(BACKENDS, column(OUT.resolve("nexmark.csv"), "backend"));
         assertTrue(column(OUT.resolve("environment.csv"), "key").containsAll(Set.of("cpu", "java", "flink",
                 "rocksdbjni")));
     }
@@ -118,6 +121,18 @@ class SuiteQuickTest {
                 assertEquals("0", f[header.indexOf("cold_lookups_missing_state")], "lookups after restore: " + line);
                 assertFalse(f[header.indexOf("cold_lookups")].equals("0"), "no lookups after the restore: " + line);
             }
+        }
+    }
+
+    /**
+     * Every Nexmark run finished, and every deterministic query gave the HashMap backend's result on every
+     * backend (the others are marked, with the reason).
+     */
+    @Test
+    void nexmarkResultsEqualTheHashMapBackends() throws Exception {
+        for (String verdict : column(OUT.resolve("nexmark.csv"), "equal_to_hashmap")) {
+            assertTrue(verdict.equals("yes") || verdict.equals("reference")
+                    || verdict.startsWith("not deterministic: "), "a result differs or a run failed: " + verdict);
         }
     }
 

@@ -1,0 +1,225 @@
+package io.lethe.bench.jobs;
+
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The state-heavy Nexmark queries (q4, q5, q7, q8, q9, q11, q16, q18, q19, q20; {@link NexmarkQueries}) in
+ * Flink SQL on Lethe and Flink's RocksDB (timers in RocksDB and on the heap), ForSt and HashMap backends
+ * ({@link JobBackends}), one run after another in this JVM on a MiniCluster with parallelism 1, rounds
+ * interleaved and the backends' order rotated each round, every backend with the same managed memory
+ * and checkpoints. The input is the same bounded stream of generated events in every run ({@link
+ * NexmarkGenerator}).
+ *
+ * <p>Per run: events per second in steady state (10 % to 90 % of the input, {@link NexmarkProbe}) and
+ * over the whole job, the local state directory's largest size (sampled every 250 ms), the largest and
+ * the final checkpoint's full size (Flink's checkpoint statistics), and the fingerprint of the query's
+ * final result ({@link NexmarkMultiset}). Every backend's result must equal the HashMap backend's in the
+ * same round, for the queries whose result is deterministic ({@link NexmarkEquality}); the program
+ * prints the differences and exits with status 1 after writing its files if one is not.
+ *
+ * <p>Usage: {@code NexmarkBench [quick|full] [output directory]}: writes {@code nexmark.csv} and {@code
+ * nexmark.settings.csv}. Quick (about 2.5 minutes): 100 k events per run, one round, and each query once
+ * more on the HashMap backend to see that its result repeats. Full (about an hour): 2 M events per run,
+ * two rounds (the HashMap backend's two runs show whether a result repeats). System properties: {@code
+ * lethe.bench.nexmark.events}, {@code .rate} (event time, default 10,000 events/s), {@code .queries} and
+ * {@code .backends} (comma-separated subsets), {@code .mini-batch} (default true), {@code
+ * lethe.bench.checkpoint-seconds} (default 2 quick, 10 full).
+ */
+public final class NexmarkBench {
+    private static final long WARM_UP_EVENTS = 20_000;
+
+    /** What a mode runs. */
+    record Mode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
+            List<String> backends, List<NexmarkQueries.Query> queries) {
+
+        static Mode of(boolean full) {
+            List<String> backends = property("backends",
+                    JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList());
+            List<NexmarkQueries.Query> queries = property("queries",
+                    NexmarkQueries.ALL.stream().map(NexmarkQueries.Query::name).toList()).stream()
+                    .map(NexmarkQueries::byName).toList();
+            return new Mode(full ? "full" : "quick",
+                    Long.getLong("lethe.bench.nexmark.events", full ? 2_000_000 : 100_000), full ? 2 : 1,
+                    Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2),
+                    NexmarkConfig.withRate(Long.getLong("lethe.bench.nexmark.rate", NexmarkConfig.DEFAULT_RATE)),
+                    backends, queries);
+        }
+
+        private static List<String> property(String name, List<String> otherwise) {
+            String value = System.getProperty("lethe.bench.nexmark." + name);
+            return value == null || value.isBlank() ? otherwise : List.of(value.split(","));
+        }
+
+        /** One round only: each query runs once more on the HashMap backend to see whether it repeats. */
+        boolean repeatsHashmap() {
+            return rounds < 2 && backends.contains(NexmarkEquality.REFERENCE);
+        }
+
+        int runs() {
+            return queries.size() * (rounds * backends.size() + (repeatsHashmap() ? 1 : 0));
+        }
+    }
+
+    private NexmarkBench() {}
+
+    public static void main(String[] args) throws Exception {
+        Mode mode = Mode.of(args.length > 0 && args[0].equals("full"));
+        Path out = Path.of(args.length > 1 ? args[1] : "target/nexmark").toAbsolutePath();
+        Files.createDirectories(out);
+        System.out.printf(Locale.ROOT, "Nexmark benchmark (%s): %d queries x %d backends x %d round(s), %,d events"
+                        + " per run at %,d events/s of event time, parallelism 1, checkpoints every %d s, SQL %s,"
+                        + " output %s%n", mode.name(), mode.queries().size(), mode.backends().size(), mode.rounds(),
+                mode.events(), mode.config().eventsPerSecond(), mode.checkpointSeconds(), NexmarkJob.sqlOptions(),
+                out);
+        long start = System.nanoTime();
+        Map<String, String> reasoned = new HashMap<>();
+        String determinism = NexmarkEquality.reason(mode.queries(), new NexmarkGenerator(mode.config()),
+                mode.events(), reasoned);
+        System.out.println("Determinism: " + determinism);
+        List<NexmarkRun> runs = new ArrayList<>();
+        List<NexmarkRun> repeats = new ArrayList<>();
+        Path work = out.resolve("work");
+        warmUp(mode, work);
+        for (NexmarkQueries.Query query : mode.queries()) {
+            for (int round = 1; round <= mode.rounds(); round++) {
+                List<String> backends = mode.backends();
+                for (int i = 0; i < backends.size(); i++) {
+                    String backend = backends.get((i + round - 1) % backends.size());
+                    runs.add(report(run(query, backend, round, mode, work), "", mode, start, runs, repeats));
+                }
+                if (mode.repeatsHashmap()) {
+                    repeats.add(report(run(query, NexmarkEquality.REFERENCE, round, mode, work), " (repeat)", mode,
+                            start, runs, repeats));
+                }
+            }
+        }
+        ExpiryJobBench.deleteTree(work);
+        NexmarkEquality.Outcome outcome = NexmarkEquality.judge(runs, repeats, reasoned);
+        NexmarkResults.write(runs, outcome, out, mode, determinism);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        NexmarkResults.summarize(runs, outcome, mode, seconds);
+        if (!outcome.bugs().isEmpty()) {
+            System.exit(1);
+        }
+    }
+
+    /**
+     * One short run, not recorded, so that the first measured run does not pay for loading the planner
+     * and compiling Flink's hot paths alone.
+     */
+    private static void warmUp(Mode mode, Path work) {
+        long events = Math.min(mode.events(), WARM_UP_EVENTS);
+        NexmarkQueries.Query query = mode.queries().get(0);
+        NexmarkRun r = run(query, NexmarkEquality.REFERENCE, 0, new Mode(mode.name(), events, 1,
+                mode.checkpointSeconds(), mode.config(), mode.backends(), mode.queries()), work);
+        System.out.printf(Locale.ROOT, "  warm-up: %s on %s, %,d events, not recorded (%s)%n", query.name(),
+                NexmarkEquality.REFERENCE, events, r.error() == null ? String.format(Locale.ROOT, "%.1f s",
+                        r.seconds()) : "failed: " + r.error());
+    }
+
+    private static NexmarkRun report(NexmarkRun r, String what, Mode mode, long start, List<NexmarkRun> runs,
+            List<NexmarkRun> repeats) {
+        int done = runs.size() + repeats.size() + 1;
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        String progress = String.format(Locale.ROOT, "[%d/%d, %.0f s, about %.0f s left]", done, mode.runs(),
+                elapsed, elapsed / done * (mode.runs() - done));
+        if (r.error() != null) {
+            System.out.printf("  %-4s %-19s round %d%s: FAILED: %s %s%n", r.query(), r.backend(), r.round(), what,
+                    r.error(), progress);
+            return r;
+        }
+        System.out.printf(Locale.ROOT, "  %-4s %-19s round %d%s: %,9.0f events/s steady (%,.0f whole job, %.1f s),"
+                        + " local max %s, %d checkpoints up to %s, result %,d rows from %,d changes, sha256 %.12s %s%n",
+                r.query(), r.backend(), r.round(), what, r.steadyEventsPerSecond(), r.eventsPerSecond(), r.seconds(),
+                ExpiryJobBench.mib(r.maxLocal()), r.checkpoints().size(), ExpiryJobBench.mib(r.maxCheckpoint()),
+                r.result().rows(), r.changes(), r.result().sha256(), progress);
+        return r;
+    }
+
+    /** Runs one query on one backend; a failure becomes a failed run, reported, not thrown. */
+    static NexmarkRun run(NexmarkQueries.Query query, String backend, int round, Mode mode, Path work) {
+        try {
+            return measure(query, backend, round, mode, work);
+        } catch (Exception e) {
+            e.printStackTrace(System.out);
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            String why = (root.getClass().getSimpleName() + " " + root.getMessage()).replaceAll("[,\\r\\n]+", ";");
+            return NexmarkRun.failed(query.name(), backend, round, mode.events(), why);
+        }
+    }
+
+    private static NexmarkRun measure(NexmarkQueries.Query query, String backend, int round, Mode mode, Path work)
+            throws Exception {
+        Path dir = work.resolve(query.name() + "-" + backend + "-" + round);
+        ExpiryJobBench.deleteTree(dir);
+        Path local = Files.createDirectories(dir.resolve("local"));
+        Configuration conf = configuration(backend, local, Files.createDirectories(dir.resolve("checkpoints")),
+                mode.checkpointSeconds(), "nexmark-" + query.name() + "-" + backend);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
+        NexmarkJob.build(env, query, new NexmarkGenerator(mode.config()), mode.events());
+        List<long[]> samples = new ArrayList<>();
+        try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
+            mini.start();
+            long startMillis = System.currentTimeMillis();
+            MiniClusters.Finished finished =
+                    MiniClusters.runSampled(mini, env.getStreamGraph(), query.name() + "/" + backend, local, samples);
+            JobExecutionResult result = finished.result();
+            List<JobRun.Checkpoint> checkpoints =
+                    ExpiryJobBench.checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
+            ExpiryJobBench.deleteTree(dir);
+            return new NexmarkRun(query.name(), backend, round, mode.events(), result.getNetRuntime() / 1000.0,
+                    steadyNanos(result), samples, checkpoints, fingerprint(result),
+                    result.<Long>getAccumulatorResult(NexmarkResultSink.CHANGES), null);
+        }
+    }
+
+    /** As {@code ExpiryJobBench}'s unpaced runs, and no restarts: the result sink keeps no state. */
+    private static Configuration configuration(String backend, Path local, Path checkpoints, long checkpointSeconds,
+            String name) {
+        Configuration conf = new Configuration();
+        JobBackends.configure(backend, conf, local);
+        conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, JobBackends.onDisk(backend));
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(checkpointSeconds));
+        conf.setString("taskmanager.memory.managed.size", ExpiryJobBench.MANAGED_MEMORY);
+        conf.set(RestOptions.BIND_PORT, "0");
+        conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100_000);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(PipelineOptions.NAME, name);
+        return conf;
+    }
+
+    private static long steadyNanos(JobExecutionResult result) {
+        Long at10 = result.getAccumulatorResult(NexmarkProbe.AT_10);
+        Long at90 = result.getAccumulatorResult(NexmarkProbe.AT_90);
+        return at10 == null || at90 == null ? 0 : at90 - at10;
+    }
+
+    private static NexmarkMultiset.Fingerprint fingerprint(JobExecutionResult result) {
+        List<String> reported = result.getAccumulatorResult(NexmarkResultSink.FINGERPRINT);
+        if (reported == null || reported.size() != 1) {
+            throw new IllegalStateException("the result sink reported " + reported + ", not one fingerprint");
+        }
+        return NexmarkMultiset.Fingerprint.parse(reported.get(0));
+    }
+}

@@ -1,0 +1,52 @@
+package io.lethe.bench.jobs;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One Nexmark query as a Flink job: the generated events, the query in SQL over them, and its changelog
+ * into a {@link NexmarkResultSink}. The SQL options are the Nexmark project's where they change what a
+ * state backend does (mini-batches, split distinct aggregation), the same for every backend; state TTL
+ * stays unset (state lives forever), async state stays off (Flink's default).
+ */
+final class NexmarkJob {
+    private NexmarkJob() {}
+
+    /**
+     * The SQL options every run uses. Mini-batches on, as the Nexmark project runs its queries (they
+     * fold the changes to one key within a batch into one state access); {@code
+     * -Dlethe.bench.nexmark.mini-batch=false} turns them off.
+     */
+    static Map<String, String> sqlOptions() {
+        Map<String, String> options = new LinkedHashMap<>();
+        boolean miniBatch = Boolean.parseBoolean(System.getProperty("lethe.bench.nexmark.mini-batch", "true"));
+        options.put("table.exec.mini-batch.enabled", Boolean.toString(miniBatch));
+        if (miniBatch) {
+            options.put("table.exec.mini-batch.allow-latency", "2 s");
+            options.put("table.exec.mini-batch.size", "50000");
+        }
+        options.put("table.optimizer.distinct-agg.split.enabled", "true");
+        options.put("table.local-time-zone", "UTC");
+        return options;
+    }
+
+    /** Adds the query's pipeline to {@code env}: planning happens here, before the job is submitted. */
+    static void build(StreamExecutionEnvironment env, NexmarkQueries.Query query, NexmarkGenerator generator,
+            long events) {
+        EnvironmentSettings settings = EnvironmentSettings.newInstance().inStreamingMode()
+                .withConfiguration(Configuration.fromMap(sqlOptions())).build();
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env, settings);
+        NexmarkSource.register(tables, NexmarkSource.events(env, generator, events));
+        Table result = tables.sqlQuery(query.sql());
+        DataStream<Row> changes = tables.toChangelogStream(result);
+        changes.addSink(new NexmarkResultSink()).name("result").setParallelism(1);
+    }
+}

@@ -1,0 +1,154 @@
+package io.lethe.bench.jobs;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Writes the Nexmark benchmark's CSV files and settings, and prints its summary. */
+final class NexmarkResults {
+    /**
+     * Runs with 20 times the events hold 20 times the state and go slower than the quick mode's rates
+     * predict: four runs of 3 M events (q9 and q20 on HashMap and Lethe) took 1.2 to 1.9 times (1.5 on
+     * average) what those rates predicted.
+     */
+    private static final double FULL_SLOWDOWN = 1.5;
+
+    private NexmarkResults() {}
+
+    /** @param determinism how it was decided which queries are deterministic on this input */
+    static void write(List<NexmarkRun> runs, NexmarkEquality.Outcome outcome, Path out, NexmarkBench.Mode mode,
+            String determinism) throws IOException {
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("nexmark.csv")))) {
+            csv.println("query,backend,round,events,seconds,events_per_s,job_events_per_s,local_max_bytes,"
+                    + "checkpoints,max_checkpoint_bytes,final_checkpoint_bytes,result_rows,result_changes,"
+                    + "result_sha256,equal_to_hashmap,hashmap_repeatable");
+            for (NexmarkRun r : runs) {
+                boolean ok = r.error() == null;
+                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", r.query(), r.backend(),
+                        r.round(), r.events(), ok ? cell(r.seconds(), "%.3f") : "",
+                        ok ? cell(r.steadyEventsPerSecond(), "%.0f") : "", ok ? cell(r.eventsPerSecond(), "%.0f") : "",
+                        ok ? r.maxLocal() : "", ok ? r.checkpoints().size() : "", ok ? r.maxCheckpoint() : "",
+                        ok && r.finalCheckpoint() >= 0 ? r.finalCheckpoint() : "", ok ? r.result().rows() : "",
+                        ok ? r.changes() : "", ok ? r.result().sha256() : "", text(outcome.verdict(r)),
+                        outcome.repeatable().get(r.query()));
+            }
+        }
+        writeSettings(out.resolve("nexmark.settings.csv"), mode, determinism);
+        System.out.println("wrote " + out.resolve("nexmark.csv") + " and " + out.resolve("nexmark.settings.csv"));
+    }
+
+    /** Per query: whether the backends agreed; then the bug signals, loudly, and the time taken. */
+    static void summarize(List<NexmarkRun> runs, NexmarkEquality.Outcome outcome, NexmarkBench.Mode mode,
+            double seconds) {
+        System.out.println();
+        System.out.println("Results equal to the HashMap backend's:");
+        for (NexmarkQueries.Query q : mode.queries()) {
+            List<NexmarkRun> mine = runs.stream().filter(r -> r.query().equals(q.name())).toList();
+            long equal = mine.stream().filter(r -> outcome.verdict(r).equals("yes")).count();
+            long compared = mine.stream().filter(r -> !r.backend().equals(NexmarkEquality.REFERENCE)).count();
+            String why = outcome.nondeterministic().get(q.name());
+            String verdict = why == null ? String.format("%d of %d runs equal", equal, compared)
+                    : "not deterministic: " + why;
+            System.out.printf("  %-4s %s; hashmap repeatable: %s%n", q.name(), verdict,
+                    outcome.repeatable().get(q.name()));
+        }
+        if (!outcome.bugs().isEmpty()) {
+            System.out.println();
+            System.out.println("!!!!!!!! RESULTS DIFFER FROM THE HASHMAP BACKEND'S, OR RUNS FAILED !!!!!!!!");
+            outcome.bugs().forEach(b -> System.out.println("!!! " + b));
+        }
+        System.out.printf(Locale.ROOT, "%nNexmark %s mode took %.0f s%n", mode.name(), seconds);
+        if (mode.name().equals("quick")) {
+            System.out.printf(Locale.ROOT, "Full mode estimate: about %.0f min (%,d events per run, %d rounds: this"
+                    + " run's rates, %.1f times slower with the larger state)%n",
+                    estimateFullSeconds(runs, mode, seconds) / 60, NexmarkBench.Mode.of(true).events(),
+                    NexmarkBench.Mode.of(true).rounds(), FULL_SLOWDOWN);
+        }
+    }
+
+    /**
+     * The full mode's duration from the quick mode's: per run the time outside the job (planning,
+     * cluster start), the full mode's events at the quick run's steady rate times {@link #FULL_SLOWDOWN},
+     * and half a checkpoint interval of waiting for the final checkpoint; two rounds, no repeats.
+     */
+    static double estimateFullSeconds(List<NexmarkRun> runs, NexmarkBench.Mode mode, double quickSeconds) {
+        NexmarkBench.Mode full = NexmarkBench.Mode.of(true);
+        double inJobs = runs.stream().filter(r -> r.error() == null).mapToDouble(NexmarkRun::seconds).sum();
+        double outsideJobs = (quickSeconds - inJobs) / mode.runs();
+        double perRound = 0;
+        for (NexmarkRun r : runs) {
+            if (r.error() == null) {
+                perRound += outsideJobs + FULL_SLOWDOWN * full.events() / r.steadyEventsPerSecond()
+                        + full.checkpointSeconds() / 2.0;
+            }
+        }
+        return perRound / mode.rounds() * full.rounds();
+    }
+
+    private static void writeSettings(Path file, NexmarkBench.Mode mode, String determinism) throws IOException {
+        NexmarkConfig c = mode.config();
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(file))) {
+            csv.println("key,value");
+            csv.printf(Locale.ROOT, "what,Nexmark queries in Flink SQL on a MiniCluster (parallelism 1; %s managed"
+                    + " memory for every backend); one job per run; in this JVM%n", ExpiryJobBench.MANAGED_MEMORY);
+            csv.printf("queries,%s%n", String.join(" ", mode.queries().stream().map(q -> q.name() + " (" + q.title()
+                    + ")").toList()));
+            csv.printf(Locale.ROOT, "events,%,d per run; bounded; the same events in every run%n", mode.events());
+            csv.printf(Locale.ROOT, "generator,the Nexmark specification's; written anew (NexmarkGenerator): of every"
+                    + " %d events %d person; %d auctions; %d bids; ids from the event number; hot auction ratio %d;"
+                    + " hot seller ratio %d; hot bidder ratio %d (hot = first of the newest %d); %d auctions in"
+                    + " flight; %d active people; average sizes %d/%d/%d bytes (person/auction/bid); prices"
+                    + " log-uniform 1 to 1,000,000 dollars; random choices from the event number and seed %d (the"
+                    + " Nexmark project's Flink generator draws them unseeded and adds the first person id to a"
+                    + " bidder twice; here the same events every run and bidders are person ids)%n",
+                    NexmarkConfig.TOTAL_PROPORTION, NexmarkConfig.PERSON_PROPORTION, NexmarkConfig.AUCTION_PROPORTION,
+                    NexmarkConfig.BID_PROPORTION, NexmarkConfig.HOT_AUCTION_RATIO, NexmarkConfig.HOT_SELLER_RATIO,
+                    NexmarkConfig.HOT_BIDDER_RATIO, NexmarkConfig.HOT_GROUP, NexmarkConfig.IN_FLIGHT_AUCTIONS,
+                    NexmarkConfig.ACTIVE_PEOPLE, NexmarkConfig.AVG_PERSON_BYTES, NexmarkConfig.AVG_AUCTION_BYTES,
+                    NexmarkConfig.AVG_BID_BYTES, c.seed());
+            csv.printf(Locale.ROOT, "event time,event n at %s + n / %,d s (the rate in event time; not the wall"
+                    + " clock); in order; watermark 4 s behind (dateTime - INTERVAL '4' SECOND); the job reads as"
+                    + " fast as it can%n", java.time.Instant.ofEpochMilli(c.baseTimeMillis()), c.eventsPerSecond());
+            csv.printf("sql options,%s; table.exec.state.ttl unset (state kept forever); async state off%n",
+                    String.join("; ", NexmarkJob.sqlOptions().entrySet().stream().map(Map.Entry::toString).toList()));
+            for (String[] b : JobBackends.SETTINGS) {
+                if (mode.backends().contains(b[0])) {
+                    csv.printf("backend %s,%s%n", b[0], b[1]);
+                }
+            }
+            csv.printf("checkpoints,every %d s; incremental (full for HashMap); no restarts%n",
+                    mode.checkpointSeconds());
+            csv.println("events/s,events_per_s: steady state: the events from 10 % to 90 % of the input over the time"
+                    + " they took to enter the job (startup; the last windows; mini-batches and the final checkpoint"
+                    + " excluded); job_events_per_s: over the whole job");
+            csv.println("local state,the backend's local directory sampled every 250 ms (largest)");
+            csv.println("checkpoint size,from Flink's checkpoint statistics: the largest full size of a completed"
+                    + " checkpoint (the final one after the input ended included) and the final one's");
+            csv.println("result,the query's final result as a multiset (+I/+U add a row; -U/-D remove one); rows"
+                    + " rendered canonically (fields joined by |); each kept as the first 16 bytes of its SHA-256"
+                    + " with its multiplicity; result_sha256 = SHA-256 of the sorted lines '<row digest> <count>';"
+                    + " result_rows = rows with multiplicity; result_changes = changelog rows");
+            csv.println("equal_to_hashmap,yes/no: the backend's result equals the HashMap backend's in the same"
+                    + " round; not deterministic: the query's result may vary between runs even on one backend (by"
+                    + " reasoning; or because two HashMap runs differed) and why; a deterministic query with a no"
+                    + " makes the benchmark exit with status 1");
+            csv.printf("determinism,%s%n", determinism);
+            csv.printf("hashmap_repeatable,whether the query's runs on the HashMap backend gave one result (%s)%n",
+                    mode.repeatsHashmap() ? "its run and a repeat" : "one per round");
+            csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", mode.rounds());
+        }
+    }
+
+    private static String cell(double v, String format) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, format, v);
+    }
+
+    /** A CSV cell: the suite splits lines at every comma. */
+    private static String text(String s) {
+        return s == null ? "" : s.replace(',', ';');
+    }
+}

@@ -1,0 +1,50 @@
+package io.lethe.bench.jobs;
+
+import java.util.List;
+
+/**
+ * One Nexmark run's measurements.
+ *
+ * @param seconds the job's whole runtime (Flink's net runtime: from submission to the end, the final
+ *     checkpoint included; planning before it is not)
+ * @param steadyNanos how long the events from 10 % to 90 % of the input took to enter the job
+ * @param samples the local directory's size over time: {ms since submission, bytes}
+ * @param checkpoints every completed checkpoint, the final one (after the input ended) last
+ * @param result the final result's fingerprint; null if the run failed
+ * @param changes the changelog rows the result was folded from
+ * @param error why the run failed, or null
+ */
+record NexmarkRun(String query, String backend, int round, long events, double seconds, long steadyNanos,
+        List<long[]> samples, List<JobRun.Checkpoint> checkpoints, NexmarkMultiset.Fingerprint result,
+        long changes, String error) {
+
+    static NexmarkRun failed(String query, String backend, int round, long events, String error) {
+        return new NexmarkRun(query, backend, round, events, Double.NaN, 0, List.of(), List.of(), null, 0, error);
+    }
+
+    double eventsPerSecond() {
+        return events / seconds;
+    }
+
+    /** Events per second between the 10 % and the 90 % marks; NaN without both. */
+    double steadyEventsPerSecond() {
+        return steadyNanos <= 0 ? Double.NaN : NexmarkProbe.steadyEvents(events) / (steadyNanos / 1e9);
+    }
+
+    long maxLocal() {
+        return samples.stream().mapToLong(s -> s[1]).max().orElse(0);
+    }
+
+    /**
+     * The largest full size of a completed checkpoint, the final one included: for the queries whose
+     * state only grows (regular joins, unbounded aggregations, top-N) the final one is the largest.
+     */
+    long maxCheckpoint() {
+        return checkpoints.stream().mapToLong(JobRun.Checkpoint::fullBytes).max().orElse(0);
+    }
+
+    /** The final checkpoint's full size, taken when the input had ended; -1 without checkpoints. */
+    long finalCheckpoint() {
+        return checkpoints.isEmpty() ? -1 : checkpoints.get(checkpoints.size() - 1).fullBytes();
+    }
+}
