@@ -25,6 +25,12 @@ import java.util.Locale;
 public final class LargeStateBench {
     static final String MANAGED_MEMORY = "256m";
     static final String HEAP = "3g";
+    /**
+     * Each run's memory limit, as its TaskManager container would have: the heap, the managed memory and
+     * 768 MiB for the JVM's other memory (metaspace, threads, network buffers) and the page cache.
+     */
+    static final String CONTAINER = "4g";
+    static final String CGROUP_PROPERTY = "lethe.bench.cgroup";
     static final List<String> JOBS = List.of("keyed", "windowed");
     private static final String[] FILES = {"", "-timeline", "-checkpoints"};
 
@@ -56,31 +62,55 @@ public final class LargeStateBench {
                 full ? "full, about 2.5 hours" : "quick", sizes.keys(), sizes.windowKeys(), sizes.windowRecords(),
                 sizes.steadySeconds(), sizes.coldSeconds(), MANAGED_MEMORY, HEAP, out);
         List<String> failed = new ArrayList<>();
+        String limit = null;
         for (String job : JOBS) {
             for (String backend : backends(job)) {
                 System.out.printf(Locale.ROOT, "%s on %s (logical state %s):%n", job, backend,
                         ExpiryJobBench.mib(sizes.logicalBytes(job)));
-                if (runChild(job, backend, full, out) != 0) {
-                    failed.add(job + "/" + backend);
+                Child child = runChild(job, backend, full, out);
+                limit = child.limit();
+                if (child.exit() != 0) {
+                    failed.add(job + "/" + backend + " (exit code " + child.exit() + ")");
                 }
             }
         }
         for (String suffix : FILES) {
             gather(out, suffix);
         }
-        writeSettings(out.resolve("largestate.settings.csv"), sizes);
+        writeSettings(out.resolve("largestate.settings.csv"), sizes, limit, failed);
         if (!failed.isEmpty()) {
             System.err.println("large-state runs failed: " + String.join(", ", failed));
             System.exit(1);
         }
     }
 
-    private static int runChild(String job, String backend, boolean full, Path out)
+    /** A finished run's exit code, and the memory limit it ran under (what the settings say of it). */
+    private record Child(int exit, String limit) {}
+
+    /** Runs one job on one backend in a JVM of its own, in a memory cgroup where the machine allows one. */
+    private static Child runChild(String job, String backend, boolean full, Path out)
             throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-Xmx" + HEAP, "-cp", System.getProperty("java.class.path"),
-                LargeStateRun.class.getName(), job, backend, full ? "full" : "quick", out.toString())
-                .inheritIO().start().waitFor();
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + HEAP));
+        MemoryCgroup cgroup = null;
+        String limit;
+        try {
+            cgroup = MemoryCgroup.create("lethe-bench-" + job + "-" + backend, MemorySize.parse(CONTAINER).getBytes());
+            cmd.add("-D" + CGROUP_PROPERTY + "=" + cgroup.dir());
+            limit = String.format(Locale.ROOT, "%s per run (a memory cgroup: heap %s + managed memory %s + the rest"
+                    + " for the JVM's other memory and the page cache); as in a TaskManager container the page cache"
+                    + " cannot hold the state", CONTAINER, HEAP, MANAGED_MEMORY);
+        } catch (IOException e) {
+            limit = "none (" + e.getMessage() + "): the page cache may hold the state";
+            System.out.println("  no memory limit: " + e.getMessage());
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LargeStateRun.class.getName(), job, backend,
+                full ? "full" : "quick", out.toString()));
+        int exit = new ProcessBuilder(cgroup == null ? cmd : cgroup.wrap(cmd)).inheritIO().start().waitFor();
+        if (cgroup != null) {
+            cgroup.remove();
+        }
+        return new Child(exit, limit);
     }
 
     /** Concatenates the runs' {@code <job>-<backend><suffix>.csv} files into {@code largestate<suffix>.csv}. */
@@ -108,7 +138,8 @@ public final class LargeStateBench {
         }
     }
 
-    private static void writeSettings(Path file, LargeStateJobs.Sizes sizes) throws IOException {
+    private static void writeSettings(Path file, LargeStateJobs.Sizes sizes, String limit, List<String> failed)
+            throws IOException {
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(file))) {
             csv.println("key,value");
             csv.printf(Locale.ROOT, "what,one run per job and backend; each in a JVM of its own (heap %s) with a"
@@ -140,7 +171,12 @@ public final class LargeStateBench {
             csv.println("restore time,from submitting the restored job until its stateful operator opened with its"
                     + " state (after the OS page cache was dropped); includes scheduling (the same for every backend)");
             csv.println("memory,resident set size (VmRSS) of the run's JVM; native = RSS minus the JVM's committed heap,"
-                    + " non-heap and buffers: the backend's native memory with allocator overhead and thread stacks");
+                    + " non-heap and buffers: the backend's native memory with allocator overhead and thread stacks;"
+                    + " container = what the run's cgroup holds; the page cache included");
+            csv.printf("memory limit,%s%n", limit == null ? "none" : limit.replace(',', ';'));
+            if (!failed.isEmpty()) {
+                csv.printf("failed runs,%s%n", String.join("; ", failed));
+            }
             csv.printf(Locale.ROOT, "checkpoints,every %d s; incremental; retained on cancellation%n",
                     sizes.checkpointSeconds());
             for (String[] b : JobBackends.SETTINGS) {

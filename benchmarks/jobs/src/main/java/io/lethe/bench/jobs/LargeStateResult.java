@@ -34,11 +34,12 @@ final class LargeStateResult {
         }
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Path.of(prefix + "-timeline.csv")))) {
             csv.println("job,backend,seconds,phase,records,records_per_s,rss_bytes,heap_used_bytes,native_bytes,"
-                    + "local_bytes,written_bytes,latency_p50_us,latency_p99_us");
+                    + "container_bytes,local_bytes,written_bytes,latency_p50_us,latency_p99_us");
             for (Timeline.Sample s : samples) {
-                csv.printf(Locale.ROOT, "%s,%s,%.1f,%s,%d,%.0f,%d,%d,%d,%d,%d,%s,%s%n", job, backend, s.seconds(),
+                csv.printf(Locale.ROOT, "%s,%s,%.1f,%s,%d,%.0f,%d,%d,%d,%d,%d,%d,%s,%s%n", job, backend, s.seconds(),
                         s.phase(), s.records(), s.recordsPerSecond(), s.rssBytes(), s.heapUsedBytes(),
-                        s.nativeBytes(), s.localBytes(), s.writtenBytes(), cell(s.p50Micros()), cell(s.p99Micros()));
+                        s.nativeBytes(), s.containerBytes(), s.localBytes(), s.writtenBytes(), cell(s.p50Micros()),
+                        cell(s.p99Micros()));
             }
         }
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(Path.of(prefix + "-checkpoints.csv")))) {
@@ -159,7 +160,8 @@ final class LargeStateResult {
             row.put("cold_lookups_missing_state", Long.toString(p.missing()));
         }
 
-        LargeStateResult build(List<Timeline.Sample> samples) {
+        /** The result; with the memory cgroup the run was limited by, or null when it ran without one. */
+        LargeStateResult build(List<Timeline.Sample> samples, MemoryCgroup cgroup) {
             List<Timeline.Sample> steady = samples.stream().filter(s -> s.phase().equals("steady")).toList();
             row.put("local_bytes_end", Long.toString(steady.isEmpty() ? 0 : steady.get(steady.size() - 1).localBytes()));
             row.put("local_bytes_max", Long.toString(steady.stream().mapToLong(Timeline.Sample::localBytes).max()
@@ -168,6 +170,9 @@ final class LargeStateResult {
                     .orElse(0)));
             row.put("native_max_bytes", Long.toString(samples.stream().mapToLong(Timeline.Sample::nativeBytes).max()
                     .orElse(0)));
+            row.put("container_limit_bytes", cgroup == null ? "" : Long.toString(cgroup.limitBytes()));
+            row.put("container_max_bytes", cgroup == null ? "" : Long.toString(cgroup.maxUsageBytes()));
+            row.put("container_limit_hits", cgroup == null ? "" : Long.toString(cgroup.limitHits()));
             return new LargeStateResult(row, stopped.checkpoints(), startMillis);
         }
     }

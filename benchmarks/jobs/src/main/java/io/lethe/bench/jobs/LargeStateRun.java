@@ -76,8 +76,10 @@ public final class LargeStateRun {
         Path local = Files.createDirectories(dir.resolve("local"));
         LargeStateJobs.Sizes sizes = LargeStateBench.sizes(full);
         LargeStateResult result;
-        try (Timeline timeline = new Timeline(job + "/" + backend, local)) {
-            result = new LargeStateRun(job, backend, sizes, dir, timeline).run(local);
+        String cgroupDir = System.getProperty(LargeStateBench.CGROUP_PROPERTY);
+        MemoryCgroup cgroup = cgroupDir == null ? null : MemoryCgroup.at(Path.of(cgroupDir));
+        try (Timeline timeline = new Timeline(job + "/" + backend, local, cgroup)) {
+            result = new LargeStateRun(job, backend, sizes, dir, timeline).run(local, cgroup);
             result.write(parts.resolve(job + "-" + backend), timeline.samples());
         } finally {
             ExpiryJobBench.deleteTree(dir);
@@ -85,7 +87,7 @@ public final class LargeStateRun {
         result.print();
     }
 
-    private LargeStateResult run(Path local) throws Exception {
+    private LargeStateResult run(Path local, MemoryCgroup cgroup) throws Exception {
         Configuration conf = configuration(local);
         try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
             mini.start();
@@ -108,7 +110,7 @@ public final class LargeStateRun {
                 awaitRecords(mini, fromSavepoint, LiveMetrics.RECORDS.get() + 1_000);
                 cancel(mini, fromSavepoint);
             }
-            return result.build(timeline.samples());
+            return result.build(timeline.samples(), cgroup);
         }
     }
 

@@ -19,11 +19,12 @@ final class Timeline implements AutoCloseable {
 
     /** One sample; {@code seconds} since the run started, latencies of the second before it in µs. */
     record Sample(double seconds, String phase, long records, double recordsPerSecond, long rssBytes,
-            long heapUsedBytes, long nativeBytes, long localBytes, long writtenBytes, double p50Micros,
-            double p99Micros) {}
+            long heapUsedBytes, long nativeBytes, long containerBytes, long localBytes, long writtenBytes,
+            double p50Micros, double p99Micros) {}
 
     private final String what;
     private final Path local;
+    private final MemoryCgroup cgroup;
     private final long startNanos = System.nanoTime();
     private final List<Sample> samples = new ArrayList<>();
     private final Thread sampler;
@@ -31,9 +32,11 @@ final class Timeline implements AutoCloseable {
     private Histogram phaseLatency = new Histogram(3);
     private volatile boolean closed;
 
-    Timeline(String what, Path local) {
+    /** Samples {@code local}'s size, and what {@code cgroup} holds unless it is null. */
+    Timeline(String what, Path local, MemoryCgroup cgroup) {
         this.what = what;
         this.local = local;
+        this.cgroup = cgroup;
         sampler = new Thread(this::run, "timeline");
         sampler.setDaemon(true);
         sampler.start();
@@ -86,16 +89,18 @@ final class Timeline implements AutoCloseable {
             phaseLatency.add(second);
             boolean none = second.getTotalCount() == 0;
             s = new Sample(now, phase, records, rate, memory.rssBytes(), memory.heapUsedBytes(),
-                    memory.nativeBytes(), localBytes, ExpiryJobBench.bytesWritten(),
+                    memory.nativeBytes(), cgroup == null ? 0 : cgroup.usageBytes(), localBytes,
+                    ExpiryJobBench.bytesWritten(),
                     none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
                     none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
             samples.add(s);
         }
         if (samples.size() % PRINT_EVERY_SAMPLES == 0) {
             System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s, RSS %s (heap %s,"
-                            + " native %s)%n", what, s.phase(), now, records, rate, ExpiryJobBench.mib(localBytes),
-                    ExpiryJobBench.mib(s.rssBytes()), ExpiryJobBench.mib(s.heapUsedBytes()),
-                    ExpiryJobBench.mib(s.nativeBytes()));
+                            + " native %s), container %s%n", what, s.phase(), now, records, rate,
+                    ExpiryJobBench.mib(localBytes), ExpiryJobBench.mib(s.rssBytes()),
+                    ExpiryJobBench.mib(s.heapUsedBytes()), ExpiryJobBench.mib(s.nativeBytes()),
+                    ExpiryJobBench.mib(s.containerBytes()));
         }
     }
 

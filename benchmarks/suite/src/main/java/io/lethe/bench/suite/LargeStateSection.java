@@ -58,7 +58,8 @@ final class LargeStateSection {
                 + " with state at least twenty times the managed memory, run for minutes in steady state, then"
                 + " restored from their last incremental checkpoint with a cold page cache and from a canonical"
                 + " savepoint: Lethe; Flink's RocksDB backend (timers in RocksDB, and on the heap where the job has"
-                + " timers); ForSt. Each run in a JVM of its own, one round: each ratio is one run against one run.");
+                + " timers); ForSt. Each run in a JVM of its own, limited as a TaskManager container would be (see the"
+                + " memory limit below), one round: each ratio is one run against one run.");
         if (rows == null) {
             return;
         }
@@ -73,6 +74,8 @@ final class LargeStateSection {
             overTime(timeline, job, backends, "latency_p99_us", 1e-3, "latency p99 of each second (ms)", "p99");
             overTime(timeline, job, backends, "local_bytes", 1 / Cells.MIB, "local state (MiB)", "local");
             overTime(timeline, job, backends, "rss_bytes", 1 / Cells.MIB, "resident memory (MiB)", "rss");
+            overTime(timeline, job, backends, "container_bytes", 1 / Cells.MIB,
+                    "memory of the run's cgroup, page cache included (MiB)", "container");
         }
         r.raw("largestate", "largestate-timeline", "largestate-checkpoints");
     }
@@ -107,12 +110,14 @@ final class LargeStateSection {
                 savepoint(sel, abs(values(sel, "savepoint_ms"))), savepoint(sel, mib(values(sel, "savepoint_bytes"))),
                 abs(values(sel, "restore_checkpoint_ms")), savepoint(sel, abs(values(sel, "restore_savepoint_ms"))),
                 mib(values(sel, "rss_max_bytes")), mib(values(sel, "native_max_bytes")),
-                mib(values(sel, "managed_memory_bytes")), sel.isEmpty() ? "" : sel.get(0).s("cold_cache")});
+                mib(values(sel, "managed_memory_bytes")), mib(values(sel, "container_max_bytes")),
+                mib(values(sel, "container_limit_bytes")), sel.isEmpty() ? "" : sel.get(0).s("cold_cache")});
         }
         r.md().append(Report.table(new String[] {"backend", "checkpoints (steady)", "sync ms p50", "sync ms max",
             "async ms p50", "async ms max", "checkpoint size (MiB)", "uploaded p50 (MiB)", "savepoint ms",
             "savepoint (MiB)", "restore from checkpoint (ms)", "restore from savepoint (ms)", "RSS max (MiB)",
-            "native max (MiB)", "managed memory (MiB)", "page cache before restore"}, table));
+            "native max (MiB)", "managed memory (MiB)", "container max (MiB)", "container limit (MiB)",
+            "page cache before restore"}, table));
     }
 
     /** A savepoint cell, or why there is none. */

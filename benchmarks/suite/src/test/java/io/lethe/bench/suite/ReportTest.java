@@ -34,8 +34,8 @@ class ReportTest {
             "jobs-ttl-checkpoint-size.png", "jobs-throughput.png",
             "jobs-latency-p99.png", "jobs-bytes-per-record.png", "largestate-keyed-throughput.png",
             "largestate-keyed-p99.png", "largestate-keyed-local.png", "largestate-keyed-rss.png",
-            "largestate-windowed-throughput.png", "largestate-windowed-p99.png", "largestate-windowed-local.png",
-            "largestate-windowed-rss.png", "nexmark-throughput.png", "nexmark-state-size.png");
+            "largestate-keyed-container.png", "largestate-windowed-throughput.png", "largestate-windowed-p99.png",
+            "largestate-windowed-local.png", "largestate-windowed-rss.png", "largestate-windowed-container.png", "nexmark-throughput.png", "nexmark-state-size.png");
     static final List<String> SECTIONS = List.of("# Benchmarks",
             "## Summary: where Lethe is ahead and where it is behind", "## Machine, versions and settings",
             "## Engine operations (JMH)", "## Delete-heavy YCSB-A", "## Secondary range deletes", "## Flink jobs",
@@ -271,7 +271,7 @@ class ReportTest {
         List<String> rows = new ArrayList<>(List.of("job,backend,logical_state_bytes,steady_records_per_s,"
                 + "latency_p99_us,savepoint,savepoint_ms,restore_savepoint_ms,restore_checkpoint_ms,cold_cache"));
         List<String> timeline = new ArrayList<>(List.of("job,backend,seconds,phase,records_per_s,latency_p99_us,"
-                + "local_bytes,rss_bytes"));
+                + "local_bytes,rss_bytes,container_bytes"));
         Map<String, Integer> rate = Map.of("lethe", 100, "rocksdb", 80, "rocksdb-heap-timers", 80, "forst", 125);
         for (String job : List.of("keyed", "windowed")) {
             for (String backend : List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst")) {
@@ -283,8 +283,8 @@ class ReportTest {
                         rate.get(backend), forst ? "refused by the backend" : "canonical", forst ? "" : "900",
                         forst ? "" : backend.equals("lethe") ? "880" : "800"));
                 for (int t = 1; t <= 20; t++) {
-                    timeline.add(String.format("%s,%s,%d,steady,%d,60,%d,%d", job, backend, t, rate.get(backend),
-                            t * 1048576L, 500 * 1048576L));
+                    timeline.add(String.format("%s,%s,%d,steady,%d,60,%d,%d,%d", job, backend, t,
+                            rate.get(backend), t * 1048576L, 500 * 1048576L, 4000 * 1048576L));
                 }
             }
         }

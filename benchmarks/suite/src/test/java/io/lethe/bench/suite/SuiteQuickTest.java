@@ -110,6 +110,9 @@ class SuiteQuickTest {
                     "cold_records_per_s", "checkpoint_full_bytes")) {
                 assertFalse(f[header.indexOf(c)].isEmpty(), c + " missing: " + line);
             }
+            // Each run in a 4 GiB memory cgroup where the machine allows one (the settings say when it does not).
+            String limit = f[header.indexOf("container_limit_bytes")];
+            assertTrue(limit.isEmpty() || limit.equals(Long.toString(4L << 30)), "container limit: " + line);
             // ForSt 2.2 refuses canonical savepoints; every other backend takes one and restores from it.
             boolean forst = f[header.indexOf("backend")].equals("forst");
             assertEquals(forst ? "refused by the backend" : "canonical", f[header.indexOf("savepoint")], line);
