@@ -168,13 +168,11 @@ public final class ExpiryJobBench {
             JobExecutionResult result = finished.result();
             long written = bytesWritten() - writtenBefore;
             long cpu = processCpuNanos() - cpuBefore;
-            Long at10 = result.getAccumulatorResult(Jobs.AT_10);
-            Long at90 = result.getAccumulatorResult(Jobs.AT_90);
             Histogram latency = sizes.rate(job) > 0 ? result.getAccumulatorResult(Jobs.LATENCY) : null;
             List<JobRun.Checkpoint> completed = checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
             deleteTree(dir);
             return new JobRun(job, backend, round, records, sizes.rate(job), result.getNetRuntime() / 1000.0,
-                    at10 == null || at90 == null ? 0 : at90 - at10, cpu, written, latency, samples, completed);
+                    SteadyProbe.steadyNanos(result), cpu, written, latency, samples, completed);
         }
     }
 

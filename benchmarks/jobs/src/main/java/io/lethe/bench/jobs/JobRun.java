@@ -9,12 +9,12 @@ import java.util.List;
  *
  * @param rate records per second of a paced run, 0 for a run as fast as the job goes
  * @param seconds the job's whole runtime, startup and final checkpoint included
- * @param steadyMillis how long the records from 10 % to 90 % of the input took to enter the job
+ * @param steadyNanos how long the records from 10 % to 90 % of the input took to enter the job
  * @param cpuNanos CPU time of the whole process during the job
  * @param latency result latencies in µs (paced runs), or null
  * @param samples the local directory's size over time: {ms since submission, bytes}
  */
-record JobRun(String job, String backend, int round, long records, long rate, double seconds, long steadyMillis,
+record JobRun(String job, String backend, int round, long records, long rate, double seconds, long steadyNanos,
         long cpuNanos, long bytesWritten, Histogram latency, List<long[]> samples,
         List<JobRun.Checkpoint> checkpoints) {
 
@@ -33,7 +33,8 @@ record JobRun(String job, String backend, int round, long records, long rate, do
 
     /** Records per second between 10 % and 90 % of the input; NaN for paced runs or without both marks. */
     double steadyRecordsPerSecond() {
-        return paced() || steadyMillis <= 0 ? Double.NaN : records * 0.8 / (steadyMillis / 1000.0);
+        return paced() || steadyNanos <= 0 ? Double.NaN
+                : SteadyProbe.steadyElements(records) / (steadyNanos / 1e9);
     }
 
     double cpuMicrosPerRecord() {

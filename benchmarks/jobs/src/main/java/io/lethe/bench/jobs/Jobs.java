@@ -1,9 +1,7 @@
 package io.lethe.bench.jobs;
 
-import org.apache.flink.api.common.accumulators.LongMaximum;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -35,9 +33,7 @@ final class Jobs {
     static final long WINDOW_KEYS = 20_000;
     static final long RECORDS_PER_MS = 20;
     static final Duration TTL = Duration.ofSeconds(5);
-    /** Accumulators: when the 10 % and the 90 % record entered the job (ms), and result latencies (µs). */
-    static final String AT_10 = "at-10-percent-ms";
-    static final String AT_90 = "at-90-percent-ms";
+    /** Accumulator: result latencies (µs). */
     static final String LATENCY = "latency-us";
 
     private Jobs() {}
@@ -50,7 +46,7 @@ final class Jobs {
                 new DataGeneratorSource<>(new Generator(rate, keys), records, type);
         return env.fromSource(source, WatermarkStrategy.<Tuple3<Long, Long, Long>>forMonotonousTimestamps()
                 .withTimestampAssigner((e, t) -> e.f1), "events").setParallelism(1)
-                .map(new Probe(records)).returns(type).setParallelism(1);
+                .map(new SteadyProbe<Tuple3<Long, Long, Long>>(records)).returns(type).setParallelism(1);
     }
 
     /** Event-time windows holding every element, counted when they fire (with their latency when paced). */
@@ -103,40 +99,6 @@ final class Jobs {
                 now = Math.max(now, due);
             }
             return Tuple3.of(mix(i) % keys, i / RECORDS_PER_MS, now);
-        }
-    }
-
-    /**
-     * Notes when the records at 10 % and 90 % of the input enter the job: chained to the source, which
-     * backpressure slows to the job's pace, so the records between them give the steady-state rate.
-     */
-    static final class Probe extends RichMapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
-        private final long records;
-        private transient LongMaximum at10;
-        private transient LongMaximum at90;
-        private transient long seen;
-
-        Probe(long records) {
-            this.records = records;
-        }
-
-        @Override
-        public void open(OpenContext ctx) {
-            at10 = new LongMaximum();
-            at90 = new LongMaximum();
-            getRuntimeContext().addAccumulator(AT_10, at10);
-            getRuntimeContext().addAccumulator(AT_90, at90);
-        }
-
-        @Override
-        public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> e) {
-            seen++;
-            if (seen == records / 10) {
-                at10.add(System.currentTimeMillis());
-            } else if (seen == records * 9 / 10) {
-                at90.add(System.currentTimeMillis());
-            }
-            return e;
         }
     }
 

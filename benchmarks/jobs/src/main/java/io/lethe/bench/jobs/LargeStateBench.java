@@ -16,11 +16,13 @@ import java.util.Locale;
  * JVM of its own with the same heap and managed memory, one after another. The HashMap backend is
  * left out: it keeps state on the heap, so it is no choice for state twenty times the memory budget.
  *
- * <p>Usage: {@code LargeStateBench [quick|full] [output directory]}: writes {@code largestate.csv} (a
- * row per run), {@code largestate-timeline.csv} (every second of every run), {@code
- * largestate-checkpoints.csv} and {@code largestate.settings.csv}. Full: state of at least 20 times the
- * managed memory, 10 minutes measured in steady state and 2 minutes cold, one round (about two and a
- * half hours). Quick: small state and seconds per phase, to show that every part runs.
+ * <p>Usage: {@code LargeStateBench [quick|full] [output directory] [job/backend,...]}: runs every job
+ * on every backend, or only the runs listed, in their order (to redo or complete some; the results of
+ * the other runs already in the directory are kept), then writes {@code largestate.csv} (a row per
+ * run), {@code largestate-timeline.csv} (every second of every run), {@code largestate-checkpoints.csv}
+ * and {@code largestate.settings.csv}. Full: state of at least 20 times the managed memory, 10 minutes
+ * measured in steady state and 2 minutes cold, one round (about half an hour per run). Quick: small
+ * state and seconds per phase, to show that every part runs.
  */
 public final class LargeStateBench {
     static final String MANAGED_MEMORY = "256m";
@@ -55,23 +57,24 @@ public final class LargeStateBench {
     public static void main(String[] args) throws Exception {
         boolean full = args.length > 0 && args[0].equals("full");
         Path out = Path.of(args.length > 1 ? args[1] : "target/largestate").toAbsolutePath();
+        List<String> runs = runs(args.length > 2 ? List.of(args[2].split(",")) : List.of());
         Files.createDirectories(out);
         LargeStateJobs.Sizes sizes = sizes(full);
         System.out.printf(Locale.ROOT, "Large-state benchmark (%s): keyed %,d keys, windowed %,d keys and windows of"
                         + " %,d records; %d s steady and %d s cold per run; %s managed memory, %s heap; output %s%n",
-                full ? "full, about 2.5 hours" : "quick", sizes.keys(), sizes.windowKeys(), sizes.windowRecords(),
+                full ? "full, about half an hour per run" : "quick", sizes.keys(), sizes.windowKeys(), sizes.windowRecords(),
                 sizes.steadySeconds(), sizes.coldSeconds(), MANAGED_MEMORY, HEAP, out);
         List<String> failed = new ArrayList<>();
         String limit = null;
-        for (String job : JOBS) {
-            for (String backend : backends(job)) {
-                System.out.printf(Locale.ROOT, "%s on %s (logical state %s):%n", job, backend,
-                        ExpiryJobBench.mib(sizes.logicalBytes(job)));
-                Child child = runChild(job, backend, full, out);
-                limit = child.limit();
-                if (child.exit() != 0) {
-                    failed.add(job + "/" + backend + " (exit code " + child.exit() + ")");
-                }
+        for (String run : runs) {
+            String job = run.substring(0, run.indexOf('/'));
+            String backend = run.substring(run.indexOf('/') + 1);
+            System.out.printf(Locale.ROOT, "%s on %s (logical state %s):%n", job, backend,
+                    ExpiryJobBench.mib(sizes.logicalBytes(job)));
+            Child child = runChild(job, backend, full, out);
+            limit = child.limit();
+            if (child.exit() != 0) {
+                failed.add(run + " (exit code " + child.exit() + ")");
             }
         }
         for (String suffix : FILES) {
@@ -82,6 +85,20 @@ public final class LargeStateBench {
             System.err.println("large-state runs failed: " + String.join(", ", failed));
             System.exit(1);
         }
+    }
+
+    /** The runs ({@code job/backend}) to do: those listed, in their order, or all of them. */
+    static List<String> runs(List<String> listed) {
+        List<String> all = new ArrayList<>();
+        for (String job : JOBS) {
+            backends(job).forEach(backend -> all.add(job + "/" + backend));
+        }
+        for (String run : listed) {
+            if (!all.contains(run)) {
+                throw new IllegalArgumentException("no large-state run " + run + "; the runs are " + all);
+            }
+        }
+        return listed.isEmpty() ? all : listed;
     }
 
     /** A finished run's exit code, and the memory limit it ran under (what the settings say of it). */
@@ -113,28 +130,34 @@ public final class LargeStateBench {
         return new Child(exit, limit);
     }
 
-    /** Concatenates the runs' {@code <job>-<backend><suffix>.csv} files into {@code largestate<suffix>.csv}. */
-    private static void gather(Path out, String suffix) throws IOException {
-        Path parts = out.resolve("largestate-parts");
-        String header = null;
+    /**
+     * Writes {@code largestate<suffix>.csv}: for each run in order, its {@code <job>-<backend><suffix>.csv}
+     * from this invocation's runs, else its rows already in that file (from earlier invocations).
+     */
+    static void gather(Path out, String suffix) throws IOException {
+        Path gathered = out.resolve("largestate" + suffix + ".csv");
+        List<String> earlier = Files.exists(gathered) ? Files.readAllLines(gathered) : List.of();
+        String header = earlier.isEmpty() ? null : earlier.get(0);
         List<String> lines = new ArrayList<>();
-        for (String job : JOBS) {
-            for (String backend : backends(job)) {
-                Path part = parts.resolve(job + "-" + backend + suffix + ".csv");
-                if (!Files.exists(part)) {
-                    continue;
-                }
+        for (String run : runs(List.of())) {
+            Path part = out.resolve("largestate-parts").resolve(run.replace('/', '-') + suffix + ".csv");
+            List<String> runLines;
+            if (Files.exists(part)) {
                 List<String> partLines = Files.readAllLines(part);
                 if (header != null && !header.equals(partLines.get(0))) {
-                    throw new IOException(part + " has columns " + partLines.get(0) + ", the others " + header);
+                    throw new IOException(part + " has columns " + partLines.get(0) + ", " + gathered + " " + header);
                 }
                 header = partLines.get(0);
-                lines.addAll(partLines.subList(1, partLines.size()));
+                runLines = partLines.subList(1, partLines.size());
+            } else {
+                String prefix = run.replace('/', ',') + ",";
+                runLines = earlier.stream().skip(1).filter(line -> line.startsWith(prefix)).toList();
             }
+            lines.addAll(runLines);
         }
         if (header != null) {
             lines.add(0, header);
-            Files.write(out.resolve("largestate" + suffix + ".csv"), lines);
+            Files.write(gathered, lines);
         }
     }
 

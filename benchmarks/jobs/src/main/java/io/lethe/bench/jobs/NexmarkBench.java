@@ -27,7 +27,7 @@ import java.util.Map;
  * and checkpoints. The input is the same bounded stream of generated events in every run ({@link
  * NexmarkGenerator}).
  *
- * <p>Per run: events per second in steady state (10 % to 90 % of the input, {@link NexmarkProbe}) and
+ * <p>Per run: events per second in steady state (10 % to 90 % of the input, {@link SteadyProbe}) and
  * over the whole job, the local state directory's largest size (sampled every 250 ms), the largest and
  * the final checkpoint's full size (Flink's checkpoint statistics), and the fingerprint of the query's
  * final result ({@link NexmarkMultiset}). Every backend's result must equal the HashMap backend's in the
@@ -188,7 +188,7 @@ public final class NexmarkBench {
                     ExpiryJobBench.checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
             ExpiryJobBench.deleteTree(dir);
             return new NexmarkRun(query.name(), backend, round, mode.events(), result.getNetRuntime() / 1000.0,
-                    steadyNanos(result), samples, checkpoints, fingerprint(result),
+                    SteadyProbe.steadyNanos(result), samples, checkpoints, fingerprint(result),
                     result.<Long>getAccumulatorResult(NexmarkResultSink.CHANGES), null);
         }
     }
@@ -207,12 +207,6 @@ public final class NexmarkBench {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(PipelineOptions.NAME, name);
         return conf;
-    }
-
-    private static long steadyNanos(JobExecutionResult result) {
-        Long at10 = result.getAccumulatorResult(NexmarkProbe.AT_10);
-        Long at90 = result.getAccumulatorResult(NexmarkProbe.AT_90);
-        return at10 == null || at90 == null ? 0 : at90 - at10;
     }
 
     private static NexmarkMultiset.Fingerprint fingerprint(JobExecutionResult result) {

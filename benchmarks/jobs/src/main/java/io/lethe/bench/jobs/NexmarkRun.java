@@ -28,7 +28,7 @@ record NexmarkRun(String query, String backend, int round, long events, double s
 
     /** Events per second between the 10 % and the 90 % marks; NaN without both. */
     double steadyEventsPerSecond() {
-        return steadyNanos <= 0 ? Double.NaN : NexmarkProbe.steadyEvents(events) / (steadyNanos / 1e9);
+        return steadyNanos <= 0 ? Double.NaN : SteadyProbe.steadyElements(events) / (steadyNanos / 1e9);
     }
 
     long maxLocal() {

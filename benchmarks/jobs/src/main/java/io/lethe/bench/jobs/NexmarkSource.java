@@ -11,7 +11,7 @@ import org.apache.flink.types.Row;
 
 /**
  * The Nexmark input of a job: events 0 to {@code events} - 1 as fast as the job takes them (a bounded
- * {@link DataGeneratorSource}, parallelism 1), passed through a {@link NexmarkProbe}, and exposed to SQL as
+ * {@link DataGeneratorSource}, parallelism 1), passed through a {@link SteadyProbe}, and exposed to SQL as
  * the table {@code nexmark} with the views {@code person}, {@code auction} and {@code bid}
  * ({@link NexmarkQueries#VIEWS}).
  */
@@ -22,7 +22,7 @@ final class NexmarkSource {
     static DataStream<Row> events(StreamExecutionEnvironment env, NexmarkGenerator generator, long events) {
         DataGeneratorSource<Row> source = new DataGeneratorSource<>(new Events(generator), events, NexmarkRows.TYPE);
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "nexmark").setParallelism(1)
-                .map(new NexmarkProbe(events)).returns(NexmarkRows.TYPE).name("probe").setParallelism(1);
+                .map(new SteadyProbe<Row>(events)).returns(NexmarkRows.TYPE).name("probe").setParallelism(1);
     }
 
     /** Registers {@code events} as the table {@code nexmark} and the views the queries read. */

@@ -2,7 +2,6 @@ package io.lethe.bench.suite;
 
 import static io.lethe.bench.suite.Cells.abs;
 import static io.lethe.bench.suite.Cells.mib;
-import static io.lethe.bench.suite.Cells.ratioCell;
 import static io.lethe.bench.suite.Spread.median;
 import static io.lethe.bench.suite.Spread.values;
 
@@ -26,9 +25,6 @@ final class JobsSection {
     static final List<String> BACKENDS = List.of("lethe", "lethe-h8", "rocksdb", "rocksdb-heap-timers", "forst",
             "hashmap");
     static final List<String> PEERS = List.of("rocksdb", "rocksdb-heap-timers", "forst");
-
-    /** A job metric: its column, label, and whether higher is better. */
-    private record Metric(String column, String label, boolean higherBetter) {}
 
     private final Report r;
 
@@ -118,19 +114,15 @@ final class JobsSection {
         List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
         List<Row> peers = rows.stream().filter(x -> x.s("job").equals(job) && PEERS.contains(x.s("backend")))
                 .toList();
-        List<String[]> table = new ArrayList<>();
+        BestPeerTable table = new BestPeerTable(r, "backend", "round");
         for (Metric m : metrics) {
-            BestPeer best = BestPeer.of(lethe, peers, m.column(), m.higherBetter(), "backend");
-            String verdict = Report.verdict(best.ratio(), m.higherBetter());
-            table.add(new String[] {m.label(), m.higherBetter() ? "higher" : "lower",
-                String.join(", ", best.winners()), ratioCell(best.ratio(), "round"), verdict});
             boolean drawn = m.column().equals("steady_records_per_s") || m.column().equals("latency_p99_us")
                     || m.column().equals("bytes_written_per_record");
-            r.headline("Job `" + job + "`: " + m.label() + " (vs best on-disk peer)", best.ratio(), m.higherBetter(),
-                    "round", drawn ? job + " job " + m.label() : null, verdict);
+            table.add(lethe, peers, m, "Job `" + job + "`: " + m.label() + " (vs best on-disk peer)",
+                    drawn ? job + " job " + m.label() : null);
         }
-        r.md().append("Lethe against the best on-disk peer of each round:\n\n").append(Report.table(new String[] {
-            "metric", "better is", "best peer", "Lethe / best (per-round ratios)", "verdict"}, table));
+        table.write("Lethe against the best on-disk peer of each round:", "best peer",
+                "Lethe / best (per-round ratios)");
     }
 
     private void allJobs(List<Row> rows, List<String> jobs, List<String> backends) throws IOException {

@@ -2,7 +2,6 @@ package io.lethe.bench.suite;
 
 import static io.lethe.bench.suite.Cells.abs;
 import static io.lethe.bench.suite.Cells.mib;
-import static io.lethe.bench.suite.Cells.ratioCell;
 import static io.lethe.bench.suite.Spread.values;
 
 import io.lethe.bench.suite.Csv.Row;
@@ -28,8 +27,6 @@ final class LargeStateSection {
     private static final int SMOOTHING = 10;
     private static final int MIN_POINTS = 5;
 
-    private record Metric(String column, String label, boolean higherBetter) {}
-
     private static final List<Metric> METRICS = List.of(
             new Metric("steady_records_per_s", "records/s, steady", true),
             new Metric("latency_p99_us", "latency p99", false),
@@ -41,6 +38,20 @@ final class LargeStateSection {
             new Metric("restore_savepoint_ms", "restore from the canonical savepoint", false),
             new Metric("cold_records_per_s", "records/s, cold page cache", true),
             new Metric("native_max_bytes", "native memory (max)", false));
+
+    /** A column of the timeline drawn over time: scaled, named, and the end of its chart's file name. */
+    private record Plot(String column, double scale, String what, String fileSuffix) {}
+
+    /** Drawn over the steady phase alone: the load's rates would flatten them. */
+    private static final List<Plot> STEADY_PLOTS = List.of(
+            new Plot("records_per_s", 1, "records/s", "throughput"),
+            new Plot("latency_p99_us", 1e-3, "latency p99 of each second (ms)", "p99"));
+    /** Drawn over the whole run (load, steady phase, checkpoints, restores and the cold phase). */
+    private static final List<Plot> RUN_PLOTS = List.of(
+            new Plot("local_bytes", 1 / Cells.MIB, "local state (MiB)", "local"),
+            new Plot("rss_bytes", 1 / Cells.MIB, "resident memory (MiB)", "rss"),
+            new Plot("container_bytes", 1 / Cells.MIB, "memory of the run's cgroup, page cache included (MiB)",
+                    "container"));
 
     private final Report r;
 
@@ -70,12 +81,12 @@ final class LargeStateSection {
             speed(rows, job, backends);
             durability(rows, job, backends);
             versusBestPeer(rows, job);
-            overTime(timeline, job, backends, "records_per_s", 1, "records/s", "throughput");
-            overTime(timeline, job, backends, "latency_p99_us", 1e-3, "latency p99 of each second (ms)", "p99");
-            overTime(timeline, job, backends, "local_bytes", 1 / Cells.MIB, "local state (MiB)", "local");
-            overTime(timeline, job, backends, "rss_bytes", 1 / Cells.MIB, "resident memory (MiB)", "rss");
-            overTime(timeline, job, backends, "container_bytes", 1 / Cells.MIB,
-                    "memory of the run's cgroup, page cache included (MiB)", "container");
+            for (Plot plot : STEADY_PLOTS) {
+                overTime(timeline, job, backends, plot, "steady");
+            }
+            for (Plot plot : RUN_PLOTS) {
+                overTime(timeline, job, backends, plot, null);
+            }
         }
         r.raw("largestate", "largestate-timeline", "largestate-checkpoints");
     }
@@ -129,44 +140,50 @@ final class LargeStateSection {
         List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
         List<Row> peers = rows.stream().filter(x -> x.s("job").equals(job) && PEERS.contains(x.s("backend")))
                 .toList();
-        List<String[]> table = new ArrayList<>();
+        BestPeerTable table = new BestPeerTable(r, "backend", "run");
         for (Metric m : METRICS) {
-            BestPeer best = BestPeer.of(lethe, peers, m.column(), m.higherBetter(), "backend");
-            String verdict = Report.verdict(best.ratio(), m.higherBetter());
-            table.add(new String[] {m.label(), m.higherBetter() ? "higher" : "lower",
-                String.join(", ", best.winners()), ratioCell(best.ratio(), "run"), verdict});
             boolean drawn = m.column().equals("steady_records_per_s") || m.column().equals("latency_p99_us");
-            r.headline("Large state `" + job + "`: " + m.label() + " (vs best on-disk peer)", best.ratio(),
-                    m.higherBetter(), "run", drawn ? "large " + job + " " + m.label() : null, verdict);
+            table.add(lethe, peers, m, "Large state `" + job + "`: " + m.label() + " (vs best on-disk peer)",
+                    drawn ? "large " + job + " " + m.label() : null);
         }
-        r.md().append("Lethe against the best on-disk peer:\n\n").append(Report.table(new String[] {
-            "metric", "better is", "best peer", "Lethe / best", "verdict"}, table));
+        table.write("Lethe against the best on-disk peer:", "best peer", "Lethe / best");
     }
 
-    /** A column of the timeline over time, one line per backend, each point the mean of a few samples. */
-    private void overTime(List<Row> timeline, String job, List<String> backends, String column, double scale,
-            String what, String fileSuffix) throws IOException {
+    /**
+     * A column of the timeline over time, one line per backend, each point the mean of a few samples: over
+     * the whole run, or over one {@code phase} from its start.
+     */
+    private void overTime(List<Row> timeline, String job, List<String> backends, Plot plot, String phase)
+            throws IOException {
         List<Row> sel = timeline == null ? List.of() : Csv.where(timeline, "job", job);
+        if (phase != null) {
+            sel = Csv.where(sel, "phase", phase);
+        }
+        String what = plot.what();
         if (sel.isEmpty()) {
-            r.md().append("No timeline for this job.\n\n");
+            r.md().append("No timeline of ").append(what).append(" for this job.\n\n");
             return;
         }
-        XYChart chart = Charts.xy(job + ": " + what + " over the run", "time since the run started (s)", what);
+        String during = phase == null ? "over the run" : "in the " + phase + " phase";
+        XYChart chart = Charts.xy(job + ": " + what + " " + during,
+                phase == null ? "time since the run started (s)" : "time since the " + phase + " phase began (s)",
+                what);
         int drawn = 0;
         for (int i = 0; i < backends.size(); i++) {
             List<Row> points = Csv.where(sel, "backend", backends.get(i)).stream()
-                    .filter(p -> !Double.isNaN(p.d(column))).toList();
+                    .filter(p -> !Double.isNaN(p.d(plot.column()))).toList();
             if (points.size() < MIN_POINTS) {
                 continue;
             }
+            double start = phase == null ? 0 : points.get(0).d("seconds");
             int mean = Math.max(1, Math.min(SMOOTHING, points.size() / MIN_POINTS));
             int n = points.size() / mean;
             double[] x = new double[n];
             double[] y = new double[n];
             for (int k = 0; k < n; k++) {
                 List<Row> group = points.subList(k * mean, (k + 1) * mean);
-                x[k] = group.stream().mapToDouble(p -> p.d("seconds")).average().orElse(0);
-                y[k] = group.stream().mapToDouble(p -> p.d(column) * scale).average().orElse(0);
+                x[k] = group.stream().mapToDouble(p -> p.d("seconds") - start).average().orElse(0);
+                y[k] = group.stream().mapToDouble(p -> p.d(plot.column()) * plot.scale()).average().orElse(0);
             }
             XYSeries series = Charts.line(chart, backends.get(i), x, y, Charts.color(backends.get(i), i), false);
             series.setMarker(SeriesMarkers.NONE);
@@ -177,8 +194,8 @@ final class LargeStateSection {
             return;
         }
         chart.getStyler().setYAxisMin(0.0);
-        String file = "largestate-" + job + "-" + fileSuffix + ".png";
+        String file = "largestate-" + job + "-" + plot.fileSuffix() + ".png";
         Charts.save(chart, r.dataDir().resolve(file));
-        r.chart(what + " over the run, " + job, file);
+        r.chart(what + " " + during + ", " + job, file);
     }
 }

@@ -54,9 +54,6 @@ public final class Report {
     private static final List<String> YCSB_SYSTEMS =
             List.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-periodic", "rocksdb-deletion-collector");
 
-    /** A YCSB column compared with RocksDB, and whether higher is better. */
-    private record Metric(String column, String label, boolean higherBetter) {}
-
     private final Path dataDir;
     private final Path reportDir;
     private final StringBuilder md = new StringBuilder();
@@ -257,25 +254,20 @@ public final class Report {
                 new Metric("max_tombstone_age_end_s", "max tombstone age at end", false),
                 new Metric("tombstones_over_dth_end", "tombstones older than D_th at end", false),
                 new Metric("tombstones_over_dth_idle", "tombstones older than D_th after idling", false));
-        List<String[]> ratioRows = new ArrayList<>();
+        BestPeerTable table = new BestPeerTable(this, "system", "round");
         for (String p : percents) {
             List<Row> lethe = Csv.where(rows, "delete_percent", p, "system", "lethe");
             List<Row> rocks = Csv.where(rows, "delete_percent", p).stream()
                     .filter(r -> r.s("system").startsWith("rocksdb")).toList();
             for (Metric m : metrics) {
-                BestPeer best = BestPeer.of(lethe, rocks, m.column(), m.higherBetter());
-                String verdict = verdict(best.ratio(), m.higherBetter());
-                ratioRows.add(new String[] {p + " %", m.label(), m.higherBetter() ? "higher" : "lower",
-                        String.join(", ", best.winners()), ratioCell(best.ratio(), "round"), verdict});
                 boolean drawn = p.equals(percents.get(percents.size() - 1)) && !m.column().startsWith("tombstones")
                         && !m.column().startsWith("max_tombstone_age");
-                headline("YCSB, " + p + " % deletes: " + m.label() + " (vs best RocksDB variant)", best.ratio(),
-                        m.higherBetter(), "round", drawn ? "YCSB " + p + " %: " + m.label() : null, verdict);
+                table.add(lethe, rocks, m, "YCSB, " + p + " % deletes: " + m.label() + " (vs best RocksDB variant)",
+                        drawn ? "YCSB " + p + " %: " + m.label() : null, p + " %");
             }
         }
-        md.append("### Lethe / the best RocksDB variant, per metric and round\n\n")
-                .append(table(new String[] {"deletes", "metric", "better is", "best RocksDB variant",
-                    "Lethe / best (per-round ratios)", "verdict"}, ratioRows));
+        table.write("### Lethe / the best RocksDB variant, per metric and round", "best RocksDB variant",
+                "Lethe / best (per-round ratios)", "deletes");
     }
 
     private void ycsbBars(List<Row> rows, List<String> systems, List<String> percents, String column, String file,
