@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing Lethe needs on a fresh Debian machine:
-# a C++20 compiler, cmake, ninja, GoogleTest, a JDK 17 and Maven, and clang 14
-# with libFuzzer (lethe-native/scripts/fuzz.sh). Idempotent: installs only
+# a C++20 compiler, cmake, ninja, GoogleTest, liblz4 and libzstd, a JDK 17 and
+# Maven, and clang 14 with libFuzzer (lethe-native/scripts/fuzz.sh). Idempotent: installs only
 # what is missing. Run as root (or with sudo available).
 set -euo pipefail
 
@@ -16,6 +16,9 @@ if ! command -v javac >/dev/null 2>&1 || [ "$(javac_major)" -lt 17 ] 2>/dev/null
   need+=(openjdk-17-jdk-headless)
 fi
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+# Page compression, linked statically into the engine.
+[ -f /usr/include/lz4.h ] && compgen -G "/usr/lib/*/liblz4.a" >/dev/null || need+=(liblz4-dev)
+[ -f /usr/include/zstd.h ] && compgen -G "/usr/lib/*/libzstd.a" >/dev/null || need+=(libzstd-dev)
 command -v clang++-14 >/dev/null 2>&1 || need+=(clang-14)
 # libFuzzer's runtime and the sanitizer runtimes for clang 14.
 compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null || need+=(libclang-rt-14-dev)
@@ -27,7 +30,7 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"
 else
-  echo "setup: toolchain present (g++, cmake, ninja, GoogleTest, JDK, Maven, clang 14 with libFuzzer)"
+  echo "setup: toolchain present (g++, cmake, ninja, GoogleTest, liblz4, libzstd, JDK, Maven, clang 14 with libFuzzer)"
 fi
 # Print the versions (sed reads everything: `head` would close the pipe early,
 # and a writer hitting the closed pipe fails the script under pipefail).

@@ -45,6 +45,7 @@ Description Describe(FuzzedDataProvider* in) {
   d.options.page_size = in->ConsumeIntegralInRange<size_t>(64, 2048);
   d.options.pages_per_tile = in->ConsumeIntegralInRange(1, 8);
   d.options.bloom_bits_per_key = in->ConsumeIntegralInRange(0, 16);
+  d.options.compression = static_cast<Compression>(in->ConsumeIntegralInRange(0, 2));
   std::set<std::string> keys;
   const size_t n = in->ConsumeIntegralInRange<size_t>(0, 64);
   for (size_t i = 0; i < n; i++) keys.insert(in->ConsumeRandomLengthString(16));
@@ -54,6 +55,8 @@ Description Describe(FuzzedDataProvider* in) {
     for (int v = 0; v < versions; v++, seq--) {  // newest first
       auto kind = static_cast<EntryKind>(in->ConsumeIntegralInRange(0, 2));
       std::string value = kind == EntryKind::kTombstone ? "" : in->ConsumeRandomLengthString(64);
+      // Repeated values make pages that compress, so flips reach the codecs.
+      for (int r = in->ConsumeIntegralInRange(0, 6); r > 0 && !value.empty(); r--) value += value;
       uint64_t dk = in->ConsumeBool() ? kMaxDeleteKey : in->ConsumeIntegral<uint64_t>();
       d.entries.push_back(Entry{MakeInternalKey(k, seq, kind), std::move(value), dk});
     }
@@ -178,20 +181,29 @@ void FuzzBuiltFile(MemEnv* env, FuzzedDataProvider* in) {
   for (bool verify : {false, true}) OpenAndExercise(env, verify, probes, dropped, patched);
 }
 
+// A seed table: 40 keys, values and merges, and one range tombstone.
+Description SeedTable(int h, Compression c) {
+  Description d;
+  d.options = TableBuilderOptions{128, h, 10, c};
+  for (int i = 0; i < 40; i++) {
+    std::string k = "key" + std::to_string(1000 + i);
+    d.entries.push_back(Entry{MakeInternalKey(k, 500 - i, i % 5 == 0 ? EntryKind::kMerge : EntryKind::kValue),
+                              "value" + std::to_string(i) + std::string(40, 'v'),
+                              i % 3 == 0 ? kMaxDeleteKey : uint64_t(i * 7 % 40)});
+  }
+  d.tombstones.push_back(RangeTombstone{"key1010", "key1015", 450});
+  return d;
+}
+
 std::vector<std::string> MakeSeeds() {
   std::vector<std::string> seeds;
   auto env = NewMemEnv();
-  // Raw files: tables with h = 1, 4 and a tombstone-only table.
+  // Raw files: tables with h = 1 and 4, stored, LZ4 and ZSTD pages, and a
+  // tombstone-only table.
   for (int h : {1, 4}) {
-    Description d;
-    d.options = TableBuilderOptions{128, h, 10};
-    for (int i = 0; i < 40; i++) {
-      std::string k = "key" + std::to_string(1000 + i);
-      d.entries.push_back(Entry{MakeInternalKey(k, 500 - i, i % 5 == 0 ? EntryKind::kMerge : EntryKind::kValue),
-                                "value" + std::to_string(i), i % 3 == 0 ? kMaxDeleteKey : uint64_t(i * 7 % 40)});
+    for (Compression c : {Compression::kNone, Compression::kLZ4, Compression::kZSTD}) {
+      seeds.push_back(std::string(1, '\0') + Build(env.get(), SeedTable(h, c)));
     }
-    d.tombstones.push_back(RangeTombstone{"key1010", "key1015", 450});
-    seeds.push_back(std::string(1, '\0') + Build(env.get(), d));
   }
   Description only_tombstones;
   only_tombstones.tombstones.push_back(RangeTombstone{"a", "m", 9});

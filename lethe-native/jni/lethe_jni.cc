@@ -33,9 +33,9 @@ jmethodID g_exception_ctor = nullptr;
 std::atomic<int64_t> g_live_objects{0};
 
 // Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
-constexpr jlong kOptionsVersion = 2;
+constexpr jlong kOptionsVersion = 3;
 constexpr jsize kDbOptionLongs = 11;
-constexpr jsize kCfOptionLongs = 10;
+constexpr jsize kCfOptionLongs = 12;
 
 void ThrowStatus(JNIEnv* env, const Status& s) {
   if (env->ExceptionCheck()) return;  // keep the first exception
@@ -137,6 +137,10 @@ void DecodeCfOptions(const jlong* v, lethe::ColumnFamilyOptions* o) {
   o->level0_stop_writes_trigger = static_cast<int>(v[7]);
   o->delete_persistence_threshold_us = static_cast<uint64_t>(v[8]);
   o->fade_file_pick = static_cast<lethe::FadeFilePick>(v[9]);
+  // An out-of-range value becomes a codec no build knows: DB::Open rejects it.
+  auto codec = [](jlong x) { return static_cast<lethe::Compression>(x >= 0 && x <= 2 ? x : 0xff); };
+  o->compression = codec(v[10]);
+  if (v[11] >= 0) o->bottommost_compression = codec(v[11]);
 }
 
 struct IteratorHolder {

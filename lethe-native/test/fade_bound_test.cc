@@ -48,6 +48,8 @@ class FadeRun {
     options_.cf_defaults.size_ratio = 4;
     options_.cf_defaults.level1_bytes = 128 << 10;
     options_.cf_defaults.target_file_size = 32 << 10;
+    // The workloads are sized in bytes against these capacities: uncompressed.
+    options_.cf_defaults.compression = Compression::kNone;
     options_.cf_defaults.delete_persistence_threshold_us = fade ? kThresholdUs : 0;
     Open("/db");
   }

@@ -45,14 +45,19 @@ struct OptionSet {
   int size_ratio;
   uint64_t delete_persistence_threshold_us = 0;  // FADE off unless set
   FadeFilePick fade_file_pick = FadeFilePick::kMostDeletes;
+  Compression compression = Compression::kLZ4;  // the values repeat a character: pages compress
+  std::optional<Compression> bottommost_compression = std::nullopt;
 };
 
 const OptionSet kOptionSets[] = {
     {"tiny-memtable-h1", 16 << 10, 256, 1, true, true, false, 64 << 10, 16 << 10, 4},
     {"tiny-memtable-h16", 16 << 10, 256, 16, true, true, false, 64 << 10, 16 << 10, 4},
-    {"no-wal-h4-manual", 32 << 10, 512, 4, false, false, false, 128 << 10, 32 << 10, 10},
-    {"crash-sync-h8", 24 << 10, 256, 8, true, true, true, 64 << 10, 16 << 10, 4},
-    {"deep-levels-h2", 8 << 10, 128, 2, true, true, false, 16 << 10, 4 << 10, 3},
+    {"no-wal-h4-manual-zstd", 32 << 10, 512, 4, false, false, false, 128 << 10, 32 << 10, 10, 0,
+     FadeFilePick::kMostDeletes, Compression::kZSTD},
+    {"crash-sync-h8-bottom-zstd", 24 << 10, 256, 8, true, true, true, 64 << 10, 16 << 10, 4, 0,
+     FadeFilePick::kMostDeletes, Compression::kNone, Compression::kZSTD},
+    {"deep-levels-h2-uncompressed", 8 << 10, 128, 2, true, true, false, 16 << 10, 4 << 10, 3, 0,
+     FadeFilePick::kMostDeletes, Compression::kNone},
     // FADE on, with a threshold of a few hundred steps (the clock moves 1 ms a step).
     // A large memtable: FADE's timer, not a full memtable, flushes tombstones.
     {"fade-sd-h4", 1 << 20, 256, 4, true, true, false, 32 << 10, 8 << 10, 4, 300'000,
@@ -87,6 +92,8 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     cf_options_.level0_compaction_trigger = 3;
     cf_options_.delete_persistence_threshold_us = set_.delete_persistence_threshold_us;
     cf_options_.fade_file_pick = set_.fade_file_pick;
+    cf_options_.compression = set_.compression;
+    cf_options_.bottommost_compression = set_.bottommost_compression;
     options_.cf_defaults = cf_options_;
     write_options_.sync = set_.crashes;
     ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());

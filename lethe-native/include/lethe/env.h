@@ -79,8 +79,10 @@ class Env {
   virtual Status SyncDir(const std::string& dir) = 0;
   virtual Status LockFile(const std::string& fname, std::unique_ptr<FileLock>* lock) = 0;
   // Releases the storage of [offset, offset + len) while keeping the file's
-  // size and the other bytes (hole punching). NotSupported is acceptable.
-  virtual Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len) = 0;
+  // size and the other bytes (hole punching). Only whole file-system blocks
+  // inside the range are released: *freed says how many bytes of storage
+  // were (may be 0). NotSupported is acceptable.
+  virtual Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len, uint64_t* freed) = 0;
   // The number of directory entries (hard links) naming the file.
   virtual Status GetLinkCount(const std::string& fname, uint64_t* count) = 0;
 };

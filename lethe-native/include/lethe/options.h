@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace lethe {
@@ -26,6 +27,16 @@ enum class FadeFilePick : int {
 
 constexpr int kPagesPerTileAuto = 0;
 
+// How data pages are compressed on disk. The numbers are stored in table
+// files: never renumber. Every page is compressed on its own and stays
+// independently readable; a page that would not shrink by at least an
+// eighth is stored uncompressed.
+enum class Compression : uint8_t {
+  kNone = 0,
+  kLZ4 = 1,   // fast; the default
+  kZSTD = 2,  // smaller and slower to write (level 3)
+};
+
 // Per column family: the shape of its LSM tree and of its files.
 struct ColumnFamilyOptions {
   // Size ratio T between adjacent levels (paper §2).
@@ -38,6 +49,12 @@ struct ColumnFamilyOptions {
   int pages_per_tile = 1;
   // Bloom filter bits per key, per page; 0 disables the filters.
   int bloom_bits_per_key = 10;
+  // Compression of data pages (filters and index blocks stay uncompressed).
+  Compression compression = Compression::kLZ4;
+  // Compression of files written to the last non-empty level, where most of
+  // the data lives (ZSTD there trades write CPU for space); unset means
+  // `compression`.
+  std::optional<Compression> bottommost_compression;
   // Target size of a file written by compaction.
   size_t target_file_size = 8 << 20;
   // Capacity of level 1; level i holds size_ratio^(i-1) times as much.

@@ -97,7 +97,7 @@ enum class CompactionReason : int {
   X(kPagesDropped, pages_dropped, "Pages dropped whole by manifest edits, without reading them.")   \
   X(kPageBytesDropped, page_bytes_dropped, "Bytes of the pages dropped whole.")                     \
   X(kFilesDropped, files_dropped, "Files all of whose pages were dropped.")                         \
-  X(kBytesPunched, bytes_punched, "Local bytes released by punching holes for dropped pages.")      \
+  X(kBytesPunched, bytes_punched, "Local storage released by punching holes for dropped pages (whole file-system blocks; measured).")      \
   X(kPartiallyCoveredPages, partially_covered_pages,                                                \
     "Pages only partly covered by secondary deletes at the last check.")                            \
   X(kSecondaryBytesCompacted, secondary_bytes_compacted,                                            \

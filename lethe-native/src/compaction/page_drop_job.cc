@@ -133,6 +133,7 @@ Status PageDropJob::WritePatchTable(PageDropResult* r) {
   bo.page_size = SIZE_MAX / 4;  // one page per tile: the tile is cut by hand
   bo.pages_per_tile = 1;
   bo.bloom_bits_per_key = options_.bloom_bits_per_key;
+  bo.compression = options_.compression;
   TableBuilder builder(bo, file.get());
   for (const auto& [index, entries] : patch_pages_) {
     for (const OutputEntry& e : entries) builder.Add(e.ikey, e.value, e.delete_key);

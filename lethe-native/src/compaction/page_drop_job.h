@@ -21,6 +21,7 @@
 #include "compaction/compaction_stream.h"
 #include "compaction/page_drop_planner.h"
 #include "format/secondary_deletes.h"
+#include "lethe/options.h"
 #include "lethe/env.h"
 #include "version/version.h"
 
@@ -31,6 +32,7 @@ struct PageDropJobOptions {
   Env* env = nullptr;
   TableCache* tables = nullptr;  // to count what remains through the new patch
   int bloom_bits_per_key = 10;   // of the patch table's pages
+  Compression compression = Compression::kNone;  // of the patch table's pages
   uint64_t now_us = 0;
   // Returns a fresh file number (registered as a pending output).
   std::function<uint64_t()> new_file_number;

@@ -22,6 +22,9 @@ struct TableWriterOptions {
   Env* env = nullptr;
   ColumnFamilyOptions cf_options;
   uint64_t max_file_bytes = UINT64_MAX;  // flushes write one file
+  // The outputs go to the last non-empty level: cf_options'
+  // bottommost_compression applies, when set.
+  bool bottommost = false;
   uint64_t now_us = 0;
   uint64_t oldest_tombstone_time_us = 0;  // inherited by outputs holding tombstones
   // When set, replaces oldest_tombstone_time_us: the oldest tombstone time of

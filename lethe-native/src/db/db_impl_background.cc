@@ -56,6 +56,15 @@ static uint64_t SecondaryAppliedSeq(const SecondaryDeletes* secondary,
   return latest;
 }
 
+// Whether no level below `out_level` holds a file: a compaction's outputs
+// then hold the oldest data of their key range, as RocksDB's bottommost level.
+static bool BottommostOutput(const ColumnFamilyFiles& files, int out_level) {
+  for (int l = out_level + 1; l < kNumLevels; l++) {
+    if (!files.levels[l].empty()) return false;
+  }
+  return true;
+}
+
 uint64_t DBImpl::OldestSnapshot() {
   return snapshots_.empty() ? kMaxSequenceNumber : *snapshots_.begin();
 }
@@ -358,6 +367,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     wo.env = env_;
     wo.cf_options = cf_options;
     wo.max_file_bytes = cf_options.target_file_size;
+    wo.bottommost = BottommostOutput(*files, out_level);
     wo.now_us = clock_->NowMicros();
     wo.oldest_tombstone_time_us = tombstone_time;
     wo.secondary_applied_seq = SecondaryAppliedSeq(&files->secondary, snapshots);

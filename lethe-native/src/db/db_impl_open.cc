@@ -5,6 +5,7 @@
 #include "db/db_impl.h"
 #include "db/memtable_inserter.h"
 #include "db/write_batch_internal.h"
+#include "sst/compression.h"
 #include "wal/log_reader.h"
 #include "util/kill_point.h"
 
@@ -52,6 +53,10 @@ static Status ValidateColumnFamilyOptions(const ColumnFamilyOptions& o) {
   }
   if (static_cast<unsigned>(o.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
     return Status::InvalidArgument("unknown fade_file_pick");
+  }
+  if (!KnownCompression(static_cast<uint8_t>(o.compression)) ||
+      (o.bottommost_compression && !KnownCompression(static_cast<uint8_t>(*o.bottommost_compression)))) {
+    return Status::InvalidArgument("unknown compression");
   }
   return Status::OK();
 }

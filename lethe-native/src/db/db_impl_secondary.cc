@@ -211,6 +211,7 @@ Status DBImpl::PlanAndDropPages(const Version& version, const PageDropCandidate&
   jo.env = env_;
   jo.tables = table_cache_.get();
   jo.bloom_bits_per_key = c.options.bloom_bits_per_key;
+  jo.compression = c.options.compression;
   jo.now_us = now;
   jo.new_file_number = [this] { return NewPendingFileNumber(); };
   PageDropJob job(std::move(jo), std::move(tables));
@@ -344,10 +345,11 @@ void DBImpl::PunchDroppedPages() {
       continue;
     }
     for (const auto& [offset, len] : p.extents) {
-      s = env_->PunchHole(fname, offset, len);
+      uint64_t freed = 0;
+      s = env_->PunchHole(fname, offset, len, &freed);
       if (!s.ok()) break;  // NotSupported or an error: the space stays used, nothing is lost
       KillPoint("page_drop.punching");
-      Record(Ticker::kBytesPunched, len);
+      Record(Ticker::kBytesPunched, freed);
     }
   }
   pending_punches_ = std::move(waiting);

@@ -75,8 +75,8 @@ class FaultInjectionEnv final : public Env {
   Status LockFile(const std::string& f, std::unique_ptr<FileLock>* lock) override {
     return base_->LockFile(f, lock);
   }
-  Status PunchHole(const std::string& f, uint64_t offset, uint64_t len) override {
-    return base_->PunchHole(f, offset, len);
+  Status PunchHole(const std::string& f, uint64_t offset, uint64_t len, uint64_t* freed) override {
+    return base_->PunchHole(f, offset, len, freed);
   }
   Status GetLinkCount(const std::string& f, uint64_t* count) override {
     return base_->GetLinkCount(f, count);

@@ -205,13 +205,19 @@ class MemEnvImpl final : public MemEnv {
     *lock = std::make_unique<MemLock>(&mu_, &locks_, fname);
     return Status::OK();
   }
-  Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len) override {
+  // Zeroes the range; *freed counts the whole 4 KiB blocks inside it, as a
+  // file system with 4 KiB blocks would free.
+  Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len, uint64_t* freed) override {
+    constexpr uint64_t kBlock = 4096;
+    *freed = 0;
     FilePtr f = Find(fname);
     if (!f) return Status::NotFound(fname, "no such file");
     std::lock_guard<std::mutex> l(f->mu);
     if (offset < f->data.size()) {
       size_t n = std::min<uint64_t>(len, f->data.size() - offset);
       std::fill_n(f->data.begin() + static_cast<long>(offset), n, '\0');
+      const uint64_t first = (offset + kBlock - 1) / kBlock, end = (offset + n) / kBlock;
+      if (end > first) *freed = (end - first) * kBlock;
     }
     return Status::OK();
   }

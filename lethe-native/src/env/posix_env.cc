@@ -252,14 +252,21 @@ class PosixEnv final : public Env {
     return Status::OK();
   }
 
-  Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len) override {
+  // *freed is measured: the file's allocated blocks before and after.
+  Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len, uint64_t* freed) override {
+    *freed = 0;
     int fd = ::open(fname.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return PosixError(fname, errno);
     Status s;
-    if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                    static_cast<off_t>(len)) != 0) {
+    struct stat before, after;
+    if (::fstat(fd, &before) != 0) {
+      s = PosixError(fname, errno);
+    } else if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                           static_cast<off_t>(len)) != 0) {
       s = errno == EOPNOTSUPP ? Status::NotSupported(fname, "hole punching")
                               : PosixError(fname, errno);
+    } else if (::fstat(fd, &after) == 0 && after.st_blocks < before.st_blocks) {
+      *freed = static_cast<uint64_t>(before.st_blocks - after.st_blocks) * 512;  // st_blocks counts 512 B
     }
     ::close(fd);
     return s;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "format/internal_key.h"
+#include "sst/compression.h"
 #include "sst/page.h"
 #include "sst/table_reader.h"
 
@@ -78,6 +79,12 @@ Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::s
                     m.entries, DeleteKey(m.delete_key_min).c_str(), DeleteKey(m.delete_key_max).c_str(),
                     m.filter_size);
       out->append(buf);
+      if (m.compression != static_cast<uint8_t>(Compression::kNone)) {
+        out->pop_back();  // the line goes on
+        std::snprintf(buf, sizeof(buf), ", %s from %u bytes\n", CompressionName(static_cast<Compression>(m.compression)),
+                      m.raw_size);
+        out->append(buf);
+      }
       if (!entries || is_dropped || is_patched) continue;
       PageRef page;
       s = table->ReadPage(m, false, &page);

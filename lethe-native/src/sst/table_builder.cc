@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "format/internal_key.h"
+#include "sst/compression.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -107,10 +108,14 @@ void TableBuilder::WritePage(const std::vector<const Entry*>& entries, TileMeta*
     meta.delete_key_max = std::max(meta.delete_key_max, e->delete_key);
     meta.entries++;
   }
+  std::string_view raw = page_.Finish();
+  Compression used = CompressPage(options_.compression, raw, &compressed_);
   BlockHandle handle;
-  WriteBlock(page_.Finish(), &handle);
+  WriteBlock(used == Compression::kNone ? raw : std::string_view(compressed_), &handle);
   meta.offset = handle.offset;
   meta.size = static_cast<uint32_t>(handle.size);
+  meta.compression = static_cast<uint8_t>(used);
+  meta.raw_size = static_cast<uint32_t>(raw.size());
   if (options_.bloom_bits_per_key > 0) {
     meta.filter_offset = filters_.size();
     bloom_.Finish(&filters_);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lethe/env.h"
+#include "lethe/options.h"
 #include "format/range_tombstone.h"
 #include "sst/bloom.h"
 #include "sst/page.h"
@@ -25,6 +26,7 @@ struct TableBuilderOptions {
   size_t page_size = 4096;
   int pages_per_tile = 1;
   int bloom_bits_per_key = 10;
+  Compression compression = Compression::kNone;
 };
 
 class TableBuilder {
@@ -78,6 +80,7 @@ class TableBuilder {
   std::string last_sort_key_;
 
   PageBuilder page_;
+  std::string compressed_;  // the current page compressed (reused)
   BloomBuilder bloom_;
   std::string filters_;
   std::vector<TileMeta> tiles_;

@@ -1,5 +1,6 @@
 #include "sst/table_format.h"
 
+#include "sst/compression.h"
 #include "util/coding.h"
 
 namespace lethe {
@@ -9,7 +10,7 @@ void Footer::EncodeTo(std::string* dst) const {
     PutFixed64(dst, h->offset);
     PutFixed64(dst, h->size);
   }
-  PutFixed32(dst, kTableFormatVersion);
+  PutFixed32(dst, version);
   PutFixed64(dst, kTableMagic);
 }
 
@@ -21,7 +22,7 @@ Status Footer::DecodeFrom(std::string_view input) {
   uint32_t version = DecodeFixed32(input.data() + 64);
   // The footer has no checksum of its own: an unknown version is as likely
   // a damaged byte as a newer format, and either way the file is unreadable.
-  if (version != kTableFormatVersion) {
+  if (version < kOldestTableFormatVersion || version > kTableFormatVersion) {
     return Status::Corruption("unknown table format version (a damaged footer, or a newer format)",
                               std::to_string(version));
   }
@@ -29,6 +30,7 @@ Status Footer::DecodeFrom(std::string_view input) {
     GetFixed64(&input, &h->offset);
     GetFixed64(&input, &h->size);
   }
+  this->version = version;
   return Status::OK();
 }
 
@@ -46,17 +48,40 @@ void EncodeIndex(const std::vector<TileMeta>& tiles, std::string* dst) {
       PutFixed64(dst, p.delete_key_max);
       PutVarint64(dst, p.filter_offset);
       PutVarint32(dst, p.filter_size);
+      dst->push_back(static_cast<char>(p.compression));
+      PutVarint32(dst, p.raw_size);
     }
   }
 }
 
+namespace {
+
 // The fewest bytes a page's and a tile's index entries take (varints of one
 // byte, empty keys): counts above input size / these are damage, caught
 // before they size a vector (a TileMeta is about four times its encoding).
+// Format 1 pages lack the last two fields.
 constexpr size_t kMinPageIndexBytes = 1 + 1 + 1 + 8 + 8 + 1 + 1;
 constexpr size_t kMinTileIndexBytes = 1 + 1 + 1 + kMinPageIndexBytes;
 
-Status DecodeIndex(std::string_view input, std::vector<TileMeta>* tiles) {
+// The compression fields of format 2 on, checked against the codecs known
+// and kMaxCompressionRatio; format 1 pages are stored as they are.
+bool DecodePageCompression(std::string_view* input, uint32_t version, PageMeta* p) {
+  if (version < 2) {
+    p->compression = static_cast<uint8_t>(Compression::kNone);
+    p->raw_size = p->size;
+    return true;
+  }
+  if (input->empty()) return false;
+  p->compression = static_cast<uint8_t>((*input)[0]);
+  input->remove_prefix(1);
+  if (!GetVarint32(input, &p->raw_size) || !KnownCompression(p->compression)) return false;
+  if (p->compression == static_cast<uint8_t>(Compression::kNone)) return p->raw_size == p->size;
+  return p->raw_size / kMaxCompressionRatio <= p->size;
+}
+
+}  // namespace
+
+Status DecodeIndex(std::string_view input, uint32_t version, std::vector<TileMeta>* tiles) {
   uint64_t n;
   if (!GetVarint64(&input, &n) || n > input.size() / kMinTileIndexBytes) {
     return Status::Corruption("bad index block");
@@ -76,7 +101,7 @@ Status DecodeIndex(std::string_view input, std::vector<TileMeta>* tiles) {
       if (!GetVarint64(&input, &p.offset) || !GetVarint32(&input, &p.size) ||
           !GetVarint32(&input, &p.entries) || !GetFixed64(&input, &p.delete_key_min) ||
           !GetFixed64(&input, &p.delete_key_max) || !GetVarint64(&input, &p.filter_offset) ||
-          !GetVarint32(&input, &p.filter_size)) {
+          !GetVarint32(&input, &p.filter_size) || !DecodePageCompression(&input, version, &p)) {
         return Status::Corruption("bad page in index block");
       }
     }

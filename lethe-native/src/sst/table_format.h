@@ -8,7 +8,10 @@
 //                   page count varint | per page: offset varint64 |
 //                   size varint32 | entries varint32 | delete_key_min fixed64 |
 //                   delete_key_max fixed64 | filter offset varint64 |
-//                   filter size varint32  | crc
+//                   filter size varint32 | compression byte | raw size
+//                   varint32 | crc
+//                   (format 1 has no compression and raw size: its pages are
+//                   stored as they are)
 //   properties      tagged fields (TableProperties::EncodeTo) | crc
 //   footer          filter, range tombstone, index, properties handles
 //                   (offset fixed64 | size fixed64 each, sizes without crc) |
@@ -16,7 +19,9 @@
 //
 // Tiles have disjoint sort-key ranges in file order and never split the
 // versions of one sort key; pages inside a tile are ordered by delete key
-// and each page's entries by internal key.
+// and each page's entries by internal key. A page's size is what it takes
+// on disk; a compressed page (compression.h) decodes to raw size bytes, and
+// its checksum covers the stored bytes.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +34,10 @@
 namespace lethe {
 
 constexpr uint64_t kTableMagic = 0x4c45544845'4b4957ull;  // "LETHEKIW"
-constexpr uint32_t kTableFormatVersion = 1;
+// Written by this build; every version from kOldestTableFormatVersion on is
+// read. 2 added page compression.
+constexpr uint32_t kTableFormatVersion = 2;
+constexpr uint32_t kOldestTableFormatVersion = 1;
 constexpr size_t kBlockTrailerSize = 4;  // masked crc32c after every block
 constexpr size_t kFooterSize = 4 * 16 + 4 + 8;
 
@@ -40,6 +48,7 @@ struct BlockHandle {
 
 struct Footer {
   BlockHandle filter, range_tombstones, index, properties;
+  uint32_t version = kTableFormatVersion;
   void EncodeTo(std::string* dst) const;
   Status DecodeFrom(std::string_view input);
 };
@@ -52,6 +61,8 @@ struct PageMeta {
   uint64_t delete_key_max = 0;
   uint64_t filter_offset = 0;  // relative to the filter region
   uint32_t filter_size = 0;
+  uint8_t compression = 0;  // a Compression value (options.h)
+  uint32_t raw_size = 0;    // size decoded; equals size when not compressed
   uint32_t index = 0;  // position in the file (not stored: numbered when the index is read)
 };
 
@@ -61,8 +72,10 @@ struct TileMeta {
   std::vector<PageMeta> pages;
 };
 
+// Always in the current format.
 void EncodeIndex(const std::vector<TileMeta>& tiles, std::string* dst);
-Status DecodeIndex(std::string_view input, std::vector<TileMeta>* tiles);
+// `version` is the file's format version (Footer::version).
+Status DecodeIndex(std::string_view input, uint32_t version, std::vector<TileMeta>* tiles);
 
 struct TableProperties {
   uint64_t entries = 0;  // point entries of every kind

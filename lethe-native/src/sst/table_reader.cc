@@ -5,6 +5,7 @@
 
 #include "iterator/merging_iterator.h"
 #include "sst/bloom.h"
+#include "sst/compression.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -70,7 +71,7 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   }
   std::string block;
   if (!(s = r->ReadBlock(footer.index, &block)).ok()) return s;
-  if (!(s = DecodeIndex(block, &r->tiles_)).ok()) return Status::Corruption(r->fname_, s.message());
+  if (!(s = DecodeIndex(block, footer.version, &r->tiles_)).ok()) return Status::Corruption(r->fname_, s.message());
   uint32_t page_index = 0;
   for (TileMeta& t : r->tiles_) {
     for (PageMeta& p : t.pages) {
@@ -137,14 +138,29 @@ Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* pag
     if ((*page = options_.page_cache->Lookup(key)) != nullptr) return Status::OK();
   }
   auto p = std::make_shared<Page>();
-  p->buf.reset(new char[meta.size + kBlockTrailerSize]);
-  Status s = ReadVerified(BlockHandle{meta.offset, meta.size}, p->buf.get());
+  Status s = ReadPageContents(meta, p.get());
   if (!s.ok()) return s;
-  p->size = meta.size;
   if (options_.page_cache != nullptr && fill_cache) {
-    options_.page_cache->Insert(key, p, meta.size + kBlockTrailerSize + sizeof(Page) + 64);
+    options_.page_cache->Insert(key, p, p->size + sizeof(Page) + 64);
   }
   *page = std::move(p);
+  return Status::OK();
+}
+
+Status TableReader::ReadPageContents(const PageMeta& meta, Page* page) const {
+  const auto type = static_cast<Compression>(meta.compression);
+  if (type == Compression::kNone) {
+    page->buf.reset(new char[meta.size + kBlockTrailerSize]);
+    page->size = meta.size;
+    return ReadVerified(BlockHandle{meta.offset, meta.size}, page->buf.get());
+  }
+  std::unique_ptr<char[]> stored(new char[meta.size + kBlockTrailerSize]);
+  Status s = ReadVerified(BlockHandle{meta.offset, meta.size}, stored.get());
+  if (!s.ok()) return s;
+  page->buf.reset(new char[meta.raw_size]);
+  page->size = meta.raw_size;
+  s = UncompressPage(type, std::string_view(stored.get(), meta.size), page->buf.get(), meta.raw_size);
+  if (!s.ok()) return Status::Corruption(fname_, s.message() + " at offset " + std::to_string(meta.offset));
   return Status::OK();
 }
 

@@ -78,7 +78,7 @@ class TableReader {
   const TableProperties& properties() const { return props_; }
   const std::string& filename() const { return fname_; }
 
-  // Reads one page (through the cache). Corruption names the file.
+  // Reads one page (through the cache), decoded. Corruption names the file.
   Status ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
   std::string_view PageFilter(const PageMeta& meta) const;
 
@@ -87,6 +87,8 @@ class TableReader {
   Status ReadBlock(const BlockHandle& handle, std::string* contents) const;
   // Reads handle.size bytes plus the trailer into dst and verifies the CRC.
   Status ReadVerified(const BlockHandle& handle, char* dst) const;
+  // Reads, verifies and decompresses one page into *page (no cache).
+  Status ReadPageContents(const PageMeta& meta, Page* page) const;
   // Index of the first tile whose largest sort key >= key (tiles_.size() if none).
   size_t FindTile(std::string_view sort_key) const;
   friend class TableIterator;

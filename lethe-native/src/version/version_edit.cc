@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "sst/compression.h"
 #include "util/coding.h"
 
 namespace lethe {
@@ -38,7 +39,7 @@ enum FileTag : uint32_t {
 enum OptTag : uint32_t {
   kOSizeRatio = 1, kOPageSize = 2, kOPagesPerTile = 3, kOBloomBits = 4, kOTargetFileSize = 5,
   kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8, kODeletePersistenceThreshold = 9,
-  kOFadeFilePick = 10,
+  kOFadeFilePick = 10, kOCompression = 11, kOBottommostCompression = 12,
 };
 // The ranges a decoded option must lie in: DB::Open's checks (page size,
 // pages per tile; size ratio >= 2 is checked inline), the Java API's for
@@ -188,6 +189,8 @@ void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst) {
   v(kOL0Stop, static_cast<uint64_t>(o.level0_stop_writes_trigger));
   v(kODeletePersistenceThreshold, o.delete_persistence_threshold_us);
   v(kOFadeFilePick, static_cast<uint64_t>(o.fade_file_pick));
+  v(kOCompression, static_cast<uint64_t>(o.compression));
+  if (o.bottommost_compression) v(kOBottommostCompression, static_cast<uint64_t>(*o.bottommost_compression));
 }
 
 Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
@@ -237,6 +240,15 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
         }
         o->fade_file_pick = static_cast<FadeFilePick>(x);
         break;
+      case kOCompression:
+      case kOBottommostCompression: {
+        if (x > 0xff || !KnownCompression(static_cast<uint8_t>(x))) {
+          return Status::Corruption("manifest: unknown compression", std::to_string(x));
+        }
+        auto c = static_cast<Compression>(x);
+        if (tag == kOCompression) o->compression = c; else o->bottommost_compression = c;
+        break;
+      }
       default: break;  // an option from a newer writer: the default applies
     }
   }

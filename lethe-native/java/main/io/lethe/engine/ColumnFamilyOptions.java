@@ -6,7 +6,7 @@ package io.lethe.engine;
  */
 public final class ColumnFamilyOptions {
     /** Number of longs in the encoded form (see {@link #encodeTo}). */
-    static final int ENCODED_LONGS = 10;
+    static final int ENCODED_LONGS = 12;
 
     public static final ColumnFamilyOptions DEFAULT = builder().build();
 
@@ -23,6 +23,9 @@ public final class ColumnFamilyOptions {
     private final int level0StopWritesTrigger;
     private final long deletePersistenceThresholdMicros;
     private final FadeFilePick fadeFilePick;
+    private final Compression compression;
+    /** Null: the same as {@link #compression}. */
+    private final Compression bottommostCompression;
 
     /**
      * How FADE's saturation compactions choose a file (paper §4.1.3); mirrors {@code
@@ -48,6 +51,8 @@ public final class ColumnFamilyOptions {
         this.level0StopWritesTrigger = b.level0StopWritesTrigger;
         this.deletePersistenceThresholdMicros = b.deletePersistenceThresholdMicros;
         this.fadeFilePick = b.fadeFilePick;
+        this.compression = b.compression;
+        this.bottommostCompression = b.bottommostCompression;
     }
 
     public static Builder builder() {
@@ -87,6 +92,15 @@ public final class ColumnFamilyOptions {
         return fadeFilePick;
     }
 
+    public Compression compression() {
+        return compression;
+    }
+
+    /** The compression of files written to the last non-empty level. */
+    public Compression bottommostCompression() {
+        return bottommostCompression != null ? bottommostCompression : compression;
+    }
+
     void encodeTo(long[] dst, int offset) {
         dst[offset] = sizeRatio;
         dst[offset + 1] = pageSizeBytes;
@@ -98,6 +112,8 @@ public final class ColumnFamilyOptions {
         dst[offset + 7] = level0StopWritesTrigger;
         dst[offset + 8] = deletePersistenceThresholdMicros;
         dst[offset + 9] = fadeFilePick.ordinal();
+        dst[offset + 10] = compression.ordinal();
+        dst[offset + 11] = bottommostCompression != null ? bottommostCompression.ordinal() : -1;
     }
 
     long[] encode() {
@@ -118,6 +134,8 @@ public final class ColumnFamilyOptions {
         private int level0StopWritesTrigger = 20;
         private long deletePersistenceThresholdMicros = 0;
         private FadeFilePick fadeFilePick = FadeFilePick.MOST_DELETES;
+        private Compression compression = Compression.LZ4;
+        private Compression bottommostCompression;
 
         private Builder() {}
 
@@ -181,6 +199,21 @@ public final class ColumnFamilyOptions {
 
         public Builder fadeFilePick(FadeFilePick v) {
             this.fadeFilePick = java.util.Objects.requireNonNull(v, "fadeFilePick");
+            return this;
+        }
+
+        /** Compression of data pages; {@link Compression#LZ4} by default. */
+        public Builder compression(Compression v) {
+            this.compression = java.util.Objects.requireNonNull(v, "compression");
+            return this;
+        }
+
+        /**
+         * Compression of files written to the last non-empty level, where most data lives; null (the
+         * default) means the same as {@link #compression(Compression)}.
+         */
+        public Builder bottommostCompression(Compression v) {
+            this.bottommostCompression = v;
             return this;
         }
 

@@ -193,6 +193,31 @@ class LetheDbTest {
     }
 
     @Test
+    void compressionOptionsCrossTheBridge() throws Exception {
+        java.util.Map<Compression, Long> bytes = new java.util.EnumMap<>(Compression.class);
+        byte[] value = b("state ".repeat(40));
+        for (Compression c : Compression.values()) {
+            ColumnFamilyOptions cfo = ColumnFamilyOptions.builder().compression(c)
+                    .bottommostCompression(c == Compression.LZ4 ? Compression.ZSTD : null).build();
+            assertEquals(c == Compression.LZ4 ? Compression.ZSTD : c, cfo.bottommostCompression());
+            try (LetheDb other = LetheDb.open(dir.resolve("codec-" + c).toString(),
+                    DbOptions.builder().defaultColumnFamilyOptions(cfo).build())) {
+                ColumnFamilyHandle d = other.defaultColumnFamily();
+                for (int i = 0; i < 3000; i++) {
+                    other.put(d, b("key" + i), value);
+                }
+                other.compactAll();
+                for (int i = 0; i < 3000; i += 101) {
+                    assertArrayEquals(value, other.get(d, b("key" + i)));
+                }
+                bytes.put(c, other.statistics().columnFamilies().get(0).totalBytes());
+            }
+        }
+        assertTrue(bytes.get(Compression.LZ4) < bytes.get(Compression.NONE) / 4, bytes.toString());
+        assertTrue(bytes.get(Compression.ZSTD) < bytes.get(Compression.NONE) / 4, bytes.toString());
+    }
+
+    @Test
     void fadeOptionsAndDeleteStatisticsCrossTheBridge() throws Exception {
         db.close();
         db = LetheDb.open(dir.resolve("fade").toString(), DbOptions.builder().avoidBlindDeletes(true)

@@ -262,7 +262,7 @@ public final class DeleteHeavyYcsb {
                     + " and periodic_compaction_seconds)"},
             {"systems", "lethe (FADE); " + String.join("; ", variants)},
             {"budgets", "8 MiB write buffers (two), 16 MiB cache, level 1 of 32 MiB, size ratio 10, 8 MiB files,"
-                    + " 4 KiB pages/blocks, Bloom 10 bits/key, no compression (RocksDB: NO_COMPRESSION on every"
+                    + " 4 KiB pages/blocks, Bloom 10 bits/key, no compression (Lethe: Compression.NONE; RocksDB: NO_COMPRESSION on every"
                     + " level), no WAL"},
             {"verdicts", "each metric against the RocksDB variant best at it in the same round"},
             {"ops/s", "the rate achieved (the target unless a system fell behind); lookups/s = lookups / time"

@@ -92,7 +92,7 @@ public final class EngineBenchmarkRunner {
             {"operations", "put (overwrite), getHit, getMiss (an absent key at an odd position: inside the key"
                     + " range, so Bloom filters decide), deleteAndReinsert, seekNext100 (seek + 100 next)"},
             {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key, no WAL,"
-                    + " no compression (Lethe does not compress)"},
+                    + " no compression (Compression.NONE)"},
             {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"
                     + " Bloom filter 10 bits/key, no WAL, compression NO_COMPRESSION on every level including"
                     + " the bottommost (rocksdbjni's default would be Snappy), other options at their defaults"},

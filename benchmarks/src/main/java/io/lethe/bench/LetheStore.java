@@ -2,6 +2,7 @@ package io.lethe.bench;
 
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheIterator;
@@ -17,7 +18,8 @@ final class LetheStore implements KeyValueStore {
                 .useWal(false)
                 .writeBufferSizeBytes(writeBufferBytes)
                 .pageCacheBytes(cacheBytes)
-                .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().pageSizeBytes(4096).bloomBitsPerKey(10).build())
+                .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().pageSizeBytes(4096).bloomBitsPerKey(10)
+                        .compression(Compression.NONE).build())
                 .build());
         cf = db.defaultColumnFamily();
     }

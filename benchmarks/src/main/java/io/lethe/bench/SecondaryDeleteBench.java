@@ -2,6 +2,7 @@ package io.lethe.bench;
 
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.Statistics;
@@ -165,6 +166,7 @@ public final class SecondaryDeleteBench {
         return DbOptions.builder().useWal(false).writeBufferSizeBytes(WRITE_BUFFER).pageCacheBytes(CACHE)
                 .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().sizeRatio(10).level1Bytes(LEVEL1)
                         .targetFileSizeBytes(TARGET_FILE).pageSizeBytes(4096).bloomBitsPerKey(10).pagesPerTile(h)
+                        .compression(Compression.NONE)
                         .deletePersistenceThreshold(threshold).build())
                 .build();
     }
@@ -448,7 +450,7 @@ public final class SecondaryDeleteBench {
                     + " = blocks allocated by the table files before the delete - after it (stat, once the count"
                     + " stops changing), on a copy whose files have one link each, so nothing else holds the blocks"},
             {"budgets", "8 MiB write buffers, 16 MiB cache, level 1 of 32 MiB, T = 10, 8 MiB files, 4 KiB pages,"
-                    + " Bloom 10 bits/key, no compression, no WAL"},
+                    + " Bloom 10 bits/key, no compression on either side, no WAL"},
             {"lookups", LOOKUPS + " point lookups of live keys afterwards: mean time and page bytes read"},
             {"rounds", ROUNDS + " per delete-key correlation: every system once per round, Lethe first in odd rounds"
                     + " and RocksDB first in even ones; each round loads its own trees"},

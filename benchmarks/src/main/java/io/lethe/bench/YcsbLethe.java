@@ -7,6 +7,7 @@ import static io.lethe.bench.DeleteHeavyYcsb.WRITE_BUFFER;
 
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.Statistics;
@@ -28,7 +29,7 @@ final class YcsbLethe implements YcsbEngine {
         db = LetheDb.open(dir.toString(), DbOptions.builder().useWal(false).writeBufferSizeBytes(WRITE_BUFFER)
                 .pageCacheBytes(CACHE)
                 .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().sizeRatio(10).level1Bytes(LEVEL1)
-                        .targetFileSizeBytes(TARGET_FILE).pageSizeBytes(4096).bloomBitsPerKey(10)
+                        .targetFileSizeBytes(TARGET_FILE).pageSizeBytes(4096).bloomBitsPerKey(10).compression(Compression.NONE)
                         .deletePersistenceThreshold(threshold).build())
                 .build());
         cf = db.defaultColumnFamily();

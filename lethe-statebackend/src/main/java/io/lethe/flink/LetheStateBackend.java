@@ -48,6 +48,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.PAGE_SIZE,
             LetheOptions.PAGES_PER_TILE,
             LetheOptions.BLOOM_BITS_PER_KEY,
+            LetheOptions.COMPRESSION,
+            LetheOptions.BOTTOMMOST_COMPRESSION,
             LetheOptions.TARGET_FILE_SIZE,
             LetheOptions.LEVEL1_SIZE,
             LetheOptions.VERIFY_CHECKSUMS,

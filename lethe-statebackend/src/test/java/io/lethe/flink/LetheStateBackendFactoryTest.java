@@ -105,6 +105,13 @@ class LetheStateBackendFactoryTest {
         e = assertThrows(IllegalConfigurationException.class,
                 () -> new LetheStateBackendFactory().createFromConfig(pick, getClass().getClassLoader()));
         assertTrue(e.getMessage().contains("MOST_DELETES"), "names the values allowed: " + e.getMessage());
+
+        Configuration codec = letheConfig();
+        codec.setString("state.backend.lethe.bottommost-compression", "snappy");
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(codec, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("state.backend.lethe.bottommost-compression")
+                && e.getMessage().contains("ZSTD"), "names the key and the codecs: " + e.getMessage());
     }
 
     /** A misspelt key would be ignored silently; a misspelt threshold would leave deletes unbounded. */
