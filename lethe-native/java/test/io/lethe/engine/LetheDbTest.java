@@ -165,8 +165,11 @@ class LetheDbTest {
 
     @Test
     void liveFilesStatisticsAndProperties() throws Exception {
+        java.util.Random random = new java.util.Random(7);
         for (int i = 0; i < 3000; i++) {
-            db.put(cf, b("key" + i), new byte[100]);
+            byte[] value = new byte[100]; // random: the sizes below assume values that do not compress
+            random.nextBytes(value);
+            db.put(cf, b("key" + i), value);
         }
         List<LiveFile> files = db.liveFiles(true);
         assertTrue(files.stream().anyMatch(LiveFile::immutable));
