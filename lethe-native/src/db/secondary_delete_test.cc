@@ -33,6 +33,14 @@ class SecondaryDeleteTest : public MemDbTest {
     options_.cf_defaults.compression = Compression::kNone;
     Reopen();
   }
+  // Opens an empty database with options_ (a family keeps the options it
+  // was made with, so changed options need a new database).
+  void OpenNewDatabase() {
+    db_.reset();
+    env_ = NewMemEnv();
+    options_.env = env_.get();
+    Reopen();
+  }
   std::string ScanAt(const Snapshot* snap) {
     ReadOptions ro;
     ro.snapshot = snap;
@@ -177,10 +185,7 @@ class PageDropTest : public SecondaryDeleteTest {
     options_.cf_defaults.page_size = 4096;
     options_.cf_defaults.target_file_size = 64 * 1024;
     options_.cf_defaults.level1_bytes = 256 * 1024;
-    db_.reset();
-    env_ = NewMemEnv();  // a new database: the family keeps the options it was made with
-    options_.env = env_.get();
-    Reopen();
+    OpenNewDatabase();
   }
   void Load() {
     PutKeys(4000, [](int i) { return i % 7; }, 0);
@@ -220,10 +225,7 @@ TEST_F(SecondaryDeleteTest, PartlyCoveredPagesWaitForCoverageOrAQuarterOfTheThre
   // delete keys spread over all of 0..99.
   options_.cf_defaults.page_size = 4096;
   options_.cf_defaults.pages_per_tile = 1;
-  db_.reset();
-  env_ = NewMemEnv();  // a new database: the family keeps the page size it was made with
-  options_.env = env_.get();
-  Reopen();
+  OpenNewDatabase();
   PutKeys(4000, [](int i) { return (i * 37) % 100; });  // every page spans 0..99
   ASSERT_TRUE(db_->CompactAll().ok());
   auto rewritten = [&] { return db_->GetStatistics().pages_rewritten; };
@@ -397,10 +399,7 @@ TEST_F(PageDropTest, AnIdleFamilyDoesNotDelayTheHoles) {
 // whole 4 KiB blocks.
 TEST_F(PageDropTest, CompressedPagesFreeTheWholeBlocksOfTheirRuns) {
   options_.cf_defaults.compression = Compression::kLZ4;
-  db_.reset();
-  env_ = NewMemEnv();
-  options_.env = env_.get();
-  Reopen();
+  OpenNewDatabase();
   const char* words[] = {"alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta ", "eta ", "theta "};
   Random rnd(17);
   uint64_t raw = 0;

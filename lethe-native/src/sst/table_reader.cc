@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "iterator/merging_iterator.h"
 #include "sst/bloom.h"
@@ -154,12 +155,15 @@ Status TableReader::ReadPageContents(const PageMeta& meta, Page* page) const {
     page->size = meta.size;
     return ReadVerified(BlockHandle{meta.offset, meta.size}, page->buf.get());
   }
-  std::unique_ptr<char[]> stored(new char[meta.size + kBlockTrailerSize]);
-  Status s = ReadVerified(BlockHandle{meta.offset, meta.size}, stored.get());
+  // The stored bytes only live until decoded: one buffer per thread, not an
+  // allocation per page read.
+  thread_local std::vector<char> stored;
+  stored.resize(meta.size + kBlockTrailerSize);
+  Status s = ReadVerified(BlockHandle{meta.offset, meta.size}, stored.data());
   if (!s.ok()) return s;
   page->buf.reset(new char[meta.raw_size]);
   page->size = meta.raw_size;
-  s = UncompressPage(type, std::string_view(stored.get(), meta.size), page->buf.get(), meta.raw_size);
+  s = UncompressPage(type, std::string_view(stored.data(), meta.size), page->buf.get(), meta.raw_size);
   if (!s.ok()) return Status::Corruption(fname_, s.message() + " at offset " + std::to_string(meta.offset));
   return Status::OK();
 }
