@@ -114,8 +114,8 @@ class FormatCompatTest : public ::testing::Test {
 TEST_F(FormatCompatTest, Format1DatabaseReadsGrowsAndCompacts) {
   ASSERT_GT(FormatCounts().first, 0) << "the fixture holds format 1 tables";
   ASSERT_EQ(0, FormatCounts().second);
-  Open();
-  ExpectContents(3000);
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(ExpectContents(3000));
   // New keys, and live old keys written again (the same value): the key
   // ranges overlap, so compaction merges old files with new ones.
   for (int i = 0; i < 4000; i += i < 3000 ? 3 : 1) {
@@ -133,7 +133,7 @@ TEST_F(FormatCompatTest, Format1DatabaseReadsGrowsAndCompacts) {
   // Compaction rewrites what it merges (a trivial move keeps a file as it is).
   EXPECT_LT(FormatCounts().first, old_files);
   ExpectContents(4000);
-  Open();
+  ASSERT_NO_FATAL_FAILURE(Open());
   ExpectContents(4000);
   // The horizon kept in the fixture's manifest still applies to new writes.
   ASSERT_TRUE(db_->Put(WriteOptions(), db_->DefaultColumnFamily(), "expired", "x", 0).ok());
