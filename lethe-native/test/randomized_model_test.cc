@@ -47,6 +47,7 @@ struct OptionSet {
   FadeFilePick fade_file_pick = FadeFilePick::kMostDeletes;
   Compression compression = Compression::kLZ4;  // the values repeat a character: pages compress
   std::optional<Compression> bottommost_compression = std::nullopt;
+  int max_open_files = -1;  // every table open unless set
 };
 
 const OptionSet kOptionSets[] = {
@@ -56,8 +57,9 @@ const OptionSet kOptionSets[] = {
      FadeFilePick::kMostDeletes, Compression::kZSTD},
     {"crash-sync-h8-bottom-zstd", 24 << 10, 256, 8, true, true, true, 64 << 10, 16 << 10, 4, 0,
      FadeFilePick::kMostDeletes, Compression::kNone, Compression::kZSTD},
-    {"deep-levels-h2-uncompressed", 8 << 10, 128, 2, true, true, false, 16 << 10, 4 << 10, 3, 0,
-     FadeFilePick::kMostDeletes, Compression::kNone},
+    // Many files and a table cache of 16: readers open and evict tables.
+    {"deep-levels-h2-uncompressed-16-open", 8 << 10, 128, 2, true, true, false, 16 << 10, 4 << 10, 3, 0,
+     FadeFilePick::kMostDeletes, Compression::kNone, std::nullopt, 16},
     // FADE on, with a threshold of a few hundred steps (the clock moves 1 ms a step).
     // A large memtable: FADE's timer, not a full memtable, flushes tombstones.
     {"fade-sd-h4", 1 << 20, 256, 4, true, true, false, 32 << 10, 8 << 10, 4, 300'000,
@@ -84,6 +86,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     options_.use_wal = set_.use_wal;
     options_.background_compactions = set_.background;
     options_.page_cache_bytes = 256 << 10;
+    options_.max_open_files = set_.max_open_files;
     cf_options_.page_size = set_.page_size;
     cf_options_.pages_per_tile = set_.pages_per_tile;
     cf_options_.level1_bytes = set_.level1_bytes;

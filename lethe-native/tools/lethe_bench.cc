@@ -35,6 +35,7 @@ struct Flags {
   int key_size = 16;
   int value_size = 100;
   int seek_nexts = 10;
+  int threads = 1;  // reader threads of readrandom, readmissing and seekrandom
   std::string db;
   bool use_existing_db = false;
   int64_t write_buffer_size = 64 << 20;
@@ -57,7 +58,7 @@ struct Flags {
   std::fprintf(stderr,
                "lethe_bench: %s\n"
                "usage: lethe_bench [--benchmarks=a,b,...] [--num=N] [--reads=N] [--key_size=16]\n"
-               "  [--value_size=100] [--seek_nexts=10] [--db=DIR] [--use_existing_db=0|1]\n"
+               "  [--value_size=100] [--seek_nexts=10] [--threads=1 (readers)] [--db=DIR] [--use_existing_db=0|1]\n"
                "  [--write_buffer_size=BYTES] [--page_cache_bytes=BYTES] [--page_size=BYTES]\n"
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
@@ -89,6 +90,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "key_size") f.key_size = static_cast<int>(ParseInt(name, v));
     else if (name == "value_size") f.value_size = static_cast<int>(ParseInt(name, v));
     else if (name == "seek_nexts") f.seek_nexts = static_cast<int>(ParseInt(name, v));
+    else if (name == "threads") f.threads = static_cast<int>(ParseInt(name, v));
     else if (name == "db") f.db = v;
     else if (name == "use_existing_db") f.use_existing_db = ParseInt(name, v) != 0;
     else if (name == "write_buffer_size") f.write_buffer_size = ParseInt(name, v);
@@ -107,7 +109,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "fade_pick") f.fade_pick = v;
     else Usage(("unknown flag --" + name).c_str());
   }
-  if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.seek_nexts < 0) Usage("out-of-range flag value");
+  if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.seek_nexts < 0 || f.threads < 1) Usage("out-of-range flag value");
   if (f.fade_pick != "SO" && f.fade_pick != "SD" && f.fade_pick != "DD") Usage("--fade_pick must be SO, SD or DD");
   if (f.delete_percent < 0 || f.delete_percent > 50) Usage("--delete_percent must be in [0, 50]");
   if (f.reads < 0) f.reads = f.num;
@@ -131,13 +133,23 @@ class Rng {
   uint64_t s_;
 };
 
+// One thread's state while it runs a benchmark.
+struct Worker {
+  explicit Worker(uint64_t seed) : rng(seed) {}
+  Rng rng;
+  double bytes = 0;
+  int64_t found = 0;
+  std::vector<float> latencies_us;
+  lethe::Status status;
+};
+
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 class Benchmark {
  public:
-  explicit Benchmark(Flags flags) : f_(std::move(flags)), rng_(f_.seed), live_(static_cast<size_t>(f_.num), false) {
+  explicit Benchmark(Flags flags) : f_(std::move(flags)), live_(static_cast<size_t>(f_.num), false) {
     Rng vr(f_.seed ^ 0xabcdef);
     // Values are half random bytes, half repeated: about 50 % compressible.
     value_.resize(static_cast<size_t>(f_.value_size));
@@ -192,7 +204,7 @@ class Benchmark {
   }
 
  private:
-  using Op = lethe::Status (Benchmark::*)(int64_t i, bool* found);
+  using Op = lethe::Status (Benchmark::*)(Worker& w, int64_t i, bool* found);
 
   int RunOne(const std::string& name) {
     struct Spec {
@@ -223,27 +235,31 @@ class Benchmark {
     if (it == specs.end()) Usage(("unknown benchmark " + name).c_str());
     const Spec& spec = it->second;
     int64_t ops = name == "readseq" ? 1 : (spec.use_reads ? f_.reads : f_.num);
-    std::vector<float> latencies_us;
-    if (f_.histogram) latencies_us.reserve(static_cast<size_t>(std::min<int64_t>(ops, 10'000'000)));
-    int64_t found = 0;
-    bytes_ = 0;
-    double t0 = NowSeconds(), last_progress = t0;
-    for (int64_t i = 0; i < ops; i++) {
-      double a = f_.histogram ? NowSeconds() : 0;
-      bool hit = false;
-      clock_.Advance(1);
-      lethe::Status s = (this->*spec.op)(i, &hit);
-      if (!s.ok()) return Fail(name, s);
-      if (hit) found++;
-      if (f_.histogram && latencies_us.size() < latencies_us.capacity()) {
-        latencies_us.push_back(static_cast<float>((NowSeconds() - a) * 1e6));
+    // Writers and readseq run on one thread; readers on --threads.
+    int threads = spec.write || name == "readseq" ? 1 : f_.threads;
+    std::vector<Worker> workers;
+    for (int t = 0; t < threads; t++) workers.emplace_back(t == 0 ? f_.seed : f_.seed * 31 + static_cast<uint64_t>(t));
+    double t0 = NowSeconds();
+    if (threads == 1) {
+      RunOps(spec.op, name, ops, &workers[0], true);
+    } else {
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; t++) {
+        pool.emplace_back([&, t] { RunOps(spec.op, name, ops / threads, &workers[static_cast<size_t>(t)], t == 0); });
       }
-      if ((i & 0xfff) == 0 && NowSeconds() - last_progress > 1.0) {
-        last_progress = NowSeconds();
-        std::fprintf(stderr, "... %-12s %3d%%\r", name.c_str(), static_cast<int>(100 * i / ops));
-      }
+      for (auto& th : pool) th.join();
+      ops = ops / threads * threads;
     }
     double elapsed = NowSeconds() - t0;
+    int64_t found = 0;
+    double bytes = 0;
+    std::vector<float> latencies_us;
+    for (Worker& w : workers) {
+      if (!w.status.ok()) return Fail(name, w.status);
+      found += w.found;
+      bytes += w.bytes;
+      latencies_us.insert(latencies_us.end(), w.latencies_us.begin(), w.latencies_us.end());
+    }
     double settle = 0;
     if (spec.write) {
       double s0 = NowSeconds();
@@ -254,7 +270,8 @@ class Benchmark {
     if (name == "readseq") ops = found;
     std::fprintf(stderr, "%40s\r", "");
     std::printf("%-12s : %9.3f micros/op %10.0f ops/sec; %7.1f MB/s", name.c_str(),
-                elapsed * 1e6 / std::max<int64_t>(ops, 1), ops / elapsed, bytes_ / elapsed / 1048576.0);
+                elapsed * 1e6 / std::max<int64_t>(ops, 1), ops / elapsed, bytes / elapsed / 1048576.0);
+    if (threads > 1) std::printf(" (%d threads)", threads);
     if (spec.write) std::printf(" (settle %.2f s)", settle);
     if (name == "readrandom" || name == "readmissing" || name == "deleterandom" || name == "seekrandom") {
       std::printf(" (found %" PRId64 " of %" PRId64 ")", found, ops);
@@ -271,13 +288,34 @@ class Benchmark {
     return 0;
   }
 
+  // Runs `ops` operations on one thread; the first thread shows progress.
+  void RunOps(Op op, const std::string& name, int64_t ops, Worker* w, bool progress) {
+    if (f_.histogram) w->latencies_us.reserve(static_cast<size_t>(std::min<int64_t>(ops, 10'000'000)));
+    double last_progress = NowSeconds();
+    for (int64_t i = 0; i < ops; i++) {
+      double a = f_.histogram ? NowSeconds() : 0;
+      bool hit = false;
+      clock_.Advance(1);
+      w->status = (this->*op)(*w, i, &hit);
+      if (!w->status.ok()) return;
+      if (hit) w->found++;
+      if (f_.histogram && w->latencies_us.size() < w->latencies_us.capacity()) {
+        w->latencies_us.push_back(static_cast<float>((NowSeconds() - a) * 1e6));
+      }
+      if (progress && (i & 0xfff) == 0 && NowSeconds() - last_progress > 1.0) {
+        last_progress = NowSeconds();
+        std::fprintf(stderr, "... %-12s %3d%%\r", name.c_str(), static_cast<int>(100 * i / ops));
+      }
+    }
+  }
+
   // Delete-heavy YCSB-A: half lookups, half writes of which
   // --delete_percent of all operations are point deletes; uniform keys.
-  lethe::Status YcsbDelete(int64_t, bool* found) {
-    uint64_t r = rng_.Uniform(100);
-    if (r < 50) return ReadRandom(0, found);
-    if (r < 50 + static_cast<uint64_t>(f_.delete_percent)) return DeleteRandom(0, found);
-    return Write(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num))));
+  lethe::Status YcsbDelete(Worker& w, int64_t, bool* found) {
+    uint64_t r = w.rng.Uniform(100);
+    if (r < 50) return ReadRandom(w, 0, found);
+    if (r < 50 + static_cast<uint64_t>(f_.delete_percent)) return DeleteRandom(w, 0, found);
+    return Write(w, static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num))));
   }
 
   void PrintTombstones() {
@@ -304,54 +342,54 @@ class Benchmark {
     return k;
   }
 
-  lethe::Status Write(int64_t n) {
+  lethe::Status Write(Worker& w, int64_t n) {
     std::string k = Key(n);
-    bytes_ += k.size() + value_.size();
+    w.bytes += k.size() + value_.size();
     live_[static_cast<size_t>(n)] = true;
     return db_->Put(wo_, cf_, k, value_);
   }
-  lethe::Status FillSeq(int64_t i, bool*) { return Write(i); }
-  lethe::Status FillRandom(int64_t, bool*) { return Write(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)))); }
-  lethe::Status ReadRandom(int64_t, bool* found) {
+  lethe::Status FillSeq(Worker& w, int64_t i, bool*) { return Write(w, i); }
+  lethe::Status FillRandom(Worker& w, int64_t, bool*) { return Write(w, static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))); }
+  lethe::Status ReadRandom(Worker& w, int64_t, bool* found) {
     std::string v;
-    lethe::Status s = db_->Get(lethe::ReadOptions(), cf_, Key(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)))), &v);
+    lethe::Status s = db_->Get(lethe::ReadOptions(), cf_, Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))), &v);
     if (s.IsNotFound()) return lethe::Status::OK();
     *found = s.ok();
-    bytes_ += v.size();
+    w.bytes += v.size();
     return s;
   }
-  lethe::Status ReadMissing(int64_t, bool* found) {
+  lethe::Status ReadMissing(Worker& w, int64_t, bool* found) {
     std::string v;
     // Inside the key range, so lookups reach files and Bloom filters: an
     // existing key's digits with the last one replaced by a non-digit.
-    std::string k = Key(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num))));
+    std::string k = Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num))));
     k.back() = '.';
     lethe::Status s = db_->Get(lethe::ReadOptions(), cf_, k, &v);
     if (s.IsNotFound()) return lethe::Status::OK();
     *found = s.ok();
     return s;
   }
-  lethe::Status DeleteRandom(int64_t, bool* found) {
-    int64_t n = static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)));
+  lethe::Status DeleteRandom(Worker& w, int64_t, bool* found) {
+    int64_t n = static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)));
     *found = live_[static_cast<size_t>(n)];
     live_[static_cast<size_t>(n)] = false;
     return db_->Delete(wo_, cf_, Key(n));
   }
-  lethe::Status SeekRandom(int64_t, bool* found) {
+  lethe::Status SeekRandom(Worker& w, int64_t, bool* found) {
     auto it = db_->NewIterator(lethe::ReadOptions(), cf_);
-    it->Seek(Key(static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(f_.num)))));
+    it->Seek(Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))));
     *found = it->Valid();
     for (int j = 0; j < f_.seek_nexts && it->Valid(); j++) {
-      bytes_ += it->key().size() + it->value().size();
+      w.bytes += it->key().size() + it->value().size();
       it->Next();
     }
     return it->status();
   }
-  lethe::Status ReadSeq(int64_t, bool* found) {
+  lethe::Status ReadSeq(Worker& w, int64_t, bool* found) {
     auto it = db_->NewIterator(lethe::ReadOptions(), cf_);
     int64_t n = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      bytes_ += it->key().size() + it->value().size();
+      w.bytes += it->key().size() + it->value().size();
       n++;
     }
     readseq_count_ = n;
@@ -407,14 +445,12 @@ class Benchmark {
   }
 
   Flags f_;
-  Rng rng_;
   std::vector<bool> live_;  // which keys hold a value, for space amplification
   lethe::ManualClock clock_{1};  // the logical clock with --dth_ops (1 µs per operation)
   std::string value_;
   std::unique_ptr<lethe::DB> db_;
   lethe::ColumnFamilyHandle* cf_ = nullptr;
   lethe::WriteOptions wo_;
-  double bytes_ = 0;
   int64_t readseq_count_ = 0;
 };
 

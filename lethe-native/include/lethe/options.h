@@ -83,8 +83,10 @@ struct Options {
   size_t write_buffer_size = 64 << 20;
   // Capacity of the shared page cache (bytes of decoded pages); 0 disables it.
   size_t page_cache_bytes = 32 << 20;
-  // Maximum number of open file readers kept in the table cache.
-  int max_open_files = 1000;
+  // Open table readers kept in the table cache (at least 16), or -1 to keep
+  // every table open: reads then reach a table's reader without the cache's
+  // lock, and each table's index and filters stay in memory while it lives.
+  int max_open_files = -1;
 
   // Write-ahead log. Flink keeps its own durability through checkpoints and
   // runs with use_wal = false; then unflushed writes are lost on a crash.

@@ -36,11 +36,11 @@ class LruCache {
     std::lock_guard<std::mutex> l(s.mu);
     auto it = s.map.find(key);
     if (it == s.map.end()) {
-      misses_.fetch_add(1, std::memory_order_relaxed);
+      s.misses++;
       return nullptr;
     }
     s.lru.splice(s.lru.begin(), s.lru, it->second);
-    hits_.fetch_add(1, std::memory_order_relaxed);
+    s.hits++;
     return it->second->value;
   }
 
@@ -74,8 +74,8 @@ class LruCache {
     s.map.erase(it);
   }
 
-  uint64_t hits() const { return hits_.load(); }
-  uint64_t misses() const { return misses_.load(); }
+  uint64_t hits() { return Sum(&Shard::hits); }
+  uint64_t misses() { return Sum(&Shard::misses); }
 
  private:
   static constexpr size_t kShards = 16;
@@ -84,17 +84,27 @@ class LruCache {
     std::shared_ptr<V> value;
     size_t charge;
   };
-  struct Shard {
+  // A cache line of its own: threads working in different shards share nothing.
+  struct alignas(64) Shard {
     std::mutex mu;
     std::list<Node> lru;  // most recently used first
     std::unordered_map<CacheKey, typename std::list<Node>::iterator, CacheKeyHash> map;
     size_t usage = 0;
+    uint64_t hits = 0, misses = 0;
   };
-  Shard& ShardFor(const CacheKey& key) { return shards_[CacheKeyHash()(key) % kShards]; }
+  // The top bits: the map's buckets use the low ones.
+  Shard& ShardFor(const CacheKey& key) { return shards_[(CacheKeyHash()(key) >> 58) % kShards]; }
+  uint64_t Sum(uint64_t Shard::*counter) {
+    uint64_t n = 0;
+    for (Shard& s : shards_) {
+      std::lock_guard<std::mutex> l(s.mu);
+      n += s.*counter;
+    }
+    return n;
+  }
 
   size_t capacity_per_shard_;
   Shard shards_[kShards];
-  std::atomic<uint64_t> hits_{0}, misses_{0};
 };
 
 }  // namespace lethe

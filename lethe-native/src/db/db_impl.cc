@@ -25,7 +25,8 @@ void DBImpl::InstallSuperVersion(ColumnFamilyData* cfd) {
   auto it = sv->version->cfs.find(cfd->id);
   if (files != nullptr) sv->files = it->second;
   else sv->files = std::make_shared<ColumnFamilyFiles>();
-  cfd->super_version = std::move(sv);
+  cfd->super_version = sv;
+  cfd->super_versions.Install(std::move(sv));
 }
 
 void DBImpl::InstallSuperVersions() {
@@ -45,10 +46,27 @@ ColumnFamilyData* DBImpl::Resolve(ColumnFamilyHandle* cf, Status* s) {
   return it->second.get();
 }
 
-std::shared_ptr<const SuperVersion> DBImpl::GetSuperVersion(ColumnFamilyData* cfd) {
-  std::lock_guard<std::mutex> l(mu_);
-  return cfd->super_version;
+ColumnFamilyData* DBImpl::ResolveForRead(ColumnFamilyHandle* cf, Status* s) {
+  if (cf == nullptr) {
+    *s = Status::InvalidArgument("null column family handle");
+    return nullptr;
+  }
+  // Handles are made by DBImpl alone (the class is final and internal).
+  const auto* h = static_cast<const ColumnFamilyHandleImpl*>(cf);
+  if (h->db != this || h->dropped.load(std::memory_order_acquire)) {
+    *s = Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
+    return nullptr;
+  }
+  return h->cfd.get();
 }
+
+namespace {
+
+Status DroppedFamily(ColumnFamilyHandle* cf) {
+  return Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
+}
+
+}  // namespace
 
 Status DBImpl::Put(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
                    std::string_view value, uint64_t delete_key) {
@@ -86,7 +104,7 @@ Status DBImpl::Merge(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_
 // bounds, ranges are not inverted, and the encoding is well formed.
 class BatchValidator final : public WriteBatch::Handler {
  public:
-  explicit BatchValidator(const std::map<uint32_t, std::unique_ptr<ColumnFamilyData>>* cfds) : cfds_(cfds) {}
+  explicit BatchValidator(const std::map<uint32_t, std::shared_ptr<ColumnFamilyData>>* cfds) : cfds_(cfds) {}
   Status Put(uint32_t cf, std::string_view k, std::string_view v, uint64_t) override { return Check(cf, k, v); }
   Status Merge(uint32_t cf, std::string_view k, std::string_view v, uint64_t) override { return Check(cf, k, v); }
   Status Delete(uint32_t cf, std::string_view k, uint64_t) override { return Check(cf, k, {}); }
@@ -103,7 +121,7 @@ class BatchValidator final : public WriteBatch::Handler {
     if (v.size() > kMaxValueBytes) return Status::InvalidArgument("value larger than 1 GiB");
     return Status::OK();
   }
-  const std::map<uint32_t, std::unique_ptr<ColumnFamilyData>>* cfds_;
+  const std::map<uint32_t, std::shared_ptr<ColumnFamilyData>>* cfds_;
 };
 
 Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
@@ -210,43 +228,33 @@ void DBImpl::SwitchMemtables() {
 Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_view key,
                    std::string* value, uint64_t* delete_key) {
   if (value == nullptr) return Status::InvalidArgument("null value pointer");
-  std::shared_ptr<const SuperVersion> sv;
-  SequenceNumber seq;
-  {
-    // The sequence is read with the super version: a secondary delete
-    // publishes its sequence and its records together, under mu_.
-    std::lock_guard<std::mutex> l(mu_);
-    Status s;
-    ColumnFamilyData* cfd = Resolve(cf, &s);
-    if (cfd == nullptr) return s;
-    sv = cfd->super_version;
-    seq = o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
-    cfd->point_lookups.fetch_add(1, std::memory_order_relaxed);
-  }
+  Status s;
+  ColumnFamilyData* cfd = ResolveForRead(cf, &s);
+  if (cfd == nullptr) return s;
+  // The sequence before the super version: a memtable switch or secondary
+  // delete publishes its super version before the sequence that needs it.
+  const SequenceNumber seq =
+      o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
+  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(true);
+  if (sv.get() == nullptr) return DroppedFamily(cf);
   GetContext ctx(key, seq, &sv->files->secondary);
   sv->mem->Get(&ctx);
   if (!ctx.done() && sv->imm) sv->imm->Get(&ctx);
   if (!ctx.done()) {
-    Status s = GetFromFiles(*sv->files, table_cache_.get(), &ctx, o.fill_cache);
+    s = GetFromFiles(*sv->files, table_cache_.get(), &ctx, o.fill_cache);
     if (!s.ok()) return s;
   }
   return ctx.Finish(value, delete_key);
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) {
-  std::shared_ptr<const SuperVersion> sv;
-  SequenceNumber seq;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    Status s;
-    ColumnFamilyData* cfd = Resolve(cf, &s);
-    if (cfd == nullptr) {
-      return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
-    }
-    sv = cfd->super_version;
-    seq = o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
-    cfd->range_lookups.fetch_add(1, std::memory_order_relaxed);
-  }
+  Status s;
+  ColumnFamilyData* cfd = ResolveForRead(cf, &s);
+  if (cfd == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
+  const SequenceNumber seq =
+      o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
+  std::shared_ptr<const SuperVersion> sv = cfd->super_versions.Acquire(false).Share();
+  if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), {}, 0, o, nullptr);
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;
   // An empty memtable contributes nothing: the iterator reads at `seq`, so
@@ -261,7 +269,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
       tombstones.insert(tombstones.end(), t.begin(), t.end());
     }
   }
-  Status s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, &tombstones);
+  s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, &tombstones);
   if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
   // Tombstones outside the bounds can never matter to this iterator.
   if (o.has_lower_bound || o.has_upper_bound) {
@@ -301,11 +309,7 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
 bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
   // The memtable holds this batch's earlier records too: the writer lock
   // keeps mem current; flushes swap mem, imm and files together.
-  std::shared_ptr<const SuperVersion> sv;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    sv = cfd->super_version;
-  }
+  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(true);
   for (const MemTable* m : {sv->mem.get(), sv->imm.get()}) {
     if (m == nullptr) continue;
     GetContext ctx(key, kMaxSequenceNumber);
@@ -318,9 +322,9 @@ bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
 bool DBImpl::FilesMayContain(const ColumnFamilyFiles& files, std::string_view key) {
   bool may_exist = false;
   ForEachFileContaining(files, key, [&](const FileRef& f) {
-    FileTables t;
+    FileReaders t;
     // Unreadable file: assume the key may be there (a tombstone is kept).
-    may_exist = !OpenFileTables(table_cache_.get(), f, &t).ok() || t.table->MayContain(key, &t.overrides);
+    may_exist = !OpenFileReaders(table_cache_.get(), *f, &t).ok() || t.table->MayContain(key, &t.overrides);
     return may_exist;
   });
   return may_exist;

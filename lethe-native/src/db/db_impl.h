@@ -12,8 +12,9 @@
 //  * Lock order: write_mu_ before mu_; compaction_mu_ before mu_; log_mu_ last.
 //  * Two background threads: one flushes immutable memtables, one compacts.
 //    compaction_mu_ serializes compactions (background and CompactAll).
-//  * Readers copy a column family's SuperVersion under mu_ and then read
-//    without locks.
+//  * Readers take no lock shared with other threads: a column family's
+//    handle leads to its data, whose SuperVersionCache lends the current
+//    super version from a per-thread slot (super_version.h).
 #pragma once
 
 #include <atomic>
@@ -30,6 +31,7 @@
 #include "compaction/compaction_picker.h"
 #include "compaction/page_drop_job.h"
 #include "compaction/page_drop_planner.h"
+#include "db/super_version.h"
 #include "lethe/db.h"
 #include "memtable/memtable.h"
 #include "version/table_cache.h"
@@ -38,24 +40,23 @@
 
 namespace lethe {
 
+struct ColumnFamilyData;
+
 class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
  public:
-  ColumnFamilyHandleImpl(uint32_t id, std::string name) : id_(id), name_(std::move(name)) {}
+  ColumnFamilyHandleImpl(const void* db, std::shared_ptr<ColumnFamilyData> cfd, uint32_t id, std::string name)
+      : db(db), cfd(std::move(cfd)), id_(id), name_(std::move(name)) {}
   uint32_t id() const override { return id_; }
   const std::string& name() const override { return name_; }
   std::atomic<bool> dropped{false};
+  const void* const db;  // the DBImpl it belongs to
+  // Readers reach the family through its handle, without the database
+  // mutex; a dropped family's data stays until the handle goes (at close).
+  const std::shared_ptr<ColumnFamilyData> cfd;
 
  private:
   uint32_t id_;
   std::string name_;
-};
-
-// What a reader of one column family needs, immutable once published.
-struct SuperVersion {
-  std::shared_ptr<MemTable> mem;
-  std::shared_ptr<MemTable> imm;  // being flushed, or null
-  std::shared_ptr<const ColumnFamilyFiles> files;
-  VersionRef version;  // keeps `files` in the live set
 };
 
 struct ColumnFamilyData {
@@ -65,14 +66,16 @@ struct ColumnFamilyData {
   ColumnFamilyHandleImpl* handle = nullptr;  // owned by DBImpl::handles_
   std::shared_ptr<MemTable> mem;
   std::shared_ptr<MemTable> imm;
-  std::shared_ptr<const SuperVersion> super_version;
+  std::shared_ptr<const SuperVersion> super_version;  // mu_
+  SuperVersionCache super_versions;                   // the same, for readers
   CompactionPointers pointers;
   // Of mem; 0 if mem holds no tombstone. Written by the writer (write_mu_),
   // read by the FADE timer and statistics (mu_): hence atomic.
   std::atomic<uint64_t> first_tombstone_time_us{0};
   uint64_t imm_first_tombstone_time_us = 0;
-  // Operations observed, for the automatic delete tile size.
-  std::atomic<uint64_t> point_lookups{0}, range_lookups{0}, secondary_deletes{0};
+  // Operations observed, for the automatic delete tile size (lookups are
+  // counted by super_versions).
+  std::atomic<uint64_t> secondary_deletes{0};
   // When the horizon last moved and the time before (mu_): a horizon that keeps moving (TTL,
   // windows) will cover more of a partly covered page soon, a one-off one will not.
   uint64_t horizon_moved_us = 0, horizon_moved_before_us = 0;
@@ -149,8 +152,10 @@ class DBImpl final : public DB {
   // version, so that no idle family keeps the old one alive (its files from
   // being deleted, its dropped pages from being punched). REQUIRES: mu_ held
   void InstallSuperVersions();
-  ColumnFamilyData* Resolve(ColumnFamilyHandle* cf, Status* s);
-  std::shared_ptr<const SuperVersion> GetSuperVersion(ColumnFamilyData* cfd);
+  ColumnFamilyData* Resolve(ColumnFamilyHandle* cf, Status* s);  // mu_ held
+  // The family of a handle, without locks (a dropped one still resolves: its
+  // super versions are cleared).
+  ColumnFamilyData* ResolveForRead(ColumnFamilyHandle* cf, Status* s);
   Status WaitForFlush(std::unique_lock<std::mutex>& l);
 
   // Statistics (db_impl_statistics.cc): one family's memtables and levels (mu_ held).
@@ -236,7 +241,7 @@ class DBImpl final : public DB {
   std::condition_variable bg_cv_;  // signalled when background state changes
 
   std::unique_ptr<VersionSet> versions_;
-  std::map<uint32_t, std::unique_ptr<ColumnFamilyData>> cfds_;
+  std::map<uint32_t, std::shared_ptr<ColumnFamilyData>> cfds_;
   std::vector<std::unique_ptr<ColumnFamilyHandleImpl>> handles_;  // live until close
   std::atomic<SequenceNumber> last_sequence_{0};
 

@@ -20,7 +20,7 @@ DBImpl::DBImpl(const Options& options, std::string dbname)
   ro.verify_checksums = options_.verify_checksums;
   ro.page_cache = page_cache_.get();
   ro.counters = &read_counters_;
-  table_cache_ = std::make_unique<TableCache>(dbname_, env_, std::max(16, options_.max_open_files), ro);
+  table_cache_ = std::make_unique<TableCache>(dbname_, env_, options_.max_open_files, ro);
   versions_ = std::make_unique<VersionSet>(dbname_, env_);
 }
 
@@ -86,12 +86,12 @@ Status DestroyDB(const std::string& name, const Options& options) {
 }
 
 ColumnFamilyData* DBImpl::AddColumnFamilyData(const ColumnFamilyDescriptor& d) {
-  auto cfd = std::make_unique<ColumnFamilyData>();
+  auto cfd = std::make_shared<ColumnFamilyData>();
   cfd->id = d.id;
   cfd->name = d.name;
   cfd->options = d.options;
   cfd->mem = std::make_shared<MemTable>();
-  handles_.push_back(std::make_unique<ColumnFamilyHandleImpl>(d.id, d.name));
+  handles_.push_back(std::make_unique<ColumnFamilyHandleImpl>(this, cfd, d.id, d.name));
   cfd->handle = handles_.back().get();
   ColumnFamilyData* raw = cfd.get();
   cfds_[d.id] = std::move(cfd);
@@ -315,6 +315,12 @@ Status DBImpl::DropColumnFamily(ColumnFamilyHandle* handle) {
   Status s = LogAndApply(&edit);
   if (!s.ok()) return s;
   static_cast<ColumnFamilyHandleImpl*>(handle)->dropped = true;
+  // The handle keeps the family's data until close: let go of what is large.
+  ColumnFamilyData* cfd = it->second.get();
+  cfd->super_versions.Clear();
+  cfd->super_version.reset();
+  cfd->mem.reset();
+  cfd->imm.reset();
   cfds_.erase(it);
   DeleteObsoleteFiles();
   return Status::OK();

@@ -79,7 +79,8 @@ Status DBImpl::AddSecondaryRecord(
   s = LogAndApply(&edit);
   if (!s.ok()) return s;
   InstallSuperVersion(cfd);
-  // Published together with the records (readers load both under mu_).
+  // After the records: a reader loads the sequence first, so whatever
+  // sequence it sees, its super version holds the records up to it.
   last_sequence_.store(seq, std::memory_order_release);
   Record(Ticker::kSecondaryDeletes, 1);
   cfd->secondary_deletes.fetch_add(1, std::memory_order_relaxed);
@@ -98,8 +99,7 @@ int DBImpl::TileSizeFor(const ColumnFamilyData& cfd) {
     levels = std::max(1, files->DeepestNonEmptyLevel() + 1);
   }
   const uint64_t pages = bytes / std::max<size_t>(1, cfd.options.page_size);
-  return AutoTileSize(pages, cfd.point_lookups.load(std::memory_order_relaxed),
-                      cfd.range_lookups.load(std::memory_order_relaxed),
+  return AutoTileSize(pages, cfd.super_versions.PointLookups(), cfd.super_versions.RangeLookups(),
                       cfd.secondary_deletes.load(std::memory_order_relaxed),
                       BloomFalsePositiveRate(cfd.options.bloom_bits_per_key), levels);
 }

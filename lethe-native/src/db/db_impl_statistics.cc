@@ -72,8 +72,8 @@ DbStatistics DBImpl::GetStatistics() {
       for (const LevelStatistics& ls : st.column_families.back().levels) st.live_bytes += ls.bytes;
     }
   }
-  st.bytes_read_table = read_counters_.bytes_read.load();
-  st.bloom_useful = read_counters_.bloom_useful.load();
+  st.bytes_read_table = read_counters_.bytes_read.Sum();
+  st.bloom_useful = read_counters_.bloom_useful.Sum();
   if (page_cache_) {
     st.page_cache_hits = page_cache_->hits();
     st.page_cache_misses = page_cache_->misses();

@@ -13,7 +13,7 @@ namespace lethe {
 
 class MemTableInserter final : public WriteBatch::Handler {
  public:
-  using ColumnFamilies = std::map<uint32_t, std::unique_ptr<ColumnFamilyData>>;
+  using ColumnFamilies = std::map<uint32_t, std::shared_ptr<ColumnFamilyData>>;
   MemTableInserter(ColumnFamilies* cfds, Clock* clock, SequenceNumber seq)
       : cfds_(cfds), clock_(clock), seq_(seq) {}
   // Approximate memtable footprint of the records inserted.

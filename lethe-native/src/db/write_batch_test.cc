@@ -39,7 +39,7 @@ std::string Hex(std::string_view s) {
 
 TEST(WriteBatchTest, GoldenEncoding) {
   // The encoding is a public format: the Java API produces it byte for byte.
-  ColumnFamilyHandleImpl cf0(0, "default"), cf2(2, "other");
+  ColumnFamilyHandleImpl cf0(nullptr, nullptr, 0, "default"), cf2(nullptr, nullptr, 2, "other");
   WriteBatch b;
   b.Put(&cf0, "k", "v", 7);
   b.Delete(&cf2, "x");
@@ -55,7 +55,7 @@ TEST(WriteBatchTest, GoldenEncoding) {
 }
 
 TEST(WriteBatchTest, AllKindsRoundTrip) {
-  ColumnFamilyHandleImpl cf(5, "cf");
+  ColumnFamilyHandleImpl cf(nullptr, nullptr, 5, "cf");
   WriteBatch b;
   b.Merge(&cf, "m", "op", 9);
   b.DeleteRange(&cf, "a", "z");
@@ -68,7 +68,7 @@ TEST(WriteBatchTest, AllKindsRoundTrip) {
 }
 
 TEST(WriteBatchTest, MalformedBatchesAreCorruption) {
-  ColumnFamilyHandleImpl cf(0, "default");
+  ColumnFamilyHandleImpl cf(nullptr, nullptr, 0, "default");
   WriteBatch b;
   b.Put(&cf, "key", "value", 1);
   b.Delete(&cf, "key", 2);

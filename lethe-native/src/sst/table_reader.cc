@@ -113,7 +113,7 @@ Status TableReader::ReadVerified(const BlockHandle& handle, char* dst) const {
   if (!s.ok()) return s;
   if (got.size() != n) return Status::Corruption(fname_, "truncated block");
   if (got.data() != dst) std::memcpy(dst, got.data(), n);
-  if (options_.counters) options_.counters->bytes_read.fetch_add(n, std::memory_order_relaxed);
+  if (options_.counters) options_.counters->bytes_read.Add(n);
   uint32_t stored = crc32c::Unmask(DecodeFixed32(dst + handle.size));
   if (options_.verify_checksums && stored != crc32c::Value(dst, handle.size)) {
     // Say whether the bytes are all zero: a punched hole read as a page is
@@ -218,7 +218,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     if (!present) continue;
     std::string_view filter = reader->PageFilter(*meta);
     if (!filter.empty() && !BloomMayContain(filter, ctx->key())) {
-      if (options_.counters) options_.counters->bloom_useful.fetch_add(1, std::memory_order_relaxed);
+      if (options_.counters) options_.counters->bloom_useful.Add(1);
       continue;
     }
     PageRef page;

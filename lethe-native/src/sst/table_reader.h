@@ -21,14 +21,15 @@
 #include "format/range_tombstone.h"
 #include "sst/page.h"
 #include "sst/table_format.h"
+#include "util/striped_counter.h"
 
 namespace lethe {
 
 using PageCache = LruCache<const Page>;
 
 struct TableReadCounters {
-  std::atomic<uint64_t> bytes_read{0};
-  std::atomic<uint64_t> bloom_useful{0};
+  StripedCounter bytes_read;
+  StripedCounter bloom_useful;
 };
 
 class TableReader;

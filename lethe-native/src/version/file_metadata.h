@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lethe/options.h"
+#include "version/pinned_reader.h"
 
 namespace lethe {
 
@@ -52,6 +53,8 @@ struct FileMetaData {
   uint64_t patch_file = 0;
   uint64_t patch_size = 0;
   std::vector<uint32_t> patched_pages;
+  // Not persisted: the file's open reader, when every table stays open.
+  PinnedReader reader;
 
   // The position of `index` in patched_pages, or -1.
   int PatchSlot(uint32_t index) const {

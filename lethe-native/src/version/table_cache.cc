@@ -27,4 +27,20 @@ Status TableCache::FindTable(const FileMetaData& f, std::shared_ptr<const TableR
   return Status::OK();
 }
 
+Status TableCache::GetReader(const FileMetaData& f, const TableReader** reader,
+                             std::shared_ptr<const TableReader>* owner) {
+  owner->reset();
+  if (pin_ && (*reader = f.reader.get()) != nullptr) return Status::OK();
+  std::shared_ptr<const TableReader> table;
+  Status s = FindTable(f, &table);
+  if (!s.ok()) return s;
+  if (pin_) {
+    *reader = f.reader.Pin(std::move(table));
+  } else {
+    *reader = table.get();
+    *owner = std::move(table);
+  }
+  return Status::OK();
+}
+
 }  // namespace lethe

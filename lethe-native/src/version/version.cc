@@ -130,28 +130,34 @@ Status Version::Apply(const VersionEdit& edit, std::shared_ptr<Version>* result)
   return Status::OK();
 }
 
+Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out) {
+  out->patch = nullptr;
+  out->patch_owner.reset();
+  Status s = tables->GetReader(f, &out->table, &out->table_owner);
+  if (!s.ok()) return s;
+  if (f.patch_file != 0) {
+    FileMetaData patch;
+    patch.number = f.patch_file;
+    patch.file_size = f.patch_size;
+    s = tables->FindTable(patch, &out->patch_owner);
+    if (!s.ok()) return s;
+    out->patch = out->patch_owner.get();
+  }
+  out->overrides = PageOverrides{&f.dropped_pages, &f.patched_pages, out->patch};
+  return Status::OK();
+}
+
 Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out) {
   out->file = f;
-  out->patch.reset();
-  Status s = tables->FindTable(*f, &out->table);
-  if (!s.ok()) return s;
-  if (f->patch_file != 0) {
-    FileMetaData patch;
-    patch.number = f->patch_file;
-    patch.file_size = f->patch_size;
-    s = tables->FindTable(patch, &out->patch);
-    if (!s.ok()) return s;
-  }
-  out->overrides = PageOverrides{&f->dropped_pages, &f->patched_pages, out->patch.get()};
-  return Status::OK();
+  return OpenFileReaders(tables, *f, out);
 }
 
 Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
                     bool fill_cache) {
   Status s;
   ForEachFileContaining(files, ctx->key(), [&](const FileRef& f) {
-    FileTables t;
-    s = OpenFileTables(tables, f, &t);
+    FileReaders t;
+    s = OpenFileReaders(tables, *f, &t);
     if (s.ok()) s = t.table->Get(ctx, fill_cache, &t.overrides);
     return !s.ok() || ctx->done();
   });

@@ -73,13 +73,21 @@ void ForEachFileContaining(const ColumnFamilyFiles& files, std::string_view key,
   }
 }
 
-// A file's table and, if it has one, its patch table, with the page
-// overrides (dropped and patched pages) that the version's record gives.
-// Moving it keeps the overrides valid; they point into `file` and `patch`.
-struct FileTables {
-  FileRef file;
-  std::shared_ptr<const TableReader> table, patch;
+// The readers of one file record (its table and, if it has one, its patch
+// table), with the page overrides (dropped and patched pages) the record
+// gives. Valid while the record lives; the owners keep readers that are not
+// pinned to it. Moving it keeps the overrides valid.
+struct FileReaders {
+  const TableReader* table = nullptr;
+  const TableReader* patch = nullptr;
+  std::shared_ptr<const TableReader> table_owner, patch_owner;
   PageOverrides overrides;
+};
+Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out);
+
+// The same, keeping the record alive too.
+struct FileTables : FileReaders {
+  FileRef file;
 };
 Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out);
 

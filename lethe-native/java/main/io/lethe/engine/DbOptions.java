@@ -81,7 +81,7 @@ public final class DbOptions {
         private boolean errorIfExists = false;
         private long writeBufferSizeBytes = 64L << 20;
         private long pageCacheBytes = 32L << 20;
-        private int maxOpenFiles = 1000;
+        private int maxOpenFiles = -1;
         private boolean useWal = true;
         private boolean walChecksums = true;
         private boolean verifyChecksums = true;
@@ -111,8 +111,13 @@ public final class DbOptions {
             return this;
         }
 
+        /**
+         * Table files kept open (at least 16), or -1 (the default) to keep every table open:
+         * reads then reach a table without the table cache's lock, and each table's index and
+         * filters stay in memory while it lives.
+         */
         public Builder maxOpenFiles(int v) {
-            this.maxOpenFiles = ColumnFamilyOptions.check(v, 16, 1 << 20, "maxOpenFiles");
+            this.maxOpenFiles = v == -1 ? v : ColumnFamilyOptions.check(v, 16, 1 << 20, "maxOpenFiles");
             return this;
         }
 
