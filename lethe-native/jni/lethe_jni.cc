@@ -9,7 +9,9 @@
 //  * Snapshots cross as sequence numbers, never as pointers.
 #include <jni.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -285,6 +287,101 @@ JNIEXPORT jbyteArray JNICALL Java_io_lethe_engine_internal_Native_get(JNIEnv* en
       env->SetLongArrayRegion(delete_key_out, 0, 1, &out);
     }
     return ToJava(env, value);
+  });
+}
+
+// The native side of one MultiGetBatch call, kept per thread so that
+// batches reuse their buffers.
+struct MultiGetBuffers {
+  std::string keys;
+  std::vector<jint> key_ends, starts, lengths;
+  std::vector<std::string_view> views;
+  std::vector<std::string> values;
+  std::vector<Status> statuses;
+  std::vector<uint64_t> delete_keys;
+  void Resize(size_t n) {
+    key_ends.resize(n);
+    starts.resize(n);
+    lengths.resize(n);
+    views.resize(n);
+    values.resize(n);
+    statuses.resize(n);
+    delete_keys.resize(n);
+  }
+};
+
+// Reads the batch's packed keys: key i is keys[key_ends[i-1], key_ends[i]).
+bool ReadMultiGetKeys(JNIEnv* env, jbyteArray keys, jintArray key_ends, jint n, MultiGetBuffers* b) {
+  if (n < 0) return false;
+  b->Resize(static_cast<size_t>(n));
+  env->GetIntArrayRegion(key_ends, 0, n, b->key_ends.data());
+  const jint total = n == 0 ? 0 : b->key_ends[static_cast<size_t>(n) - 1];
+  if (env->ExceptionCheck() || total < 0 || total > env->GetArrayLength(keys)) return false;
+  b->keys.resize(static_cast<size_t>(total));
+  env->GetByteArrayRegion(keys, 0, total, reinterpret_cast<jbyte*>(b->keys.data()));
+  jint begin = 0;
+  for (size_t i = 0; i < static_cast<size_t>(n); i++) {
+    const jint end = b->key_ends[i];
+    if (end < begin) return false;
+    b->views[i] = std::string_view(b->keys).substr(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+    begin = end;
+  }
+  return !env->ExceptionCheck();
+}
+
+// Writes the found values into `values` (or a larger new array, returned)
+// and their places into starts/lengths (-1: no value).
+jbyteArray WriteMultiGetValues(JNIEnv* env, jbyteArray values, jintArray starts, jintArray lengths,
+                               jlongArray delete_keys, jint n, MultiGetBuffers* b) {
+  int64_t total = 0;
+  for (size_t i = 0; i < static_cast<size_t>(n); i++) {
+    b->starts[i] = static_cast<jint>(total);
+    b->lengths[i] = b->statuses[i].ok() ? static_cast<jint>(b->values[i].size()) : -1;
+    if (b->statuses[i].ok()) total += static_cast<int64_t>(b->values[i].size());
+  }
+  if (total > INT32_MAX - 8) {
+    ThrowStatus(env, Status::InvalidArgument("multiGet: the values found exceed 2 GiB; use smaller batches"));
+    return nullptr;
+  }
+  jbyteArray out = values;
+  if (total > env->GetArrayLength(values)) {
+    out = env->NewByteArray(static_cast<jsize>(std::max<int64_t>(total, 2 * int64_t{env->GetArrayLength(values)})));
+    if (out == nullptr) return nullptr;
+  }
+  for (size_t i = 0; i < static_cast<size_t>(n); i++) {
+    if (b->lengths[i] <= 0) continue;
+    env->SetByteArrayRegion(out, b->starts[i], b->lengths[i], reinterpret_cast<const jbyte*>(b->values[i].data()));
+  }
+  env->SetIntArrayRegion(starts, 0, n, b->starts.data());
+  env->SetIntArrayRegion(lengths, 0, n, b->lengths.data());
+  if (delete_keys != nullptr) {
+    env->SetLongArrayRegion(delete_keys, 0, n, reinterpret_cast<const jlong*>(b->delete_keys.data()));
+  }
+  return out;
+}
+
+JNIEXPORT jbyteArray JNICALL Java_io_lethe_engine_internal_Native_multiGet(
+    JNIEnv* env, jclass, jlong db, jlong cf, jlong snapshot_seq, jboolean fill_cache, jbyteArray keys,
+    jintArray key_ends, jint n, jbyteArray values, jintArray starts, jintArray lengths, jlongArray delete_keys) {
+  return Guarded<jbyteArray>(env, nullptr, [&]() -> jbyteArray {
+    thread_local MultiGetBuffers b;
+    if (!ReadMultiGetKeys(env, keys, key_ends, n, &b)) {
+      ThrowJava(env, "java/lang/IllegalArgumentException", "multiGet: malformed key batch");
+      return nullptr;
+    }
+    lethe::ReadOptions ro;
+    ro.fill_cache = fill_cache != JNI_FALSE;
+    SequenceSnapshot snap(static_cast<uint64_t>(snapshot_seq));
+    if (snapshot_seq >= 0) ro.snapshot = &snap;
+    Db(db)->MultiGet(ro, Cf(cf), static_cast<size_t>(n), b.views.data(), b.values.data(), b.statuses.data(),
+                     b.delete_keys.data());
+    for (size_t i = 0; i < static_cast<size_t>(n); i++) {
+      if (!b.statuses[i].ok() && !b.statuses[i].IsNotFound()) {
+        ThrowStatus(env, b.statuses[i]);
+        return nullptr;
+      }
+    }
+    return WriteMultiGetValues(env, values, starts, lengths, delete_keys, n, &b);
   });
 }
 

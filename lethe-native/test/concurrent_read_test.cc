@@ -2,8 +2,8 @@
 // (with range deletes and horizons), memtables switch, files flush and
 // compact, and column families come and go. Readers take no lock shared with
 // each other or the writer, so this checks what they see:
-//  * a batch is seen whole: through a snapshot or an iterator, every key of a
-//    group carries the same round;
+//  * a batch is seen whole: through a snapshot, an iterator or one MultiGet,
+//    every key of a group carries the same round;
 //  * nothing acknowledged is missed: a read sees at least the round the
 //    writer had finished before the read began;
 //  * nothing goes back: a reader never sees a group's round decrease, and a
@@ -105,7 +105,7 @@ class ConcurrentReadTest : public ::testing::Test {
       const int g = static_cast<int>(rnd.Uniform(kGroups));
       const int at_least = committed_[g].load(std::memory_order_acquire);
       int seen = -1;
-      switch (rnd.Uniform(4)) {
+      switch (rnd.Uniform(5)) {
         case 0: seen = ReadGroupByGets(g, at_least, nullptr); break;
         case 1: {
           // A snapshot reads the same however often it is read.
@@ -118,6 +118,7 @@ class ConcurrentReadTest : public ::testing::Test {
           break;
         }
         case 2: seen = ReadGroupByIterator(g, at_least); break;
+        case 3: seen = ReadGroupByMultiGet(g, at_least); break;
         default: ReadSideFamily(); continue;
       }
       if (seen >= 0 && seen < last[static_cast<size_t>(g)]) Fail("group " + std::to_string(g) + " went back to round " + std::to_string(seen));
@@ -143,6 +144,26 @@ class ConcurrentReadTest : public ::testing::Test {
     }
     if (snap != nullptr && lowest != highest) return Fail("a snapshot saw a batch in part: rounds " + std::to_string(lowest) + ".." + std::to_string(highest));
     return lowest;
+  }
+
+  // One batch is one view: every key agrees.
+  int ReadGroupByMultiGet(int g, int at_least) {
+    std::vector<std::string> keys;
+    for (int k = kKeysPerGroup - 1; k >= 0; k--) keys.push_back(Key(g, k));  // not in order
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<std::string> values(keys.size());
+    std::vector<Status> statuses(keys.size());
+    db_->MultiGet(ReadOptions(), cf_, keys.size(), views.data(), values.data(), statuses.data());
+    int round = -1;
+    for (size_t i = 0; i < keys.size(); i++) {
+      if (statuses[i].IsNotFound() && at_least == 0) return -1;
+      if (!statuses[i].ok()) return Fail("multiget " + keys[i] + ": " + statuses[i].ToString());
+      const int k = kKeysPerGroup - 1 - static_cast<int>(i);
+      if (round < 0) round = RoundOf(values[i]);
+      if (RoundOf(values[i]) != round || values[i] != Value(round, k)) return Fail("a multiget saw a batch in part at " + keys[i]);
+    }
+    if (round < at_least) return Fail("multiget saw round " + std::to_string(round) + " after round " + std::to_string(at_least));
+    return round;
   }
 
   int ReadGroupByIterator(int g, int at_least) {

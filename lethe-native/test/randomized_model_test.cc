@@ -1,6 +1,6 @@
 // The randomized model-based test: the engine against a plain in-memory model
 // (std::map per column family), under random puts, deletes, sort-key range
-// deletes, merges, batches, snapshots, iterators with bounds (also read long
+// deletes, merges, batches, snapshots, point lookups one by one and batched, iterators with bounds (also read long
 // after they were opened), flushes, compactions, reopens, checkpoints, column
 // family changes, crashes, and
 // secondary deletes by delete key (horizons and delete-key ranges, with the
@@ -164,6 +164,33 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     if (!s.ok()) return ::testing::AssertionFailure() << "Get(" << cf << "," << k << ") failed: " << s.ToString();
     if (v != it->second.first) return ::testing::AssertionFailure() << "Get(" << cf << "," << k << ") value mismatch: got '" << v.substr(0, 40) << "' (" << v.size() << " bytes), want '" << it->second.first.substr(0, 40) << "' (" << it->second.first.size() << ")";
     if (dk != it->second.second) return ::testing::AssertionFailure() << "Get(" << cf << "," << k << ") delete key " << dk << " want " << it->second.second;
+    return ::testing::AssertionSuccess();
+  }
+
+  // A batch of random keys, some repeated, against the model.
+  ::testing::AssertionResult CheckMultiGet(const Family& expect, const std::string& cf, const Snapshot* snap) {
+    std::vector<std::string> keys(1 + rnd_->Uniform(20));
+    for (size_t i = 0; i < keys.size(); i++) keys[i] = i > 0 && rnd_->OneIn(5) ? keys[rnd_->Uniform(i)] : RandomKey();
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<std::string> values(keys.size());
+    std::vector<Status> statuses(keys.size());
+    std::vector<uint64_t> dks(keys.size());
+    ReadOptions ro;
+    ro.snapshot = snap;
+    db_->MultiGet(ro, Handle(cf), keys.size(), views.data(), values.data(), statuses.data(), dks.data());
+    for (size_t i = 0; i < keys.size(); i++) {
+      auto it = expect.find(keys[i]);
+      const Status& s = statuses[i];
+      const std::string what = "MultiGet(" + cf + ") key " + std::to_string(i) + " '" + keys[i] + "'";
+      if (it == expect.end()) {
+        if (!s.IsNotFound()) return ::testing::AssertionFailure() << what << " expected NotFound, got " << s.ToString();
+        continue;
+      }
+      if (!s.ok()) return ::testing::AssertionFailure() << what << " failed: " << s.ToString();
+      if (values[i] != it->second.first || dks[i] != it->second.second) {
+        return ::testing::AssertionFailure() << what << " got '" << values[i].substr(0, 40) << "' dk " << dks[i];
+      }
+    }
     return ::testing::AssertionSuccess();
   }
 
@@ -357,10 +384,16 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
       if (!snapshots_.empty() && rnd_->OneIn(2)) {
         auto& [snap, model] = snapshots_[rnd_->Uniform(snapshots_.size())];
         auto f = model.families.find(cf);
-        if (f != model.families.end()) {
+        if (f != model.families.end() && rnd_->OneIn(4)) {
+          Record("multiget-at-snapshot(" + cf + ")");
+          ASSERT_TRUE(CheckMultiGet(f->second, cf, snap)) << History();
+        } else if (f != model.families.end()) {
           Record("get-at-snapshot(" + cf + "," + k + ")");
           ASSERT_TRUE(CheckGet(f->second, cf, k, snap)) << History();
         }
+      } else if (rnd_->OneIn(4)) {
+        Record("multiget(" + cf + ")");
+        ASSERT_TRUE(CheckMultiGet(model_.families[cf], cf, nullptr)) << History();
       } else {
         Record("get(" + cf + "," + k + ")");
         ASSERT_TRUE(CheckGet(model_.families[cf], cf, k, nullptr)) << History();

@@ -116,6 +116,15 @@ class DB {
   virtual Status Get(const ReadOptions& options, ColumnFamilyHandle* cf, std::string_view key,
                      std::string* value, uint64_t* delete_key = nullptr) = 0;
 
+  // Looks up keys[0..n) at one sequence and one super version, so the results
+  // are one consistent view. statuses[i] is OK (values[i] and, if delete_keys
+  // is not null, delete_keys[i] hold the value), NotFound, or an error, for
+  // keys[i]. Keys may come in any order and repeat; they are looked up in
+  // sorted order, so a batch walks each file's index once forwards.
+  virtual void MultiGet(const ReadOptions& options, ColumnFamilyHandle* cf, size_t n,
+                        const std::string_view* keys, std::string* values, Status* statuses,
+                        uint64_t* delete_keys = nullptr) = 0;
+
   virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
                                                 ColumnFamilyHandle* cf) = 0;
 

@@ -87,6 +87,9 @@ struct Options {
   // every table open: reads then reach a table's reader without the cache's
   // lock, and each table's index and filters stay in memory while it lives.
   int max_open_files = -1;
+  // Threads that help a MultiGet through a batch of more than 16 distinct
+  // keys, beside the caller (0: the caller alone). Shared by the callers.
+  int multi_get_threads = 1;
 
   // Write-ahead log. Flink keeps its own durability through checkpoints and
   // runs with use_wal = false; then unflushed writes are lost on a crash.

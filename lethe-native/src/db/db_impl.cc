@@ -15,6 +15,8 @@ namespace lethe {
 // fields with room to spare and a single entry cannot exhaust memory.
 constexpr size_t kMaxKeyBytes = 64u << 20;
 constexpr size_t kMaxValueBytes = 1u << 30;
+// Keys of a MultiGet batch per chunk shared out to the read pool.
+constexpr size_t kMultiGetChunk = 16;
 
 void DBImpl::InstallSuperVersion(ColumnFamilyData* cfd) {
   auto sv = std::make_shared<SuperVersion>();
@@ -235,16 +237,63 @@ Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_vie
   // delete publishes its super version before the sequence that needs it.
   const SequenceNumber seq =
       o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
-  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(true);
+  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(1, 0);
   if (sv.get() == nullptr) return DroppedFamily(cf);
-  GetContext ctx(key, seq, &sv->files->secondary);
-  sv->mem->Get(&ctx);
-  if (!ctx.done() && sv->imm) sv->imm->Get(&ctx);
+  return GetFrom(*sv.get(), o, seq, key, value, delete_key);
+}
+
+Status DBImpl::GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNumber seq, std::string_view key,
+                       std::string* value, uint64_t* delete_key) {
+  GetContext ctx(key, seq, &sv.files->secondary);
+  sv.mem->Get(&ctx);
+  if (!ctx.done() && sv.imm) sv.imm->Get(&ctx);
   if (!ctx.done()) {
-    s = GetFromFiles(*sv->files, table_cache_.get(), &ctx, o.fill_cache);
+    Status s = GetFromFiles(*sv.files, table_cache_.get(), &ctx, o.fill_cache);
     if (!s.ok()) return s;
   }
   return ctx.Finish(value, delete_key);
+}
+
+void DBImpl::MultiGet(const ReadOptions& o, ColumnFamilyHandle* cf, size_t n, const std::string_view* keys,
+                      std::string* values, Status* statuses, uint64_t* delete_keys) {
+  if (n == 0 || statuses == nullptr) return;
+  Status s = keys == nullptr || values == nullptr ? Status::InvalidArgument("null keys or values") : Status::OK();
+  ColumnFamilyData* cfd = s.ok() ? ResolveForRead(cf, &s) : nullptr;
+  if (cfd == nullptr) return std::fill(statuses, statuses + n, s);
+  const SequenceNumber seq =
+      o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
+  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(n, 0);
+  if (sv.get() == nullptr) return std::fill(statuses, statuses + n, DroppedFamily(cf));
+  // Sorted, so that the batch walks each file's index forwards; a repeated
+  // key is looked up once.
+  std::vector<uint32_t> order(n), firsts;
+  for (size_t i = 0; i < n; i++) order[i] = static_cast<uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [keys](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  for (size_t j = 0; j < n; j++) {
+    if (j == 0 || keys[order[j]] != keys[order[j - 1]]) firsts.push_back(order[j]);
+  }
+  auto lookup = [&](uint32_t i) {
+    try {
+      statuses[i] = GetFrom(*sv.get(), o, seq, keys[i], &values[i], delete_keys != nullptr ? &delete_keys[i] : nullptr);
+    } catch (const std::exception& e) {  // e.g. bad_alloc on a helper thread
+      statuses[i] = Status::IOError("multiget", e.what());
+    }
+  };
+  const size_t chunks = (firsts.size() + kMultiGetChunk - 1) / kMultiGetChunk;
+  if (read_pool_ != nullptr && chunks > 1) {
+    read_pool_->ParallelFor(chunks, [&](size_t c) {
+      for (size_t j = c * kMultiGetChunk; j < std::min(firsts.size(), (c + 1) * kMultiGetChunk); j++) lookup(firsts[j]);
+    });
+  } else {
+    for (uint32_t i : firsts) lookup(i);
+  }
+  for (size_t j = 1; j < n; j++) {
+    const uint32_t i = order[j], prev = order[j - 1];
+    if (keys[i] != keys[prev]) continue;
+    statuses[i] = statuses[prev];
+    values[i] = values[prev];
+    if (delete_keys != nullptr) delete_keys[i] = delete_keys[prev];
+  }
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) {
@@ -253,7 +302,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
   if (cfd == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
   const SequenceNumber seq =
       o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
-  std::shared_ptr<const SuperVersion> sv = cfd->super_versions.Acquire(false).Share();
+  std::shared_ptr<const SuperVersion> sv = cfd->super_versions.Acquire(0, 1).Share();
   if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), {}, 0, o, nullptr);
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;
@@ -309,7 +358,7 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
 bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
   // The memtable holds this batch's earlier records too: the writer lock
   // keeps mem current; flushes swap mem, imm and files together.
-  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(true);
+  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(0, 0);
   for (const MemTable* m : {sv->mem.get(), sv->imm.get()}) {
     if (m == nullptr) continue;
     GetContext ctx(key, kMaxSequenceNumber);

@@ -31,6 +31,7 @@
 #include "compaction/compaction_picker.h"
 #include "compaction/page_drop_job.h"
 #include "compaction/page_drop_planner.h"
+#include "db/read_pool.h"
 #include "db/super_version.h"
 #include "lethe/db.h"
 #include "memtable/memtable.h"
@@ -121,6 +122,8 @@ class DBImpl final : public DB {
 
   Status Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_view key,
              std::string* value, uint64_t* delete_key) override;
+  void MultiGet(const ReadOptions& o, ColumnFamilyHandle* cf, size_t n, const std::string_view* keys,
+                std::string* values, Status* statuses, uint64_t* delete_keys) override;
   std::unique_ptr<Iterator> NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) override;
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
@@ -156,6 +159,9 @@ class DBImpl final : public DB {
   // The family of a handle, without locks (a dropped one still resolves: its
   // super versions are cleared).
   ColumnFamilyData* ResolveForRead(ColumnFamilyHandle* cf, Status* s);
+  // One point lookup in a super version, at seq.
+  Status GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNumber seq, std::string_view key,
+                 std::string* value, uint64_t* delete_key);
   Status WaitForFlush(std::unique_lock<std::mutex>& l);
 
   // Statistics (db_impl_statistics.cc): one family's memtables and levels (mu_ held).
@@ -283,6 +289,10 @@ class DBImpl final : public DB {
   std::atomic<uint64_t> tickers_[kTickerCount] = {};
   std::atomic<uint64_t>& ticker(Ticker t) { return tickers_[static_cast<int>(t)]; }
   void Record(Ticker t, uint64_t n) { ticker(t).fetch_add(n, std::memory_order_relaxed); }
+
+  // Helps MultiGet through large batches (null without helpers). Last, so
+  // that its threads end first.
+  std::unique_ptr<ReadPool> read_pool_;
 };
 
 }  // namespace lethe

@@ -187,6 +187,24 @@ TEST_F(DBTest, InvalidArguments) {
   EXPECT_TRUE(DB::Open(options_, "/db", &second).IsBusy());
 }
 
+TEST_F(DBTest, MultiGetRefusesWhatItCannotReadInEveryStatus) {
+  std::string_view keys[3] = {"a", "b", "a"};
+  std::string values[3];
+  Status statuses[3];
+  db_->MultiGet(ReadOptions(), nullptr, 3, keys, values, statuses);
+  for (const Status& s : statuses) EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  ColumnFamilyHandle* other = nullptr;
+  ASSERT_TRUE(db_->CreateColumnFamily("other", ColumnFamilyOptions(), &other).ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), other, "a", "1").ok());
+  db_->MultiGet(ReadOptions(), other, 3, keys, values, statuses);
+  EXPECT_TRUE(statuses[0].ok() && statuses[2].ok() && values[2] == "1");
+  EXPECT_TRUE(statuses[1].IsNotFound());
+  ASSERT_TRUE(db_->DropColumnFamily(other).ok());
+  db_->MultiGet(ReadOptions(), other, 3, keys, values, statuses);
+  for (const Status& s : statuses) EXPECT_TRUE(s.IsInvalidArgument()) << "dropped: " << s.ToString();
+  db_->MultiGet(ReadOptions(), cf_, 0, nullptr, nullptr, nullptr);  // nothing to do
+}
+
 TEST_F(DBTest, CorruptTableIsReportedNotCrashed) {
   for (int i = 0; i < 500; i++) Put("k" + std::to_string(i), std::string(100, 'v'));
   ASSERT_TRUE(db_->Flush().ok());

@@ -148,10 +148,11 @@ SuperVersionCache::Ref* SuperVersionCache::Fetch() {
   return new Ref{current_, number_.load(std::memory_order_relaxed)};
 }
 
-SuperVersionCache::Lease SuperVersionCache::Acquire(bool point) {
+SuperVersionCache::Lease SuperVersionCache::Acquire(uint64_t point_lookups, uint64_t range_lookups) {
   Slot* slot = ThisThreadSlot();
-  std::atomic<uint64_t>& counter = point ? slot->point_lookups : slot->range_lookups;
-  counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  // Only this thread writes its counters: no read-modify-write needed.
+  if (point_lookups != 0) slot->point_lookups.store(slot->point_lookups.load(std::memory_order_relaxed) + point_lookups, std::memory_order_relaxed);
+  if (range_lookups != 0) slot->range_lookups.store(slot->range_lookups.load(std::memory_order_relaxed) + range_lookups, std::memory_order_relaxed);
   Ref* ref = slot->ref.exchange(InUse(), std::memory_order_acquire);
   if (ref == InUse()) return Lease(this, nullptr, Fetch());  // a read within a read
   if (ref != nullptr && ref->number == number_.load(std::memory_order_acquire)) return Lease(this, slot, ref);

@@ -67,9 +67,9 @@ class SuperVersionCache {
   // Drops the published super version and every cached copy (a dropped family).
   void Clear();
 
-  // The current super version (null after Clear). `point` counts the read
-  // as a point lookup, else as a range lookup, on the thread's own counter.
-  Lease Acquire(bool point);
+  // The current super version (null after Clear), counting the point and
+  // range lookups of the read on the thread's own counters.
+  Lease Acquire(uint64_t point_lookups, uint64_t range_lookups);
 
   // Lookups counted over all threads so far.
   uint64_t PointLookups() const;

@@ -17,15 +17,15 @@ TEST(SuperVersionCacheTest, ReadersGetTheLatestAndCount) {
   SuperVersionCache cache;
   auto first = NewSuperVersion(), second = NewSuperVersion();
   cache.Install(first);
-  EXPECT_EQ(first.get(), cache.Acquire(true).get());
-  EXPECT_EQ(first.get(), cache.Acquire(true).get());  // from this thread's slot
+  EXPECT_EQ(first.get(), cache.Acquire(1, 0).get());
+  EXPECT_EQ(first.get(), cache.Acquire(1, 0).get());  // from this thread's slot
   cache.Install(second);
-  EXPECT_EQ(second.get(), cache.Acquire(false).get());
-  std::thread([&] { EXPECT_EQ(second.get(), cache.Acquire(true).get()); }).join();
+  EXPECT_EQ(second.get(), cache.Acquire(0, 1).get());
+  std::thread([&] { EXPECT_EQ(second.get(), cache.Acquire(1, 0).get()); }).join();
   EXPECT_EQ(3u, cache.PointLookups());
   EXPECT_EQ(1u, cache.RangeLookups());
   cache.Clear();
-  EXPECT_EQ(nullptr, cache.Acquire(true).get());
+  EXPECT_EQ(nullptr, cache.Acquire(1, 0).get());
 }
 
 TEST(SuperVersionCacheTest, AnIdleReaderKeepsNoOldSuperVersion) {
@@ -33,8 +33,8 @@ TEST(SuperVersionCacheTest, AnIdleReaderKeepsNoOldSuperVersion) {
   auto old_sv = NewSuperVersion();
   cache.Install(old_sv);
   // Another thread reads once and then idles (here: ends).
-  std::thread([&] { EXPECT_EQ(old_sv.get(), cache.Acquire(true).get()); }).join();
-  EXPECT_EQ(old_sv.get(), cache.Acquire(true).get());
+  std::thread([&] { EXPECT_EQ(old_sv.get(), cache.Acquire(1, 0).get()); }).join();
+  EXPECT_EQ(old_sv.get(), cache.Acquire(1, 0).get());
   EXPECT_GT(old_sv.use_count(), 1) << "the slots hold it";
   cache.Install(NewSuperVersion());
   EXPECT_EQ(1, old_sv.use_count()) << "publishing took every idle copy back";
@@ -45,12 +45,12 @@ TEST(SuperVersionCacheTest, AReadInProgressKeepsItsSuperVersionUntilItEnds) {
   auto old_sv = NewSuperVersion();
   cache.Install(old_sv);
   {
-    SuperVersionCache::Lease lease = cache.Acquire(true);
+    SuperVersionCache::Lease lease = cache.Acquire(1, 0);
     cache.Install(NewSuperVersion());
     EXPECT_EQ(old_sv.get(), lease.get());
     EXPECT_GT(old_sv.use_count(), 1) << "still read";
     {
-      SuperVersionCache::Lease nested = cache.Acquire(true);  // a read within the read
+      SuperVersionCache::Lease nested = cache.Acquire(1, 0);  // a read within the read
       EXPECT_NE(old_sv.get(), nested.get());
     }
   }
@@ -61,7 +61,7 @@ TEST(SuperVersionCacheTest, SharedCopiesOutliveTheLease) {
   SuperVersionCache cache;
   auto sv = NewSuperVersion();
   cache.Install(sv);
-  std::shared_ptr<const SuperVersion> shared = cache.Acquire(false).Share();
+  std::shared_ptr<const SuperVersion> shared = cache.Acquire(0, 1).Share();
   cache.Clear();
   sv.reset();
   ASSERT_NE(nullptr, shared);

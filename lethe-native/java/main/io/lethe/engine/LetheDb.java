@@ -139,6 +139,30 @@ public final class LetheDb implements AutoCloseable {
         }
     }
 
+    /**
+     * Looks up every key of the batch in one call into the engine, at one sequence (one consistent
+     * view), and leaves the results in the batch. Keys may repeat and come in any order.
+     */
+    public void multiGet(ReadOptions options, ColumnFamilyHandle cf, MultiGetBatch batch) throws LetheException {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(batch, "batch");
+        long cfHandle = checkColumnFamily(cf);
+        long seq = snapshotSequence(options.snapshot());
+        guard.acquire();
+        try {
+            byte[] values = Native.multiGet(handle, cfHandle, seq, options.fillCache(), batch.keys(),
+                    batch.keyEnds(), batch.size(), batch.values(), batch.valueStarts(), batch.valueLengths(),
+                    batch.deleteKeys());
+            batch.lookedUp(values);
+        } finally {
+            guard.release();
+        }
+    }
+
+    public void multiGet(ColumnFamilyHandle cf, MultiGetBatch batch) throws LetheException {
+        multiGet(ReadOptions.DEFAULT, cf, batch);
+    }
+
     public LetheIterator newIterator(ColumnFamilyHandle cf) throws LetheException {
         return newIterator(ReadOptions.DEFAULT, cf);
     }

@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -33,6 +34,8 @@ public class EngineBenchmark {
     static final int VALUE_BYTES = 100;
     /** Distinct random values written round robin: no two neighbours in a page share bytes. */
     static final int VALUE_POOL = 4096;
+    /** Keys per batched lookup. */
+    static final int BATCH = 100;
 
     @Param({"lethe", "rocksdb"})
     public String engine;
@@ -55,6 +58,7 @@ public class EngineBenchmark {
     public static class Cursor {
         private static final AtomicInteger THREADS = new AtomicInteger();
         final SplittableRandom random = new SplittableRandom(42 + THREADS.getAndIncrement());
+        final byte[][] batch = new byte[BATCH][];
     }
 
     /** Key i as 16 bytes: "k" then i as zero-padded decimal, so numeric order is byte order. */
@@ -123,6 +127,16 @@ public class EngineBenchmark {
         byte[] k = present(c);
         store.delete(k);
         store.put(k, value(c));
+    }
+
+    /** A batch of loaded keys in random order; counted per key, so it compares with getHit. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long multiGet100(Cursor c) throws Exception {
+        for (int i = 0; i < BATCH; i++) {
+            c.batch[i] = present(c);
+        }
+        return store.multiGet(c.batch);
     }
 
     @Benchmark

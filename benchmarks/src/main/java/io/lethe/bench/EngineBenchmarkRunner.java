@@ -31,7 +31,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 public final class EngineBenchmarkRunner {
     /** The read operations, also run on several threads. */
-    static final String READS = "(getHit|getMiss|seekNext100)";
+    static final String READS = "(getHit|getMiss|multiGet100|seekNext100)";
 
     private EngineBenchmarkRunner() {}
 
@@ -90,7 +90,9 @@ public final class EngineBenchmarkRunner {
                     + " do not compress), loaded in a scattered order, then flushed and compacted completely;"
                     + " both engines measured once no flush or compaction runs or is pending"},
             {"operations", "put (overwrite), getHit, getMiss (an absent key at an odd position: inside the key"
-                    + " range, so Bloom filters decide), deleteAndReinsert, seekNext100 (seek + 100 next)"},
+                    + " range, so Bloom filters decide), multiGet100 (100 loaded keys in random order in one batched"
+                    + " lookup, counted per key: Lethe's multiGet with a reused MultiGetBatch, RocksDB's"
+                    + " multiGetAsList), deleteAndReinsert, seekNext100 (seek + 100 next)"},
             {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key, no WAL,"
                     + " no compression (Compression.NONE)"},
             {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"

@@ -11,6 +11,9 @@ interface KeyValueStore extends AutoCloseable {
 
     void delete(byte[] key) throws Exception;
 
+    /** Looks up all keys in one batch, as the engine's batched lookup does; returns the value bytes found. */
+    long multiGet(byte[][] keys) throws Exception;
+
     /** Seeks to key and reads up to n entries; returns the bytes read (keys and values). */
     long seekAndNext(byte[] key, int n) throws Exception;
 

@@ -6,12 +6,15 @@ import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheIterator;
+import io.lethe.engine.MultiGetBatch;
 import io.lethe.engine.WriteOptions;
 
 /** Lethe with the benchmark's memory budget, no WAL (as in Flink). */
 final class LetheStore implements KeyValueStore {
     private final LetheDb db;
     private final ColumnFamilyHandle cf;
+    /** Each thread's batch, reused: its buffers are the API's to keep. */
+    private final ThreadLocal<MultiGetBatch> batches = ThreadLocal.withInitial(() -> new MultiGetBatch(128));
 
     LetheStore(String path, long writeBufferBytes, long cacheBytes) throws Exception {
         db = LetheDb.open(path, DbOptions.builder()
@@ -32,6 +35,20 @@ final class LetheStore implements KeyValueStore {
     @Override
     public byte[] get(byte[] key) throws Exception {
         return db.get(cf, key);
+    }
+
+    @Override
+    public long multiGet(byte[][] keys) throws Exception {
+        MultiGetBatch batch = batches.get().clear();
+        for (byte[] k : keys) {
+            batch.add(k);
+        }
+        db.multiGet(cf, batch);
+        long bytes = 0;
+        for (int i = 0; i < keys.length; i++) {
+            bytes += Math.max(0, batch.valueLength(i));
+        }
+        return bytes;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.lethe.bench;
 
+import java.util.Arrays;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
@@ -51,6 +52,15 @@ final class RocksStore implements KeyValueStore {
     @Override
     public byte[] get(byte[] key) throws Exception {
         return db.get(key);
+    }
+
+    @Override
+    public long multiGet(byte[][] keys) throws Exception {
+        long bytes = 0;
+        for (byte[] v : db.multiGetAsList(Arrays.asList(keys))) {
+            bytes += v == null ? 0 : v.length;
+        }
+        return bytes;
     }
 
     @Override

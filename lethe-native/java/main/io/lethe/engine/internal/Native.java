@@ -36,6 +36,16 @@ public final class Native {
     public static native byte[] get(long db, long cf, byte[] key, long snapshotSequence, boolean fillCache,
             long[] deleteKeyOut) throws LetheException;
 
+    /**
+     * Looks up a batch of n keys, packed in keys (key i ends at keyEnds[i]). Value i is written to
+     * the returned array (values, or a larger new one) at valueStarts[i], valueLengths[i] bytes
+     * long, or valueLengths[i] is -1 if the key has no value; deleteKeys (may be null) receives
+     * each value's delete key.
+     */
+    public static native byte[] multiGet(long db, long cf, long snapshotSequence, boolean fillCache, byte[] keys,
+            int[] keyEnds, int n, byte[] values, int[] valueStarts, int[] valueLengths, long[] deleteKeys)
+            throws LetheException;
+
     public static native void put(long db, long cf, byte[] key, byte[] value, long deleteKey, int flags)
             throws LetheException;
 

@@ -1,6 +1,6 @@
 package io.lethe.engine.internal;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -8,13 +8,20 @@ import java.util.concurrent.locks.LockSupport;
  * until the calls in flight have returned before the resource is freed. After close, {@link
  * #acquire()} throws {@link IllegalStateException}, so no call ever reaches freed native memory.
  *
- * <p>The state is one atomic long: bit 63 is "closed", the rest counts leases. Thread-safe.
+ * <p>Leases are counted in stripes, one cache line each, picked by thread, so that threads calling
+ * at once do not contend on one counter; close sums them. A lease takes its stripe's count up
+ * before it reads "closed", and close sets "closed" before it reads the counts, so either the
+ * lease sees the close or the close sees the lease. A lease must be released on the thread that
+ * took it. Thread-safe.
  */
 public final class ResourceGuard {
-    private static final long CLOSED = Long.MIN_VALUE;
+    private static final int STRIPES = 16;
+    /** Longs per stripe: 128 bytes apart, so no two stripes share a cache line or its neighbour. */
+    private static final int SPACING = 16;
 
-    private final AtomicLong state = new AtomicLong();
+    private final AtomicLongArray leases = new AtomicLongArray(STRIPES * SPACING);
     private final String what;
+    private volatile boolean closed;
     private volatile Thread closer;
 
     public ResourceGuard(String what) {
@@ -23,17 +30,15 @@ public final class ResourceGuard {
 
     /** Takes a lease; throws {@link IllegalStateException} if the resource is closed. */
     public void acquire() {
-        long s = state.incrementAndGet();
-        if (s < 0) {
-            release();
+        if (!tryAcquire()) {
             throw new IllegalStateException(what + " is closed");
         }
     }
 
     /** Takes a lease if the resource is open; false (and no lease) if it is closed. */
     public boolean tryAcquire() {
-        long s = state.incrementAndGet();
-        if (s < 0) {
+        leases.incrementAndGet(stripe());
+        if (closed) {
             release();
             return false;
         }
@@ -41,8 +46,8 @@ public final class ResourceGuard {
     }
 
     public void release() {
-        long s = state.decrementAndGet();
-        if (s == CLOSED) {
+        leases.decrementAndGet(stripe());
+        if (closed) {
             Thread t = closer;
             if (t != null) {
                 LockSupport.unpark(t);
@@ -51,7 +56,7 @@ public final class ResourceGuard {
     }
 
     public boolean isClosed() {
-        return state.get() < 0;
+        return closed;
     }
 
     /**
@@ -59,18 +64,29 @@ public final class ResourceGuard {
      * closed already (close is idempotent). Must not be called while holding a lease.
      */
     public boolean closeAndWait() {
-        long s;
-        do {
-            s = state.get();
-            if (s < 0) {
+        synchronized (this) {
+            if (closed) {
                 return false;
             }
-        } while (!state.compareAndSet(s, s | CLOSED));
+            closed = true;
+        }
         closer = Thread.currentThread();
-        while (state.get() != CLOSED) {
+        while (leasesHeld() != 0) {
             LockSupport.parkNanos(this, 1_000_000L);
         }
         closer = null;
         return true;
+    }
+
+    private long leasesHeld() {
+        long n = 0;
+        for (int i = 0; i < STRIPES; i++) {
+            n += leases.get(i * SPACING);
+        }
+        return n;
+    }
+
+    private static int stripe() {
+        return (int) (Thread.currentThread().getId() & (STRIPES - 1)) * SPACING;
     }
 }
