@@ -119,7 +119,7 @@ void Exercise(const TableReader& table, const std::vector<std::string>& probes,
         uint64_t dk;
         (void)ctx.Finish(&value, &dk);
       }
-      (void)table.fragmented_tombstones().MaxCoveringSeq(k, seq);
+      if (table.fragmented_tombstones() != nullptr) (void)table.fragmented_tombstones()->MaxCoveringSeq(k, seq);
     }
     (void)table.MayContain(k, overrides);
   }

@@ -88,6 +88,8 @@ enum class CompactionReason : int {
   X(kPageCacheHits, page_cache_hits, "Page reads served by the page cache.")                        \
   X(kPageCacheMisses, page_cache_misses, "Page reads the page cache missed.")                       \
   X(kBloomUseful, bloom_useful, "Page reads avoided by a page's Bloom filter.")                     \
+  X(kRangeDeleteSkips, range_delete_skips,                                                          \
+    "Stretches of entries iterators passed over with one seek: a newer range tombstone covers them.") \
   X(kWriteStalls, write_stalls, "Writes that waited for a flush.")                                  \
   X(kUserBytesWritten, user_bytes_written, "Bytes of keys and values handed to writes.")            \
   X(kBlindDeletesSkipped, blind_deletes_skipped,                                                    \

@@ -7,6 +7,7 @@
 #include "db/write_batch_internal.h"
 #include "iterator/db_iter.h"
 #include "iterator/merging_iterator.h"
+#include "iterator/skip_covered_iterator.h"
 #include "util/kill_point.h"
 
 namespace lethe {
@@ -246,8 +247,8 @@ Status DBImpl::GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNum
                        std::string* value, uint64_t* delete_key) {
   GetContext ctx(key, seq, &sv.files->secondary);
   sv.mem->Get(&ctx);
-  if (!ctx.done() && sv.imm) sv.imm->Get(&ctx);
-  if (!ctx.done()) {
+  if (!ctx.EndSource() && sv.imm) sv.imm->Get(&ctx);
+  if (!ctx.EndSource()) {
     Status s = GetFromFiles(*sv.files, table_cache_.get(), &ctx, o.fill_cache);
     if (!s.ok()) return s;
   }
@@ -304,32 +305,31 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
       o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
   std::shared_ptr<const SuperVersion> sv = cfd->super_versions.Acquire(0, 1).Share();
   if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), {}, 0, o, nullptr);
+  // One iterator per source, newest first, with that source's range
+  // tombstones. An empty memtable contributes nothing: the iterator reads at
+  // `seq`, so later writes are invisible to it anyway. Skipping it lets the
+  // merging layer collapse when a single source remains.
   std::vector<std::unique_ptr<InternalIterator>> iters;
-  std::vector<RangeTombstone> tombstones;
-  // An empty memtable contributes nothing: the iterator reads at `seq`, so
-  // later writes are invisible to it anyway. Skipping it lets the merging
-  // layer collapse when a single source remains.
-  if (!sv->mem->empty()) iters.push_back(sv->mem->NewIterator());
-  if (sv->mem->HasRangeTombstones()) tombstones = sv->mem->RangeTombstones();
-  if (sv->imm) {
-    iters.push_back(sv->imm->NewIterator());
-    if (sv->imm->HasRangeTombstones()) {
-      auto t = sv->imm->RangeTombstones();
-      tombstones.insert(tombstones.end(), t.begin(), t.end());
-    }
+  auto tombstones = std::make_shared<std::vector<TombstoneSource>>();
+  for (const MemTable* m : {sv->mem.get(), sv->imm.get()}) {
+    if (m == nullptr || m->empty()) continue;
+    iters.push_back(m->NewIterator());
+    tombstones->emplace_back();
+    tombstones->back().Add(m->FragmentedRangeTombstones());
   }
-  s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, &tombstones);
+  s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, tombstones.get());
   if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
-  // Tombstones outside the bounds can never matter to this iterator.
-  if (o.has_lower_bound || o.has_upper_bound) {
-    std::erase_if(tombstones, [&](const RangeTombstone& t) {
-      return (o.has_lower_bound && t.end <= o.lower_bound) ||
-             (o.has_upper_bound && t.start >= o.upper_bound);
-    });
+  // Each source passes over what newer sources' tombstones cover.
+  std::vector<const TombstoneSource*> newer;
+  for (size_t i = 0; i < iters.size(); i++) {
+    if (!newer.empty()) {
+      iters[i] = NewSkipCoveredIterator(std::move(iters[i]), newer, seq, &ticker(Ticker::kRangeDeleteSkips));
+    }
+    if (!(*tombstones)[i].empty()) newer.push_back(&(*tombstones)[i]);
   }
   const SecondaryDeletes* secondary = &sv->files->secondary;
-  return NewDBIterator(NewMergingIterator(std::move(iters)), std::move(tombstones), seq, o, sv,
-                       secondary);
+  return NewDBIterator(NewMergingIterator(std::move(iters)), newer.empty() ? nullptr : tombstones, seq, o,
+                       sv, secondary);
 }
 
 const Snapshot* DBImpl::GetSnapshot() {

@@ -41,6 +41,15 @@ class GetContext {
     if (seq > tombstone_seq_) tombstone_seq_ = seq;
   }
 
+  // After a source's entries. A covering tombstone from this source or a
+  // newer one is newer than every entry of the key in the older sources (the
+  // invariant above): they are all deleted, so the lookup ends here, without
+  // reading them. Returns done().
+  bool EndSource() {
+    if (!done() && tombstone_seq_ > 0) state_ = operands_.empty() ? State::kDeleted : State::kFound;
+    return done();
+  }
+
   // Feeds one point entry of the key (REQUIRES seq <= read_seq, entries of a
   // source newest first). Returns true when the lookup is resolved.
   bool SaveEntry(SequenceNumber seq, EntryKind kind, std::string_view value, uint64_t delete_key) {

@@ -50,14 +50,81 @@ size_t FragmentedTombstones::FindFragment(std::string_view key) const {
   return static_cast<size_t>(it - fragments_.begin());
 }
 
-SequenceNumber FragmentedTombstones::MaxCoveringSeq(std::string_view key,
-                                                    SequenceNumber read_seq) const {
+SequenceNumber FragmentedTombstones::MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
+                                                    std::string_view* end) const {
   size_t i = FindFragment(key);
   if (i == fragments_.size() || key < fragments_[i].start) return 0;
   for (SequenceNumber s : fragments_[i].seqs) {
-    if (s <= read_seq) return s;
+    if (s <= read_seq) {
+      if (end != nullptr) *end = fragments_[i].end;
+      return s;
+    }
   }
   return 0;
+}
+
+void TombstoneSource::Add(std::shared_ptr<const FragmentedTombstones> set, std::string_view smallest,
+                          std::string_view largest) {
+  if (set == nullptr || set->empty()) return;
+  parts_.push_back(Part{std::move(set), std::string(smallest), std::string(largest)});
+}
+
+size_t TombstoneSource::FindPart(std::string_view key) const {
+  if (parts_.size() == 1) return 0;
+  // A level's files: the first whose range ends at or after key.
+  auto it = std::lower_bound(parts_.begin(), parts_.end(), key,
+                             [](const Part& p, std::string_view k) { return std::string_view(p.largest) < k; });
+  return static_cast<size_t>(it - parts_.begin());
+}
+
+SequenceNumber TombstoneSource::MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
+                                               std::string_view* end) const {
+  const size_t p = FindPart(key);
+  return p == parts_.size() ? 0 : parts_[p].set->MaxCoveringSeq(key, read_seq, end);
+}
+
+namespace {
+
+// The newest seq <= read_seq of fragment f if it covers key, else 0.
+SequenceNumber Covering(const FragmentedTombstones::Fragment& f, std::string_view key, SequenceNumber read_seq,
+                        std::string_view* end) {
+  if (key < std::string_view(f.start)) return 0;
+  for (SequenceNumber s : f.seqs) {
+    if (s <= read_seq) {
+      if (end != nullptr) *end = f.end;
+      return s;
+    }
+  }
+  return 0;
+}
+
+// Steps taken forwards before a binary search is cheaper.
+constexpr size_t kWalkSteps = 8;
+
+}  // namespace
+
+SequenceNumber TombstoneCursor::MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
+                                               std::string_view* end) {
+  const auto& parts = source_->parts_;
+  if (parts.empty()) return 0;
+  const bool past_part = positioned_ && part_ < parts.size() && parts.size() > 1 &&
+                         std::string_view(parts[part_].largest) < key;
+  if (!positioned_ || past_part) {
+    part_ = source_->FindPart(key);
+    fragment_ = part_ == parts.size() ? 0 : parts[part_].set->FindFragment(key);
+    positioned_ = true;
+  }
+  if (part_ == parts.size()) return 0;
+  const auto& frags = parts[part_].set->fragments();
+  size_t steps = 0;
+  while (fragment_ < frags.size() && std::string_view(frags[fragment_].end) <= key) {
+    if (++steps > kWalkSteps) {
+      fragment_ = parts[part_].set->FindFragment(key);
+      break;
+    }
+    fragment_++;
+  }
+  return fragment_ == frags.size() ? 0 : Covering(frags[fragment_], key, read_seq, end);
 }
 
 }  // namespace lethe

@@ -4,6 +4,7 @@
 // collection of them (see fragmenter in range_tombstone.cc).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,13 +35,55 @@ class FragmentedTombstones {
   bool empty() const { return fragments_.empty(); }
   const std::vector<Fragment>& fragments() const { return fragments_; }
 
-  // The largest sequence number <= read_seq of a tombstone covering key, or 0.
-  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq) const;
+  // The largest sequence number <= read_seq of a tombstone covering key, or 0;
+  // if not 0 and end is not null, *end is where that fragment ends.
+  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
+                                std::string_view* end = nullptr) const;
   // Index of the first fragment whose end > key (fragments.size() if none).
   size_t FindFragment(std::string_view key) const;
 
  private:
   std::vector<Fragment> fragments_;
+};
+
+// The fragmented range tombstones of one source of a read: a memtable, a
+// level-0 file, or the files of a deeper level (disjoint key ranges, in
+// order). Holds the fragments it was given, so it outlives their readers.
+class TombstoneSource {
+ public:
+  // Adds one memtable's or file's tombstones; a file's cover no key outside
+  // [smallest, largest], and files are added in key order. Empty sets are
+  // not kept.
+  void Add(std::shared_ptr<const FragmentedTombstones> set, std::string_view smallest = {},
+           std::string_view largest = {});
+  bool empty() const { return parts_.empty(); }
+  // As FragmentedTombstones::MaxCoveringSeq, over the source.
+  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr) const;
+
+ private:
+  friend class TombstoneCursor;
+  struct Part {
+    std::shared_ptr<const FragmentedTombstones> set;
+    std::string smallest, largest;  // both empty: unbounded (a memtable)
+  };
+  // The part that may cover key (parts_.size() if none).
+  size_t FindPart(std::string_view key) const;
+  std::vector<Part> parts_;
+};
+
+// Answers MaxCoveringSeq for keys that only grow (an iterator's, between
+// seeks) by walking the source's fragments forwards instead of searching
+// each time. Reset() after a seek.
+class TombstoneCursor {
+ public:
+  explicit TombstoneCursor(const TombstoneSource* source) : source_(source) {}
+  void Reset() { positioned_ = false; }
+  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr);
+
+ private:
+  const TombstoneSource* source_;
+  bool positioned_ = false;
+  size_t part_ = 0, fragment_ = 0;
 };
 
 }  // namespace lethe

@@ -1,5 +1,6 @@
 #include "iterator/db_iter.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace lethe {
@@ -7,19 +8,25 @@ namespace {
 
 class DBIter final : public Iterator {
  public:
-  DBIter(std::unique_ptr<InternalIterator> input, std::vector<RangeTombstone> tombstones,
+  DBIter(std::unique_ptr<InternalIterator> input, std::shared_ptr<const std::vector<TombstoneSource>> tombstones,
          SequenceNumber read_seq, const ReadOptions& options, std::shared_ptr<const void> pin,
          const SecondaryDeletes* secondary)
       : pin_(std::move(pin)), secondary_(secondary != nullptr && !secondary->empty() ? secondary : nullptr),
-        input_(std::move(input)), tombstones_(tombstones),
+        input_(std::move(input)), tombstones_(std::move(tombstones)),
         read_seq_(read_seq), has_lower_(options.has_lower_bound), has_upper_(options.has_upper_bound),
-        lower_(options.lower_bound), upper_(options.upper_bound) {}
+        lower_(options.lower_bound), upper_(options.upper_bound) {
+    if (tombstones_ != nullptr) {
+      for (const TombstoneSource& t : *tombstones_) {
+        if (!t.empty()) cursors_.emplace_back(&t);
+      }
+    }
+  }
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override {
     if (has_lower_) return Seek(lower_);
     input_->SeekToFirst();
-    fragment_ = 0;
+    for (TombstoneCursor& c : cursors_) c.Reset();
     FindNextUserEntry(false);
   }
   void Seek(std::string_view target) override {
@@ -27,7 +34,7 @@ class DBIter final : public Iterator {
     scratch_.clear();
     AppendInternalKey(&scratch_, target, read_seq_, kSeekKind);
     input_->Seek(scratch_);
-    fragment_ = tombstones_.FindFragment(target);
+    for (TombstoneCursor& c : cursors_) c.Reset();
     FindNextUserEntry(false);
   }
   void Next() override {
@@ -40,15 +47,12 @@ class DBIter final : public Iterator {
   Status status() const override { return status_.ok() ? input_->status() : status_; }
 
  private:
-  // The newest range tombstone <= read_seq covering key (keys only grow).
+  // The newest range tombstone <= read_seq covering key, from any source
+  // (keys only grow between seeks).
   SequenceNumber TombstoneSeq(std::string_view key) {
-    const auto& frags = tombstones_.fragments();
-    while (fragment_ < frags.size() && frags[fragment_].end <= key) fragment_++;
-    if (fragment_ == frags.size() || key < frags[fragment_].start) return 0;
-    for (SequenceNumber s : frags[fragment_].seqs) {
-      if (s <= read_seq_) return s;
-    }
-    return 0;
+    SequenceNumber best = 0;
+    for (TombstoneCursor& c : cursors_) best = std::max(best, c.MaxCoveringSeq(key, read_seq_));
+    return best;
   }
 
   // Under a secondary delete: acts as a point tombstone.
@@ -72,7 +76,7 @@ class DBIter final : public Iterator {
       if (has_upper_ && sk >= upper_) return;
       key_.assign(sk);
       EntryKind kind = TagKind(tag);
-      SequenceNumber tomb = tombstones_.empty() ? 0 : TombstoneSeq(key_);
+      SequenceNumber tomb = TombstoneSeq(key_);
       if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone ||
           Hidden(TagSequence(tag), kind, input_->delete_key())) {
         skipping = true;
@@ -137,8 +141,8 @@ class DBIter final : public Iterator {
   std::shared_ptr<const void> pin_;
   const SecondaryDeletes* secondary_;
   std::unique_ptr<InternalIterator> input_;
-  FragmentedTombstones tombstones_;
-  size_t fragment_ = 0;
+  std::shared_ptr<const std::vector<TombstoneSource>> tombstones_;  // null: none
+  std::vector<TombstoneCursor> cursors_;                             // over the non-empty ones
   SequenceNumber read_seq_;
   bool has_lower_, has_upper_;
   std::string lower_, upper_;
@@ -156,7 +160,7 @@ class DBIter final : public Iterator {
 }  // namespace
 
 std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
-                                        std::vector<RangeTombstone> tombstones,
+                                        std::shared_ptr<const std::vector<TombstoneSource>> tombstones,
                                         SequenceNumber read_seq, const ReadOptions& options,
                                         std::shared_ptr<const void> pin,
                                         const SecondaryDeletes* secondary) {

@@ -17,9 +17,10 @@
 namespace lethe {
 
 // `pin` keeps the sources of `input` (memtables, version) and `secondary`
-// (may be null: entries it hides act as point tombstones) alive.
+// (may be null: entries it hides act as point tombstones) alive;
+// `tombstones` holds the range tombstones of every source (may be null).
 std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
-                                        std::vector<RangeTombstone> tombstones,
+                                        std::shared_ptr<const std::vector<TombstoneSource>> tombstones,
                                         SequenceNumber read_seq, const ReadOptions& options,
                                         std::shared_ptr<const void> pin,
                                         const SecondaryDeletes* secondary = nullptr);

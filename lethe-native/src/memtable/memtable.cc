@@ -92,16 +92,19 @@ std::vector<RangeTombstone> MemTable::RangeTombstones() const {
   return tombstones_;
 }
 
+std::shared_ptr<const FragmentedTombstones> MemTable::FragmentedRangeTombstones() const {
+  if (!HasRangeTombstones()) return nullptr;
+  std::lock_guard<std::mutex> l(tombstones_mu_);
+  if (fragmented_count_ != tombstones_.size()) {
+    fragmented_ = std::make_shared<const FragmentedTombstones>(tombstones_);
+    fragmented_count_ = tombstones_.size();
+  }
+  return fragmented_;
+}
+
 void MemTable::Get(GetContext* ctx) const {
   if (HasRangeTombstones()) {
-    std::lock_guard<std::mutex> l(tombstones_mu_);
-    SequenceNumber best = 0;
-    for (const auto& t : tombstones_) {
-      if (t.seq <= ctx->read_seq() && t.seq > best && t.start <= ctx->key() && ctx->key() < t.end) {
-        best = t.seq;
-      }
-    }
-    ctx->AddCoveringTombstone(best);
+    ctx->AddCoveringTombstone(FragmentedRangeTombstones()->MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
   LookupKey lkey(ctx->key(), ctx->read_seq());
   Table::Iterator it(&table_);

@@ -39,6 +39,9 @@ class MemTable {
 
   std::unique_ptr<InternalIterator> NewIterator() const;
   std::vector<RangeTombstone> RangeTombstones() const;
+  // The range tombstones fragmented for lookups (null if none); built again
+  // when tombstones were added since, and shared until then.
+  std::shared_ptr<const FragmentedTombstones> FragmentedRangeTombstones() const;
   bool HasRangeTombstones() const { return num_range_tombstones_.load() > 0; }
 
   size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage() + tombstone_bytes_.load(); }
@@ -63,6 +66,8 @@ class MemTable {
 
   mutable std::mutex tombstones_mu_;
   std::vector<RangeTombstone> tombstones_;  // guarded by tombstones_mu_
+  mutable std::shared_ptr<const FragmentedTombstones> fragmented_;  // of the first fragmented_count_
+  mutable size_t fragmented_count_ = 0;                              // tombstones_mu_
   std::atomic<uint64_t> num_range_tombstones_{0};
   std::atomic<size_t> tombstone_bytes_{0};
 };

@@ -101,7 +101,7 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
     }
     r->tombstones_.push_back(RangeTombstone{std::string(start), std::string(end), seq});
   }
-  r->fragmented_ = FragmentedTombstones(r->tombstones_);
+  if (!r->tombstones_.empty()) r->fragmented_ = std::make_shared<const FragmentedTombstones>(r->tombstones_);
   *result = std::move(r);
   return Status::OK();
 }
@@ -195,8 +195,8 @@ bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* ove
 }
 
 Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* overrides) const {
-  if (!fragmented_.empty()) {
-    ctx->AddCoveringTombstone(fragmented_.MaxCoveringSeq(ctx->key(), ctx->read_seq()));
+  if (fragmented_ != nullptr) {
+    ctx->AddCoveringTombstone(fragmented_->MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
   size_t t = FindTile(ctx->key());
   if (t == tiles_.size() || ctx->key() < tiles_[t].smallest) return Status::OK();

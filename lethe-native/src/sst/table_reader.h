@@ -74,7 +74,8 @@ class TableReader {
                        const TableReader** reader, const PageMeta** page) const;
 
   const std::vector<RangeTombstone>& range_tombstones() const { return tombstones_; }
-  const FragmentedTombstones& fragmented_tombstones() const { return fragmented_; }
+  // Null if the table has no range tombstone.
+  const std::shared_ptr<const FragmentedTombstones>& fragmented_tombstones() const { return fragmented_; }
   const std::vector<TileMeta>& tiles() const { return tiles_; }
   const TableProperties& properties() const { return props_; }
   const std::string& filename() const { return fname_; }
@@ -101,7 +102,7 @@ class TableReader {
   std::vector<TileMeta> tiles_;
   std::string filters_;
   std::vector<RangeTombstone> tombstones_;
-  FragmentedTombstones fragmented_;
+  std::shared_ptr<const FragmentedTombstones> fragmented_;
   TableProperties props_;
 };
 

@@ -159,7 +159,7 @@ Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetConte
     FileReaders t;
     s = OpenFileReaders(tables, *f, &t);
     if (s.ok()) s = t.table->Get(ctx, fill_cache, &t.overrides);
-    return !s.ok() || ctx->done();
+    return !s.ok() || ctx->EndSource();
   });
   return s;
 }
@@ -267,28 +267,39 @@ std::unique_ptr<InternalIterator> NewLevelIterator(std::vector<FileRef> files, T
   return std::make_unique<LevelIterator>(std::move(files), tables, fill_cache);
 }
 
+namespace {
+
+// Adds f's range tombstones to *source.
+Status AddFileTombstones(TableCache* tables, const FileMetaData& f, TombstoneSource* source) {
+  if (f.num_range_tombstones == 0) return Status::OK();
+  const TableReader* table;
+  std::shared_ptr<const TableReader> owner;
+  Status s = tables->GetReader(f, &table, &owner);
+  if (s.ok()) source->Add(table->fragmented_tombstones(), f.smallest, f.largest);
+  return s;
+}
+
+}  // namespace
+
 Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
                         std::vector<std::unique_ptr<InternalIterator>>* iters,
-                        std::vector<RangeTombstone>* tombstones) {
-  for (int l = 0; l < kNumLevels; l++) {
-    for (const FileRef& f : files.levels[l]) {
-      if (f->num_range_tombstones == 0) continue;
-      std::shared_ptr<const TableReader> table;
-      Status s = tables->FindTable(*f, &table);
-      if (!s.ok()) return s;
-      const auto& t = table->range_tombstones();
-      tombstones->insert(tombstones->end(), t.begin(), t.end());
-    }
-  }
+                        std::vector<TombstoneSource>* tombstones) {
   for (const FileRef& f : files.levels[0]) {
     FileTables t;
     Status s = OpenFileTables(tables, f, &t);
     if (!s.ok()) return s;
     iters->push_back(std::make_unique<OwningTableIterator>(std::move(t), fill_cache));
+    tombstones->emplace_back();
+    s = AddFileTombstones(tables, *f, &tombstones->back());
+    if (!s.ok()) return s;
   }
   for (int l = 1; l < kNumLevels; l++) {
-    if (!files.levels[l].empty()) {
-      iters->push_back(NewLevelIterator(files.levels[l], tables, fill_cache));
+    if (files.levels[l].empty()) continue;
+    iters->push_back(NewLevelIterator(files.levels[l], tables, fill_cache));
+    tombstones->emplace_back();
+    for (const FileRef& f : files.levels[l]) {
+      Status s = AddFileTombstones(tables, *f, &tombstones->back());
+      if (!s.ok()) return s;
     }
   }
   return Status::OK();

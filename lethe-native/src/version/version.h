@@ -95,11 +95,11 @@ Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out);
 Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
                     bool fill_cache);
 
-// Adds one iterator per level-0 file and one per deeper level, and gathers
-// the range tombstones of every file overlapping [lo, hi) (empty = unbounded).
+// Adds one iterator per level-0 file and one per deeper level, and for each
+// of them the range tombstones of its files.
 Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
                         std::vector<std::unique_ptr<InternalIterator>>* iters,
-                        std::vector<RangeTombstone>* tombstones);
+                        std::vector<TombstoneSource>* tombstones);
 
 // Concatenates the files of one level >= 1, opening each lazily.
 std::unique_ptr<InternalIterator> NewLevelIterator(std::vector<FileRef> files, TableCache* tables,

@@ -7,12 +7,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 /**
  * The delete-heavy YCSB-A variant (the Lethe paper's), Lethe with FADE against rocksdbjni in the
@@ -111,9 +109,7 @@ public final class DeleteHeavyYcsb {
                     w.threshold().toMillis() / 1000.0, end.files());
             System.out.println("  " + format(row));
         } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            OnDisk.deleteTree(dir);
         }
         return row;
     }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
@@ -51,6 +52,8 @@ public final class EngineBenchmarkRunner {
         int iterations = full ? 10 : 1;
         int seconds = 1;
         int warmupSeconds = full ? 2 : 1;
+        String rangeDeleteKeys = full ? "1000000" : "20000";
+        Timing timing = new Timing(warmups, warmupSeconds, iterations, seconds);
         Files.createDirectories(out);
         List<String> rows = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
@@ -58,26 +61,18 @@ public final class EngineBenchmarkRunner {
             String[] order = round % 2 == 1 ? new String[] {"lethe", "rocksdb"} : new String[] {"rocksdb", "lethe"};
             for (int threads : new int[] {1, 2, 4}) {
                 String ops = threads == 1 ? ".*" : READS;
-                OptionsBuilder opts = new OptionsBuilder();
-                opts.include(EngineBenchmark.class.getSimpleName() + "\\." + ops + "$")
-                        .param("keys", keys)
-                        .param("engine", order)
-                        .threads(threads)
-                        .forks(1)
-                        .jvmArgsAppend("-Xmx2g")
-                        .warmupIterations(warmups)
-                        .warmupTime(TimeValue.seconds(warmupSeconds))
-                        .measurementIterations(iterations)
-                        .measurementTime(TimeValue.seconds(seconds));
-                Collection<RunResult> results = new Runner(opts.build()).run();
-                System.out.println(table(results));
-                for (RunResult r : results) {
-                    double err = r.getPrimaryResult().getScoreError();
-                    rows.add(String.format(Locale.ROOT, "%d,%s,%s,%.1f,%.1f", round, operation(r),
-                            r.getParams().getParam("engine"), r.getPrimaryResult().getScore(),
-                            Double.isNaN(err) ? 0 : err));
-                }
+                OptionsBuilder opts = timing.options(EngineBenchmark.class.getSimpleName() + "\\." + ops + "$", order);
+                opts.param("keys", keys).threads(threads);
+                addRows(rows, round, new Runner(opts.build()).run(), EngineBenchmarkRunner::operation);
             }
+            // Range deletes: the baseline once, then each pattern with its tombstones in either place.
+            String rd = RangeDeleteBenchmark.class.getSimpleName() + "\\..*";
+            OptionsBuilder none = timing.options(rd, order);
+            none.param("keys", rangeDeleteKeys).param("deletes", "none").param("tombstones", "memtable");
+            addRows(rows, round, new Runner(none.build()).run(), EngineBenchmarkRunner::rangeDeleteOperation);
+            OptionsBuilder some = timing.options(rd, order);
+            some.param("keys", rangeDeleteKeys).param("deletes", "small", "long").param("tombstones", "memtable", "flushed");
+            addRows(rows, round, new Runner(some.build()).run(), EngineBenchmarkRunner::rangeDeleteOperation);
         }
         try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve("engine-ops.csv")))) {
             w.println("round,operation,engine,ops_per_s,score_error");
@@ -93,6 +88,11 @@ public final class EngineBenchmarkRunner {
                     + " range, so Bloom filters decide), multiGet100 (100 loaded keys in random order in one batched"
                     + " lookup, counted per key: Lethe's multiGet with a reused MultiGetBatch, RocksDB's"
                     + " multiGetAsList), deleteAndReinsert, seekNext100 (seek + 100 next)"},
+            {"range deletes", rangeDeleteKeys + " keys of 16 B with random 500 B values, loaded and settled; then"
+                    + " no range delete (the baseline), 10% of the keys deleted in ranges of 10 keys (one per 100 keys)"
+                    + " or 75% in 15 long ranges; tombstones left in the memtable or flushed to a file (no compaction,"
+                    + " so the deleted data stays below them). get: a uniformly random key (found or not, all counted);"
+                    + " scan100: a seek to a random key and 100 next; same engine settings as above"},
             {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key, no WAL,"
                     + " no compression (Compression.NONE)"},
             {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"
@@ -115,10 +115,49 @@ public final class EngineBenchmarkRunner {
         }
     }
 
-    static String table(Collection<RunResult> results) {
+    /** JMH's iteration counts and times. */
+    record Timing(int warmups, int warmupSeconds, int iterations, int seconds) {
+        OptionsBuilder options(String include, String[] engines) {
+            OptionsBuilder opts = new OptionsBuilder();
+            opts.include(include)
+                    .param("engine", engines)
+                    .forks(1)
+                    .jvmArgsAppend("-Xmx2g")
+                    .warmupIterations(warmups)
+                    .warmupTime(TimeValue.seconds(warmupSeconds))
+                    .measurementIterations(iterations)
+                    .measurementTime(TimeValue.seconds(seconds));
+            return opts;
+        }
+    }
+
+    /** Prints the results and adds them as CSV rows, each named by {@code name}. */
+    static void addRows(List<String> rows, int round, Collection<RunResult> results,
+            Function<RunResult, String> name) {
+        System.out.println(table(results, name));
+        for (RunResult r : results) {
+            double err = r.getPrimaryResult().getScoreError();
+            rows.add(String.format(Locale.ROOT, "%d,%s,%s,%.1f,%.1f", round, name.apply(r),
+                    r.getParams().getParam("engine"), r.getPrimaryResult().getScore(), Double.isNaN(err) ? 0 : err));
+        }
+    }
+
+    /** {@code get / no range delete}, {@code scan100 / 10% in small ranges (memtable)}, ... (no commas: CSV). */
+    static String rangeDeleteOperation(RunResult r) {
+        String op = r.getParams().getBenchmark().replaceAll(".*\\.", "");
+        String deletes = r.getParams().getParam("deletes");
+        String where = " (" + r.getParams().getParam("tombstones") + ")";
+        return switch (deletes) {
+            case "none" -> op + " / no range delete";
+            case "small" -> op + " / 10% in small ranges" + where;
+            default -> op + " / 75% in long ranges" + where;
+        };
+    }
+
+    static String table(Collection<RunResult> results, Function<RunResult, String> name) {
         Map<String, double[]> byOp = new TreeMap<>();  // op -> {lethe, letheErr, rocks, rocksErr}
         for (RunResult r : results) {
-            String op = operation(r);
+            String op = name.apply(r);
             String engine = r.getParams().getParam("engine");
             double score = r.getPrimaryResult().getScore();
             double err = r.getPrimaryResult().getScoreError();
@@ -128,10 +167,10 @@ public final class EngineBenchmarkRunner {
             row[base + 1] = Double.isNaN(err) ? 0 : err;
         }
         List<String> lines = new ArrayList<>();
-        lines.add(String.format("%-20s %16s %16s %14s", "operation", "lethe ops/s", "rocksdb ops/s", "lethe/rocksdb"));
+        lines.add(String.format("%-34s %16s %16s %14s", "operation", "lethe ops/s", "rocksdb ops/s", "lethe/rocksdb"));
         for (Map.Entry<String, double[]> e : byOp.entrySet()) {
             double[] v = e.getValue();
-            lines.add(String.format("%-20s %9.0f ±%5.0f %9.0f ±%5.0f %13.2fx", e.getKey(), v[0], v[1], v[2], v[3],
+            lines.add(String.format("%-34s %9.0f ±%5.0f %9.0f ±%5.0f %13.2fx", e.getKey(), v[0], v[1], v[2], v[3],
                     v[2] == 0 ? Double.NaN : v[0] / v[2]));
         }
         return String.join(System.lineSeparator(), lines);

@@ -11,6 +11,12 @@ interface KeyValueStore extends AutoCloseable {
 
     void delete(byte[] key) throws Exception;
 
+    /** Deletes every key in [begin, end). */
+    void deleteRange(byte[] begin, byte[] end) throws Exception;
+
+    /** Writes the memtable to a file and returns when it is there, without compacting. */
+    void flushMemtable() throws Exception;
+
     /** Looks up all keys in one batch, as the engine's batched lookup does; returns the value bytes found. */
     long multiGet(byte[][] keys) throws Exception;
 

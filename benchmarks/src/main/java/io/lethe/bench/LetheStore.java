@@ -52,6 +52,16 @@ final class LetheStore implements KeyValueStore {
     }
 
     @Override
+    public void deleteRange(byte[] begin, byte[] end) throws Exception {
+        db.deleteRange(cf, begin, end);
+    }
+
+    @Override
+    public void flushMemtable() throws Exception {
+        db.flush();
+    }
+
+    @Override
     public void delete(byte[] key) throws Exception {
         db.delete(WriteOptions.NO_WAL, cf, key);
     }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -14,6 +15,13 @@ import java.util.stream.Stream;
  */
 final class OnDisk {
     private OnDisk() {}
+
+    /** Deletes dir and everything in it. */
+    static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
 
     /**
      * Copies every file of {@code from} into {@code to} byte by byte and checks that each copy has a

@@ -64,6 +64,18 @@ final class RocksStore implements KeyValueStore {
     }
 
     @Override
+    public void deleteRange(byte[] begin, byte[] end) throws Exception {
+        db.deleteRange(writeOptions, begin, end);
+    }
+
+    @Override
+    public void flushMemtable() throws Exception {
+        try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(fo);
+        }
+    }
+
+    @Override
     public void delete(byte[] key) throws Exception {
         db.delete(writeOptions, key);
     }

@@ -1,0 +1,70 @@
+#include "format/range_tombstone.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/random.h"
+
+namespace lethe {
+namespace {
+
+std::string Key(uint64_t i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "k%05llu", static_cast<unsigned long long>(i));
+  return buf;
+}
+
+// The newest visible tombstone covering key, by looking at every one.
+SequenceNumber BruteForce(const std::vector<RangeTombstone>& all, const std::string& key, SequenceNumber read_seq) {
+  SequenceNumber best = 0;
+  for (const RangeTombstone& t : all) {
+    if (t.start <= key && key < t.end && t.seq <= read_seq) best = std::max(best, t.seq);
+  }
+  return best;
+}
+
+// A level's worth of files: tombstones in disjoint key stretches of 1000.
+TEST(RangeTombstoneTest, SourceAndCursorAnswerAsLookingAtEveryTombstone) {
+  Random rnd(3);
+  std::vector<RangeTombstone> all;
+  TombstoneSource level;
+  for (uint64_t file = 0; file < 5; file++) {
+    if (file == 2) continue;  // a file without tombstones
+    std::vector<RangeTombstone> ts;
+    for (int i = 0; i < 60; i++) {
+      const uint64_t lo = file * 1000 + rnd.Uniform(990), hi = lo + 1 + rnd.Uniform(40);
+      ts.push_back(RangeTombstone{Key(lo), Key(std::min(hi, file * 1000 + 999)), 1 + rnd.Uniform(100)});
+    }
+    std::erase_if(ts, [](const RangeTombstone& t) { return !(t.start < t.end); });
+    all.insert(all.end(), ts.begin(), ts.end());
+    level.Add(std::make_shared<const FragmentedTombstones>(ts), Key(file * 1000), Key(file * 1000 + 999));
+  }
+  TombstoneCursor cursor(&level);
+  for (int round = 0; round < 50; round++) {
+    const SequenceNumber read_seq = rnd.Uniform(110);
+    cursor.Reset();
+    uint64_t k = rnd.Uniform(5000);
+    while (k < 5000) {  // growing keys, as an iterator's between seeks
+      const std::string key = Key(k);
+      std::string_view end;
+      const SequenceNumber want = BruteForce(all, key, read_seq);
+      ASSERT_EQ(want, level.MaxCoveringSeq(key, read_seq)) << key << " at " << read_seq;
+      ASSERT_EQ(want, cursor.MaxCoveringSeq(key, read_seq, &end)) << key << " at " << read_seq;
+      if (want != 0) {
+        // The fragment is covered alike up to its end: a seek there skips nothing live.
+        ASSERT_LT(key, std::string(end));
+        const std::string last = Key(std::stoull(std::string(end.substr(1))) - 1);
+        ASSERT_EQ(want, BruteForce(all, last, read_seq)) << key << " .. " << end;
+      }
+      k += 1 + rnd.Uniform(rnd.OneIn(10) ? 300 : 4);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lethe

@@ -1,0 +1,71 @@
+#include "iterator/skip_covered_iterator.h"
+
+#include <string>
+
+namespace lethe {
+namespace {
+
+class SkipCoveredIterator final : public InternalIterator {
+ public:
+  SkipCoveredIterator(std::unique_ptr<InternalIterator> source, std::vector<const TombstoneSource*> newer,
+                      SequenceNumber read_seq, std::atomic<uint64_t>* skips)
+      : source_(std::move(source)), read_seq_(read_seq), skips_(skips) {
+    for (const TombstoneSource* t : newer) newer_.emplace_back(t);
+  }
+
+  bool Valid() const override { return source_->Valid(); }
+  void SeekToFirst() override {
+    source_->SeekToFirst();
+    for (TombstoneCursor& c : newer_) c.Reset();
+    SkipCovered();
+  }
+  void Seek(std::string_view internal_key) override {
+    source_->Seek(internal_key);
+    for (TombstoneCursor& c : newer_) c.Reset();
+    SkipCovered();
+  }
+  void Next() override {
+    source_->Next();
+    SkipCovered();
+  }
+  std::string_view key() const override { return source_->key(); }
+  std::string_view value() const override { return source_->value(); }
+  uint64_t delete_key() const override { return source_->delete_key(); }
+  Status status() const override { return source_->status(); }
+
+ private:
+  // While the entry is covered by a newer tombstone, seeks to the end of the
+  // longest covering fragment (everything before it is covered too).
+  void SkipCovered() {
+    while (source_->Valid()) {
+      const std::string_view key = ExtractSortKey(source_->key());
+      std::string_view end, longest;
+      for (TombstoneCursor& c : newer_) {
+        if (c.MaxCoveringSeq(key, read_seq_, &end) != 0 && end > longest) longest = end;
+      }
+      if (longest.empty()) return;
+      target_.clear();
+      AppendInternalKey(&target_, longest, kMaxSequenceNumber, kSeekKind);
+      source_->Seek(target_);
+      if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  std::unique_ptr<InternalIterator> source_;
+  std::vector<TombstoneCursor> newer_;  // keys only grow between seeks
+  const SequenceNumber read_seq_;
+  std::atomic<uint64_t>* const skips_;
+  std::string target_;
+};
+
+}  // namespace
+
+std::unique_ptr<InternalIterator> NewSkipCoveredIterator(std::unique_ptr<InternalIterator> source,
+                                                         std::vector<const TombstoneSource*> newer,
+                                                         SequenceNumber read_seq, std::atomic<uint64_t>* skips) {
+  std::erase_if(newer, [](const TombstoneSource* t) { return t->empty(); });
+  if (newer.empty()) return source;
+  return std::make_unique<SkipCoveredIterator>(std::move(source), std::move(newer), read_seq, skips);
+}
+
+}  // namespace lethe
