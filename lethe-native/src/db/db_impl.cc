@@ -65,6 +65,20 @@ ColumnFamilyData* DBImpl::ResolveForRead(ColumnFamilyHandle* cf, Status* s) {
 
 namespace {
 
+// Each source's iterator passes over what newer sources' tombstones cover:
+// iters[i] reads source source_of[i]; sources are numbered newest first.
+void SkipCoveredByNewer(const std::vector<TombstoneSource>& sources, const std::vector<size_t>& source_of,
+                        SequenceNumber seq, std::atomic<uint64_t>* skips,
+                        std::vector<std::unique_ptr<InternalIterator>>* iters) {
+  for (size_t i = 0; i < iters->size(); i++) {
+    std::vector<const TombstoneSource*> newer;
+    for (size_t j = 0; j < source_of[i]; j++) {
+      if (!sources[j].empty()) newer.push_back(&sources[j]);
+    }
+    (*iters)[i] = NewSkipCoveredIterator(std::move((*iters)[i]), std::move(newer), seq, skips);
+  }
+}
+
 Status DroppedFamily(ColumnFamilyHandle* cf) {
   return Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
 }
@@ -305,31 +319,30 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
       o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
   std::shared_ptr<const SuperVersion> sv = cfd->super_versions.Acquire(0, 1).Share();
   if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), {}, 0, o, nullptr);
-  // One iterator per source, newest first, with that source's range
-  // tombstones. An empty memtable contributes nothing: the iterator reads at
-  // `seq`, so later writes are invisible to it anyway. Skipping it lets the
-  // merging layer collapse when a single source remains.
+  // Per source, newest first, its iterator and its range tombstones. A
+  // memtable without entries adds no iterator (the iterator reads at `seq`,
+  // so later writes are invisible to it anyway), which lets the merging layer
+  // collapse when a single source remains; its tombstones still count.
   std::vector<std::unique_ptr<InternalIterator>> iters;
+  std::vector<size_t> source_of;  // iters[i] reads source source_of[i]
   auto tombstones = std::make_shared<std::vector<TombstoneSource>>();
   for (const MemTable* m : {sv->mem.get(), sv->imm.get()}) {
     if (m == nullptr || m->empty()) continue;
-    iters.push_back(m->NewIterator());
+    if (m->num_entries() > 0) {
+      iters.push_back(m->NewIterator());
+      source_of.push_back(tombstones->size());
+    }
     tombstones->emplace_back();
     tombstones->back().Add(m->FragmentedRangeTombstones());
   }
+  const size_t first_file_iter = iters.size(), first_file_source = tombstones->size();
   s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, tombstones.get());
   if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
-  // Each source passes over what newer sources' tombstones cover.
-  std::vector<const TombstoneSource*> newer;
-  for (size_t i = 0; i < iters.size(); i++) {
-    if (!newer.empty()) {
-      iters[i] = NewSkipCoveredIterator(std::move(iters[i]), newer, seq, &ticker(Ticker::kRangeDeleteSkips));
-    }
-    if (!(*tombstones)[i].empty()) newer.push_back(&(*tombstones)[i]);
-  }
+  for (size_t i = first_file_iter; i < iters.size(); i++) source_of.push_back(first_file_source + i - first_file_iter);
+  SkipCoveredByNewer(*tombstones, source_of, seq, &ticker(Ticker::kRangeDeleteSkips), &iters);
+  const bool any = std::any_of(tombstones->begin(), tombstones->end(), [](const TombstoneSource& t) { return !t.empty(); });
   const SecondaryDeletes* secondary = &sv->files->secondary;
-  return NewDBIterator(NewMergingIterator(std::move(iters)), newer.empty() ? nullptr : tombstones, seq, o,
-                       sv, secondary);
+  return NewDBIterator(NewMergingIterator(std::move(iters)), any ? tombstones : nullptr, seq, o, sv, secondary);
 }
 
 const Snapshot* DBImpl::GetSnapshot() {
