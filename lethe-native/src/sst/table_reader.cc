@@ -83,6 +83,7 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
       }
     }
   }
+  r->fences_.Build(&r->tiles_);
   if (!(s = r->ReadBlock(footer.filter, &r->filters_)).ok()) return s;
   if (!(s = r->ReadBlock(footer.properties, &block)).ok()) return s;
   if (!(s = r->props_.DecodeFrom(block)).ok()) return Status::Corruption(r->fname_, s.message());
@@ -174,14 +175,12 @@ std::string_view TableReader::PageFilter(const PageMeta& meta) const {
 }
 
 size_t TableReader::FindTile(std::string_view sort_key) const {
-  auto it = std::lower_bound(tiles_.begin(), tiles_.end(), sort_key,
-                             [](const TileMeta& t, std::string_view k) { return t.largest < k; });
-  return static_cast<size_t>(it - tiles_.begin());
+  return fences_.LowerBound(sort_key);
 }
 
 bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* overrides) const {
   size_t t = FindTile(sort_key);
-  if (t == tiles_.size() || sort_key < tiles_[t].smallest) return false;
+  if (t == tiles_.size() || fences_.BeforeTile(t, sort_key)) return false;
   for (const PageMeta& m : tiles_[t].pages) {
     bool present;
     const TableReader* reader;
@@ -199,7 +198,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     ctx->AddCoveringTombstone(fragmented_->MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
   size_t t = FindTile(ctx->key());
-  if (t == tiles_.size() || ctx->key() < tiles_[t].smallest) return Status::OK();
+  if (t == tiles_.size() || fences_.BeforeTile(t, ctx->key())) return Status::OK();
   struct Found {
     SequenceNumber seq;
     EntryKind kind;
@@ -208,7 +207,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
   };
   std::vector<Found> found;
   std::vector<PageRef> pages;  // keeps the views in `found` alive
-  std::string lookup = MakeInternalKey(ctx->key(), ctx->read_seq(), kSeekKind);
+  std::string lookup;  // made once a page is read: most misses stop at the filters
   for (const PageMeta& m : tiles_[t].pages) {
     bool present;
     const TableReader* reader;
@@ -224,6 +223,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     PageRef page;
     s = reader->ReadPage(*meta, fill_cache, &page);
     if (!s.ok()) return s;
+    if (lookup.empty()) lookup = MakeInternalKey(ctx->key(), ctx->read_seq(), kSeekKind);
     PageIterator it(page);
     for (it.Seek(lookup); it.Valid() && ExtractSortKey(it.key()) == ctx->key(); it.Next()) {
       uint64_t tag = ExtractTag(it.key());

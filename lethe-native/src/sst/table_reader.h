@@ -20,6 +20,7 @@
 #include "lethe/env.h"
 #include "format/range_tombstone.h"
 #include "sst/page.h"
+#include "sst/fence_index.h"
 #include "sst/table_format.h"
 #include "util/striped_counter.h"
 
@@ -100,6 +101,7 @@ class TableReader {
   uint64_t file_number_ = 0;
   std::unique_ptr<RandomAccessFile> file_;
   std::vector<TileMeta> tiles_;
+  FenceIndex fences_;  // over tiles_
   std::string filters_;
   std::vector<RangeTombstone> tombstones_;
   std::shared_ptr<const FragmentedTombstones> fragmented_;
