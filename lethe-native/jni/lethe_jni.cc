@@ -299,6 +299,15 @@ struct MultiGetBuffers {
   std::vector<std::string> values;
   std::vector<Status> statuses;
   std::vector<uint64_t> delete_keys;
+  // Lets go of what one large batch grew, so that an idle thread keeps little.
+  void Trim() {
+    constexpr size_t kKeepBytes = 64 << 10, kKeepKeys = 1024;
+    if (keys.capacity() > kKeepBytes) std::string().swap(keys);
+    for (std::string& v : values) {
+      if (v.capacity() > kKeepBytes) std::string().swap(v);
+    }
+    if (values.size() > kKeepKeys) *this = MultiGetBuffers();
+  }
   void Resize(size_t n) {
     key_ends.resize(n);
     starts.resize(n);
@@ -381,7 +390,9 @@ JNIEXPORT jbyteArray JNICALL Java_io_lethe_engine_internal_Native_multiGet(
         return nullptr;
       }
     }
-    return WriteMultiGetValues(env, values, starts, lengths, delete_keys, n, &b);
+    jbyteArray out = WriteMultiGetValues(env, values, starts, lengths, delete_keys, n, &b);
+    b.Trim();
+    return out;
   });
 }
 
