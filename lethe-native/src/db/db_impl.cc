@@ -19,6 +19,28 @@ constexpr size_t kMaxValueBytes = 1u << 30;
 // Keys of a MultiGet batch per chunk shared out to the read pool.
 constexpr size_t kMultiGetChunk = 16;
 
+namespace {
+
+// Each source's iterator passes over what newer sources' tombstones cover:
+// iters[i] reads source source_of[i]; sources are numbered newest first.
+void SkipCoveredByNewer(const std::vector<TombstoneSource>& sources, const std::vector<size_t>& source_of,
+                        SequenceNumber seq, std::atomic<uint64_t>* skips,
+                        std::vector<std::unique_ptr<InternalIterator>>* iters) {
+  for (size_t i = 0; i < iters->size(); i++) {
+    std::vector<const TombstoneSource*> newer;
+    for (size_t j = 0; j < source_of[i]; j++) {
+      if (!sources[j].empty()) newer.push_back(&sources[j]);
+    }
+    (*iters)[i] = NewSkipCoveredIterator(std::move((*iters)[i]), std::move(newer), seq, skips);
+  }
+}
+
+Status DroppedFamily(ColumnFamilyHandle* cf) {
+  return Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
+}
+
+}  // namespace
+
 void DBImpl::InstallSuperVersion(ColumnFamilyData* cfd) {
   auto sv = std::make_shared<SuperVersion>();
   sv->mem = cfd->mem;
@@ -43,7 +65,7 @@ ColumnFamilyData* DBImpl::Resolve(ColumnFamilyHandle* cf, Status* s) {
   }
   auto it = cfds_.find(cf->id());
   if (it == cfds_.end() || it->second->handle != cf) {
-    *s = Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
+    *s = DroppedFamily(cf);
     return nullptr;
   }
   return it->second.get();
@@ -57,33 +79,11 @@ ColumnFamilyData* DBImpl::ResolveForRead(ColumnFamilyHandle* cf, Status* s) {
   // Handles are made by DBImpl alone (the class is final and internal).
   const auto* h = static_cast<const ColumnFamilyHandleImpl*>(cf);
   if (h->db != this || h->dropped.load(std::memory_order_acquire)) {
-    *s = Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
+    *s = DroppedFamily(cf);
     return nullptr;
   }
   return h->cfd.get();
 }
-
-namespace {
-
-// Each source's iterator passes over what newer sources' tombstones cover:
-// iters[i] reads source source_of[i]; sources are numbered newest first.
-void SkipCoveredByNewer(const std::vector<TombstoneSource>& sources, const std::vector<size_t>& source_of,
-                        SequenceNumber seq, std::atomic<uint64_t>* skips,
-                        std::vector<std::unique_ptr<InternalIterator>>* iters) {
-  for (size_t i = 0; i < iters->size(); i++) {
-    std::vector<const TombstoneSource*> newer;
-    for (size_t j = 0; j < source_of[i]; j++) {
-      if (!sources[j].empty()) newer.push_back(&sources[j]);
-    }
-    (*iters)[i] = NewSkipCoveredIterator(std::move((*iters)[i]), std::move(newer), seq, skips);
-  }
-}
-
-Status DroppedFamily(ColumnFamilyHandle* cf) {
-  return Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
-}
-
-}  // namespace
 
 Status DBImpl::Put(const WriteOptions& o, ColumnFamilyHandle* cf, std::string_view key,
                    std::string_view value, uint64_t delete_key) {

@@ -1,6 +1,7 @@
 #include "sst/table_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -85,6 +86,13 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   }
   r->fences_.Build(&r->tiles_);
   if (!(s = r->ReadBlock(footer.filter, &r->filters_)).ok()) return s;
+  r->single_page_filters_.resize(r->tiles_.size());
+  for (size_t t = 0; t < r->tiles_.size(); t++) {
+    const auto& pages = r->tiles_[t].pages;
+    if (pages.size() == 1 && pages[0].filter_offset <= UINT32_MAX) {
+      r->single_page_filters_[t] = FilterRef{static_cast<uint32_t>(pages[0].filter_offset), pages[0].filter_size};
+    }
+  }
   if (!(s = r->ReadBlock(footer.properties, &block)).ok()) return s;
   if (!(s = r->props_.DecodeFrom(block)).ok()) return Status::Corruption(r->fname_, s.message());
   if (!(s = r->ReadBlock(footer.range_tombstones, &block)).ok()) return s;
@@ -174,6 +182,17 @@ std::string_view TableReader::PageFilter(const PageMeta& meta) const {
   return std::string_view(filters_).substr(meta.filter_offset, meta.filter_size);
 }
 
+bool TableReader::SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* o) const {
+  const FilterRef f = single_page_filters_[t];
+  // A dropped or patched page has its filter elsewhere, or none.
+  const bool plain = o == nullptr || ((o->dropped == nullptr || o->dropped->empty()) &&
+                                      (o->patched == nullptr || o->patched->empty()));
+  if (f.size == 0 || !plain) return true;
+  if (BloomMayContain(std::string_view(filters_).substr(f.offset, f.size), key)) return true;
+  if (options_.counters) options_.counters->bloom_useful.Add(1);
+  return false;
+}
+
 size_t TableReader::FindTile(std::string_view sort_key) const {
   return fences_.LowerBound(sort_key);
 }
@@ -181,6 +200,7 @@ size_t TableReader::FindTile(std::string_view sort_key) const {
 bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* overrides) const {
   size_t t = FindTile(sort_key);
   if (t == tiles_.size() || fences_.BeforeTile(t, sort_key)) return false;
+  if (!SinglePageFilterMayContain(t, sort_key, overrides)) return false;
   for (const PageMeta& m : tiles_[t].pages) {
     bool present;
     const TableReader* reader;
@@ -199,6 +219,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
   }
   size_t t = FindTile(ctx->key());
   if (t == tiles_.size() || fences_.BeforeTile(t, ctx->key())) return Status::OK();
+  if (!SinglePageFilterMayContain(t, ctx->key(), overrides)) return Status::OK();
   struct Found {
     SequenceNumber seq;
     EntryKind kind;

@@ -102,6 +102,15 @@ class TableReader {
   std::unique_ptr<RandomAccessFile> file_;
   std::vector<TileMeta> tiles_;
   FenceIndex fences_;  // over tiles_
+  // Per tile of a single page, where that page's filter lies (size 0: not
+  // such a tile), so that a lookup of an absent key tests the filter without
+  // reaching the tile's page list.
+  struct FilterRef {
+    uint32_t offset = 0, size = 0;
+  };
+  std::vector<FilterRef> single_page_filters_;
+  // False if the filter of tile t, when it has one page of its own, rules key out.
+  bool SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* overrides) const;
   std::string filters_;
   std::vector<RangeTombstone> tombstones_;
   std::shared_ptr<const FragmentedTombstones> fragmented_;
