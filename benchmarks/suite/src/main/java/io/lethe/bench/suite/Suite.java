@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate,nexmark]
  * </pre>
  *
- * Quick (about 10 minutes, what CI runs): small data, short iterations; it shows that every part
+ * Quick (about 13 minutes, what CI runs): small data, short iterations; it shows that every part
  * works and produces results, not what the numbers are. Full: the data behind {@code
  * docs/benchmarks.md} (about 7 hours on two cores; the parts can run alone). Defaults: quick
  * writes to {@code target/bench-quick} with {@code report.md} there; full writes the CSV files and charts to {@code
@@ -43,7 +43,7 @@ public final class Suite {
 
     static final List<Part> PARTS = List.of(
             new Part("engine", "engine point operations and scans (JMH, Lethe and rocksdbjni)", "engine-ops.csv",
-                    "about 5 min", "about 65 min"),
+                    "about 4 min", "about 65 min"),
             new Part("ycsb", "delete-heavy YCSB-A (FADE against RocksDB and its delete compactions)", "ycsb.csv",
                     "about 75 s", "about 21 min"),
             new Part("secondary", "secondary range deletes across delete tile sizes (KiWi against RocksDB)",
