@@ -182,12 +182,14 @@ std::string_view TableReader::PageFilter(const PageMeta& meta) const {
   return std::string_view(filters_).substr(meta.filter_offset, meta.filter_size);
 }
 
-bool TableReader::SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* o) const {
+bool TableReader::SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* o,
+                                             bool* checked) const {
   const FilterRef f = single_page_filters_[t];
   // A dropped or patched page has its filter elsewhere, or none.
   const bool plain = o == nullptr || ((o->dropped == nullptr || o->dropped->empty()) &&
                                       (o->patched == nullptr || o->patched->empty()));
-  if (f.size == 0 || !plain) return true;
+  *checked = f.size != 0 && plain;
+  if (!*checked) return true;
   if (BloomMayContain(std::string_view(filters_).substr(f.offset, f.size), key)) return true;
   if (options_.counters) options_.counters->bloom_useful.Add(1);
   return false;
@@ -200,7 +202,9 @@ size_t TableReader::FindTile(std::string_view sort_key) const {
 bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* overrides) const {
   size_t t = FindTile(sort_key);
   if (t == tiles_.size() || fences_.BeforeTile(t, sort_key)) return false;
-  if (!SinglePageFilterMayContain(t, sort_key, overrides)) return false;
+  bool checked;
+  if (!SinglePageFilterMayContain(t, sort_key, overrides, &checked)) return false;
+  if (checked) return true;  // the tile's only page may hold it
   for (const PageMeta& m : tiles_[t].pages) {
     bool present;
     const TableReader* reader;
@@ -219,7 +223,8 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
   }
   size_t t = FindTile(ctx->key());
   if (t == tiles_.size() || fences_.BeforeTile(t, ctx->key())) return Status::OK();
-  if (!SinglePageFilterMayContain(t, ctx->key(), overrides)) return Status::OK();
+  bool filter_checked;
+  if (!SinglePageFilterMayContain(t, ctx->key(), overrides, &filter_checked)) return Status::OK();
   struct Found {
     SequenceNumber seq;
     EntryKind kind;
@@ -236,7 +241,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     Status s = EffectivePage(m, overrides, &present, &reader, &meta);
     if (!s.ok()) return s;
     if (!present) continue;
-    std::string_view filter = reader->PageFilter(*meta);
+    std::string_view filter = filter_checked ? std::string_view() : reader->PageFilter(*meta);
     if (!filter.empty() && !BloomMayContain(filter, ctx->key())) {
       if (options_.counters) options_.counters->bloom_useful.Add(1);
       continue;

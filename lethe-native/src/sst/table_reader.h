@@ -109,8 +109,11 @@ class TableReader {
     uint32_t offset = 0, size = 0;
   };
   std::vector<FilterRef> single_page_filters_;
-  // False if the filter of tile t, when it has one page of its own, rules key out.
-  bool SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* overrides) const;
+  // False if the filter of tile t, when it has one page of its own, rules key
+  // out; *checked says whether that filter was tested (the page's own test
+  // is then done).
+  bool SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* overrides,
+                                  bool* checked) const;
   std::string filters_;
   std::vector<RangeTombstone> tombstones_;
   std::shared_ptr<const FragmentedTombstones> fragmented_;
