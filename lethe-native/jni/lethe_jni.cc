@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lethe/db.h"
+#include "lethe/memory_budget.h"
 #include "statistics_transfer.h"
 
 #if __has_include("io_lethe_engine_internal_Native.h")
@@ -35,8 +36,8 @@ jmethodID g_exception_ctor = nullptr;
 std::atomic<int64_t> g_live_objects{0};
 
 // Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
-constexpr jlong kOptionsVersion = 3;
-constexpr jsize kDbOptionLongs = 11;
+constexpr jlong kOptionsVersion = 4;
+constexpr jsize kDbOptionLongs = 13;
 constexpr jsize kCfOptionLongs = 12;
 
 void ThrowStatus(JNIEnv* env, const Status& s) {
@@ -191,6 +192,8 @@ JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_open(JNIEnv* env, j
     o.verify_checksums = v[8] != 0;
     o.background_compactions = v[9] != 0;
     o.avoid_blind_deletes = v[10] != 0;
+    o.multi_get_threads = static_cast<int>(v[11]);
+    if (v[12] != 0) o.memory_budget = *reinterpret_cast<std::shared_ptr<lethe::MemoryBudget>*>(v[12]);
     DecodeCfOptions(v + kDbOptionLongs, &o.cf_defaults);
     std::unique_ptr<lethe::DB> db;
     Status s = lethe::DB::Open(o, JString(env, path), &db);
@@ -207,6 +210,46 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_closeDb(JNIEnv* env,
   Guarded<int>(env, 0, [&] {
     if (db != 0) {
       delete Db(db);
+      g_live_objects--;
+    }
+    return 0;
+  });
+}
+
+// A memory budget crosses as a pointer to a heap-held shared_ptr: each
+// database opened with it takes its own reference.
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_newMemoryBudget(JNIEnv* env, jclass, jlong capacity,
+                                                                             jdouble write_buffer_ratio) {
+  return Guarded<jlong>(env, 0, [&]() -> jlong {
+    std::shared_ptr<lethe::MemoryBudget> budget;
+    Status s = lethe::MemoryBudget::New(capacity < 0 ? 0 : static_cast<size_t>(capacity), write_buffer_ratio,
+                                        &budget);
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return 0;
+    }
+    g_live_objects++;
+    return reinterpret_cast<jlong>(new std::shared_ptr<lethe::MemoryBudget>(std::move(budget)));
+  });
+}
+
+JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_memoryBudgetUsage(JNIEnv* env, jclass,
+                                                                                    jlong budget) {
+  return Guarded<jlongArray>(env, nullptr, [&]() -> jlongArray {
+    lethe::MemoryBudget::Usage u = (*reinterpret_cast<std::shared_ptr<lethe::MemoryBudget>*>(budget))->GetUsage();
+    const jlong values[] = {static_cast<jlong>(u.capacity), static_cast<jlong>(u.write_buffers),
+                            static_cast<jlong>(u.table_readers), static_cast<jlong>(u.pinned_table_readers),
+                            static_cast<jlong>(u.page_cache)};
+    jlongArray r = env->NewLongArray(5);
+    if (r != nullptr) env->SetLongArrayRegion(r, 0, 5, values);
+    return r;
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_closeMemoryBudget(JNIEnv* env, jclass, jlong budget) {
+  Guarded<int>(env, 0, [&] {
+    if (budget != 0) {
+      delete reinterpret_cast<std::shared_ptr<lethe::MemoryBudget>*>(budget);
       g_live_objects--;
     }
     return 0;

@@ -48,6 +48,7 @@ struct OptionSet {
   Compression compression = Compression::kLZ4;  // the values repeat a character: pages compress
   std::optional<Compression> bottommost_compression = std::nullopt;
   int max_open_files = -1;  // every table open unless set
+  size_t memory_budget = 0;  // bytes of a memory budget shared with an idle neighbour; 0: none
 };
 
 const OptionSet kOptionSets[] = {
@@ -66,6 +67,12 @@ const OptionSet kOptionSets[] = {
      FadeFilePick::kMostDeletes},
     {"fade-so-deep-h1", 8 << 10, 128, 1, false, true, false, 16 << 10, 4 << 10, 3, 100'000,
      FadeFilePick::kMinOverlap},
+    // A memory budget shared with another database: the budget flushes (its
+    // write buffers are 256 KiB, the memtable's own limit is far above),
+    // tables past the pinned share open and leave a bounded table cache,
+    // pages share one cache.
+    {"shared-budget-h2", 4 << 20, 256, 2, true, true, false, 64 << 10, 16 << 10, 4, 0,
+     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 1 << 20},
 };
 
 int64_t EnvInt(const char* name, int64_t dflt) {
@@ -87,6 +94,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     options_.background_compactions = set_.background;
     options_.page_cache_bytes = 256 << 10;
     options_.max_open_files = set_.max_open_files;
+    if (set_.memory_budget > 0) OpenNeighbour();
     cf_options_.page_size = set_.page_size;
     cf_options_.pages_per_tile = set_.pages_per_tile;
     cf_options_.level1_bytes = set_.level1_bytes;
@@ -106,6 +114,22 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   void TearDown() override {
     ReleaseSnapshots();
     db_.reset();
+    neighbour_.reset();
+  }
+
+  // A database on the same budget that holds a memtable larger than the
+  // tested one's at first (the budget flushes it) and tables of its own with
+  // the same file numbers (the caches must keep them apart).
+  void OpenNeighbour() {
+    ASSERT_TRUE(MemoryBudget::New(set_.memory_budget, 0.25, &options_.memory_budget).ok());
+    Options o = options_;
+    o.cf_defaults.page_size = 256;
+    ASSERT_TRUE(DB::Open(o, "/neighbour", &neighbour_).ok());
+    for (int i = 0; i < 1500; i++) {
+      std::string k = "key" + std::to_string(i % 200) + "/" + std::to_string(i);
+      ASSERT_TRUE(neighbour_->Put(WriteOptions(), neighbour_->DefaultColumnFamily(), k, std::string(100, 'n')).ok());
+      if (i == 500) ASSERT_TRUE(neighbour_->Flush().ok());
+    }
   }
 
   // ---- Generators.
@@ -522,6 +546,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   ColumnFamilyOptions cf_options_;
   WriteOptions write_options_;
   std::unique_ptr<DB> db_;
+  std::unique_ptr<DB> neighbour_;  // on the same memory budget, if any
   Model model_;
   std::vector<std::pair<const Snapshot*, Model>> snapshots_;
   struct HeldIterator {
@@ -542,6 +567,15 @@ TEST_P(ModelTest, RandomOperationsMatchTheModel) {
   if (HasFatalFailure()) return;
   ASSERT_TRUE(db_->CompactAll().ok());
   ASSERT_TRUE(CheckEverything(db_.get(), model_)) << History();
+  if (set_.memory_budget > 0) {
+    // The budget flushed memtables far below write_buffer_size, and the
+    // neighbour still reads its own data.
+    EXPECT_GT(db_->GetStatistics().flushes, 0u);
+    EXPECT_GT(db_->GetStatistics().memory_table_reader_bytes, 0u);
+    std::string v;
+    ASSERT_TRUE(neighbour_->Get(ReadOptions(), neighbour_->DefaultColumnFamily(), "key7/1407", &v).ok());
+    EXPECT_EQ(v, std::string(100, 'n'));
+  }
   Reopen(false);
 }
 

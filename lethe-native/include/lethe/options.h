@@ -4,8 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "lethe/memory_budget.h"
 
 namespace lethe {
 
@@ -81,12 +84,18 @@ struct Options {
 
   // Memory for all memtables together before they are flushed (bytes).
   size_t write_buffer_size = 64 << 20;
-  // Capacity of the shared page cache (bytes of decoded pages); 0 disables it.
+  // Capacity of the database's page cache (bytes of decoded pages); 0
+  // disables it. Not used with a memory budget.
   size_t page_cache_bytes = 32 << 20;
   // Open table readers kept in the table cache (at least 16), or -1 to keep
   // every table open: reads then reach a table's reader without the cache's
   // lock, and each table's index and filters stay in memory while it lives.
+  // Not used with a memory budget, which bounds open tables by bytes.
   int max_open_files = -1;
+  // One budget shared with other databases (lethe/memory_budget.h): page
+  // cache, write buffers and open tables all count against it.
+  // write_buffer_size still caps this database's memtables.
+  std::shared_ptr<MemoryBudget> memory_budget;
   // Threads that help a MultiGet through a batch of more than 16 distinct
   // keys, beside the caller (0: the caller alone). Shared by the callers.
   int multi_get_threads = 1;

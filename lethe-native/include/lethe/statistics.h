@@ -106,7 +106,15 @@ enum class CompactionReason : int {
     "Key and value bytes flushes and compactions removed under secondary deletes.")                 \
   X(kPagesRewritten, pages_rewritten, "Partly covered pages rewritten into patch tables.")          \
   X(kRewriteBytesRead, rewrite_bytes_read, "Page bytes those rewrites read.")                       \
-  X(kRewriteBytesWritten, rewrite_bytes_written, "Patch table bytes those rewrites wrote.")
+  X(kRewriteBytesWritten, rewrite_bytes_written, "Patch table bytes those rewrites wrote.")              \
+  X(kMemoryBudgetBytes, memory_budget_bytes,                                                        \
+    "Capacity of the memory budget (shared with the other databases on it), or of the own page cache.") \
+  X(kMemoryPageCacheBytes, memory_page_cache_bytes, "Decoded pages the budget's page cache holds.")   \
+  X(kMemoryWriteBufferBytes, memory_write_buffer_bytes, "Memtable bytes charged to the budget.")      \
+  X(kMemoryTableReaderBytes, memory_table_reader_bytes,                                             \
+    "Open tables' index, filters and tombstones counted by the budget.")                            \
+  X(kMemoryPinnedTableReaderBytes, memory_pinned_table_reader_bytes,                                \
+    "The part of those tables kept open for good.")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -15,6 +15,7 @@ namespace lethe {
 // Keys and values are bounded so that every length fits the formats' varint32
 // fields with room to spare and a single entry cannot exhaust memory.
 constexpr size_t kMaxKeyBytes = 64u << 20;
+constexpr size_t kBudgetChargeStep = 64u << 10;
 constexpr size_t kMaxValueBytes = 1u << 30;
 // Keys of a MultiGet batch per chunk shared out to the read pool.
 constexpr size_t kMultiGetChunk = 16;
@@ -186,6 +187,12 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
   if (!s.ok()) return s;  // cannot happen: validated above
   Record(Ticker::kBlindDeletesSkipped, inserter.blind_deletes_skipped());
   mem_bytes_.fetch_add(inserter.bytes(), std::memory_order_relaxed);
+  // Charged in steps, so that the budget's lock stays off most writes.
+  uncharged_bytes_ += inserter.bytes();
+  if (uncharged_bytes_ >= kBudgetChargeStep) {
+    write_share_->Charge(uncharged_bytes_);
+    uncharged_bytes_ = 0;
+  }
   Record(Ticker::kUserBytesWritten, inserter.user_bytes());
   last_sequence_.store(seq + count - 1, std::memory_order_release);
   return Status::OK();
@@ -196,8 +203,13 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l) {
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
     if (mem_bytes_.load(std::memory_order_relaxed) < options_.write_buffer_size) {
-      // Too many level-0 files: wait for compaction to catch up.
-      bool l0_stop = false;
+      if (BudgetFlushDue()) {
+        SwitchMemtables();
+        return bg_error_;
+      }
+      // Too many level-0 files, or write buffers over the memory budget
+      // while this database's flush runs: wait for it to catch up.
+      bool l0_stop = imm_pending_ && write_share_->flush_requested() && budget_->WriteBuffersOverLimit();
       if (options_.background_compactions) {
         for (const auto& [id, cfd] : cfds_) {
           const ColumnFamilyFiles& f = *cfd->super_version->files;
@@ -238,6 +250,8 @@ void DBImpl::SwitchMemtables() {
     any = true;
   }
   mem_bytes_ = 0;
+  write_share_->Switched(uncharged_bytes_);
+  uncharged_bytes_ = 0;
   imm_pending_ = any || imm_log_number_ != 0;
   bg_cv_.notify_all();
 }

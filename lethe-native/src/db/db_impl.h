@@ -183,6 +183,7 @@ class DBImpl final : public DB {
   // Whether a file of `files` may hold a version of `key` (Bloom filters; no page read).
   bool FilesMayContain(const ColumnFamilyFiles& files, std::string_view key);
   bool FadeFlushDue();                          // mu_ held: a memtable's tombstones are overdue
+  bool BudgetFlushDue();                        // mu_ held: the memory budget asked for a flush
   uint64_t FadeCheckPeriod();                   // mu_ held: µs between FADE checks, 0 if off
   uint64_t NewPendingFileNumber();              // takes mu_
   void ReleasePendingOutputs(const std::vector<FileMetaData>& files);  // mu_ held
@@ -236,7 +237,10 @@ class DBImpl final : public DB {
   Clock* const clock_;
 
   std::unique_ptr<FileLock> db_lock_;
-  std::unique_ptr<PageCache> page_cache_;
+  // Page cache, open tables and write buffers: the options' budget, or one
+  // of the database's own. Declared before everything that holds readers.
+  std::shared_ptr<MemoryBudgetImpl> budget_;
+  std::shared_ptr<WriteBufferShare> write_share_;
   TableReadCounters read_counters_;
   std::unique_ptr<TableCache> table_cache_;
 
@@ -260,6 +264,7 @@ class DBImpl final : public DB {
   uint64_t imm_log_number_ = 0;  // first WAL not needed once imm is flushed
   bool imm_pending_ = false;
   std::atomic<uint64_t> mem_bytes_{0};  // written since the last switch
+  size_t uncharged_bytes_ = 0;  // written but not yet charged to the budget (write_mu_)
 
   std::multiset<SequenceNumber> snapshots_;
   std::set<uint64_t> pending_outputs_;

@@ -69,6 +69,11 @@ uint64_t DBImpl::OldestSnapshot() {
   return snapshots_.empty() ? kMaxSequenceNumber : *snapshots_.begin();
 }
 
+bool DBImpl::BudgetFlushDue() {
+  return write_share_->flush_requested() && !imm_pending_ && bg_error_.ok() &&
+         mem_bytes_.load(std::memory_order_relaxed) > 0;
+}
+
 bool DBImpl::FadeFlushDue() {
   if (imm_pending_ || !bg_error_.ok()) return false;
   uint64_t now = clock_->NowMicros();
@@ -188,6 +193,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     InstallSuperVersion(cfd.get());
   }
   imm_pending_ = false;
+  write_share_->Flushed();
   KillPoint("flush.installed");
   Record(Ticker::kFlushes, 1);
   DeleteObsoleteFiles();
@@ -222,6 +228,7 @@ void DBImpl::CompactionThread() {
     auto ready = [&] {
       if (shutting_down_) return true;
       if (page_drops_pending_ && bg_error_.ok()) return true;
+      if (BudgetFlushDue()) return flush_due = true;
       if (!options_.background_compactions || !bg_error_.ok() || manual_compactions_ != 0) return false;
       flush_due = FadeFlushDue();
       compaction_due = PickBackgroundCompaction(&cfd, &plan);
@@ -259,13 +266,14 @@ void DBImpl::CompactionThread() {
       continue;
     }
     if (flush_due) {
-      // FADE: a memtable's tombstones outlived its budget. Switching needs the
+      // FADE: a memtable's tombstones outlived its budget; or the memory
+      // budget asked for a flush. Switching needs the
       // writer lock, taken without blocking: a writer stalled on compaction
       // may hold it, and this thread must stay free to compact.
       l.unlock();
       std::unique_lock<std::mutex> w(write_mu_, std::try_to_lock);
       l.lock();
-      if (w.owns_lock() && !shutting_down_ && FadeFlushDue()) SwitchMemtables();
+      if (w.owns_lock() && !shutting_down_ && (BudgetFlushDue() || FadeFlushDue())) SwitchMemtables();
       if (w.owns_lock()) {
         l.unlock();
         w.unlock();

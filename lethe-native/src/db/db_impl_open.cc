@@ -15,17 +15,24 @@ DBImpl::DBImpl(const Options& options, std::string dbname)
     : options_(options), dbname_(std::move(dbname)),
       env_(options.env != nullptr ? options.env : Env::Default()),
       clock_(options.clock != nullptr ? options.clock : Clock::Default()) {
-  if (options_.page_cache_bytes > 0) page_cache_ = std::make_unique<PageCache>(options_.page_cache_bytes);
+  budget_ = std::dynamic_pointer_cast<MemoryBudgetImpl>(options_.memory_budget);
+  if (budget_ == nullptr) budget_ = MemoryBudgetImpl::Fixed(options_.page_cache_bytes);
+  write_share_ = budget_->NewWriteBufferShare([this] {
+    std::lock_guard<std::mutex> l(mu_);
+    bg_cv_.notify_all();
+  });
   TableReader::Options ro;
   ro.verify_checksums = options_.verify_checksums;
-  ro.page_cache = page_cache_.get();
+  ro.page_cache = budget_->page_cache();
+  ro.cache_namespace = budget_->NewCacheNamespace();
   ro.counters = &read_counters_;
-  table_cache_ = std::make_unique<TableCache>(dbname_, env_, options_.max_open_files, ro);
+  table_cache_ = std::make_unique<TableCache>(dbname_, env_, options_.max_open_files, ro, budget_);
   if (options_.multi_get_threads > 0) read_pool_ = std::make_unique<ReadPool>(std::min(options_.multi_get_threads, 64));
   versions_ = std::make_unique<VersionSet>(dbname_, env_);
 }
 
 DBImpl::~DBImpl() {
+  write_share_->Close();
   {
     std::lock_guard<std::mutex> l(mu_);
     shutting_down_ = true;
@@ -65,6 +72,9 @@ static Status ValidateColumnFamilyOptions(const ColumnFamilyOptions& o) {
 Status DB::Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db) {
   db->reset();
   if (options.write_buffer_size < 4096) return Status::InvalidArgument("write_buffer_size must be at least 4096");
+  if (options.memory_budget != nullptr && std::dynamic_pointer_cast<MemoryBudgetImpl>(options.memory_budget) == nullptr) {
+    return Status::InvalidArgument("memory_budget must come from MemoryBudget::New");
+  }
   Status v = ValidateColumnFamilyOptions(options.cf_defaults);
   if (!v.ok()) return v;
   auto impl = std::make_unique<DBImpl>(options, name);

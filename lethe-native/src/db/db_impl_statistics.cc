@@ -74,10 +74,16 @@ DbStatistics DBImpl::GetStatistics() {
   }
   st.bytes_read_table = read_counters_.bytes_read.Sum();
   st.bloom_useful = read_counters_.bloom_useful.Sum();
-  if (page_cache_) {
-    st.page_cache_hits = page_cache_->hits();
-    st.page_cache_misses = page_cache_->misses();
+  if (PageCache* pages = budget_->page_cache()) {
+    st.page_cache_hits = pages->hits();
+    st.page_cache_misses = pages->misses();
   }
+  const MemoryBudget::Usage memory = budget_->GetUsage();
+  st.memory_budget_bytes = memory.capacity;
+  st.memory_page_cache_bytes = memory.page_cache;
+  st.memory_write_buffer_bytes = memory.write_buffers;
+  st.memory_table_reader_bytes = memory.table_readers;
+  st.memory_pinned_table_reader_bytes = memory.pinned_table_readers;
   return st;
 }
 

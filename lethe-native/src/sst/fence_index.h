@@ -25,6 +25,10 @@ class FenceIndex {
   size_t LowerBound(std::string_view key) const;
   // Whether key sorts before tile t's smallest key.
   bool BeforeTile(size_t t, std::string_view key) const;
+  // Heap memory held (the tiles not counted).
+  size_t MemoryUsage() const {
+    return prefix_.capacity() + (words_.capacity() + smallest_words_.capacity()) * sizeof(uint64_t);
+  }
 
  private:
   uint64_t WordAfterPrefix(std::string_view key) const;

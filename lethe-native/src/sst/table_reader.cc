@@ -111,8 +111,24 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
     r->tombstones_.push_back(RangeTombstone{std::string(start), std::string(end), seq});
   }
   if (!r->tombstones_.empty()) r->fragmented_ = std::make_shared<const FragmentedTombstones>(r->tombstones_);
+  r->memory_usage_ = r->ComputeMemoryUsage();
   *result = std::move(r);
   return Status::OK();
+}
+
+// A string's heap block, if it has one (beyond the short-string buffer).
+static size_t HeapBytes(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
+
+size_t TableReader::ComputeMemoryUsage() const {
+  size_t n = sizeof(*this) + HeapBytes(fname_) + fences_.MemoryUsage() + HeapBytes(filters_);
+  n += tiles_.capacity() * sizeof(TileMeta) + single_page_filters_.capacity() * sizeof(FilterRef);
+  for (const TileMeta& t : tiles_) {
+    n += HeapBytes(t.smallest) + HeapBytes(t.largest) + t.pages.capacity() * sizeof(PageMeta);
+  }
+  size_t tombstones = tombstones_.capacity() * sizeof(RangeTombstone);
+  for (const RangeTombstone& t : tombstones_) tombstones += HeapBytes(t.start) + HeapBytes(t.end);
+  // The fragments hold about as much again.
+  return n + (fragmented_ != nullptr ? 2 * tombstones : tombstones);
 }
 
 Status TableReader::ReadVerified(const BlockHandle& handle, char* dst) const {
@@ -143,7 +159,7 @@ Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) 
 }
 
 Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const {
-  CacheKey key{file_number_, meta.offset};
+  CacheKey key{options_.cache_namespace | file_number_, meta.offset};
   if (options_.page_cache != nullptr) {
     if ((*page = options_.page_cache->Lookup(key)) != nullptr) return Status::OK();
   }

@@ -50,6 +50,9 @@ class TableReader {
   struct Options {
     bool verify_checksums = true;
     PageCache* page_cache = nullptr;  // may be null
+    // Or'ed into the page cache keys' file numbers: keeps databases that
+    // share a cache apart.
+    uint64_t cache_namespace = 0;
     TableReadCounters* counters = nullptr;  // may be null
   };
 
@@ -80,6 +83,8 @@ class TableReader {
   const std::vector<TileMeta>& tiles() const { return tiles_; }
   const TableProperties& properties() const { return props_; }
   const std::string& filename() const { return fname_; }
+  // Memory the open reader holds: index, filters, fence keys, tombstones.
+  size_t MemoryUsage() const { return memory_usage_; }
 
   // Reads one page (through the cache), decoded. Corruption names the file.
   Status ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
@@ -92,6 +97,7 @@ class TableReader {
   Status ReadVerified(const BlockHandle& handle, char* dst) const;
   // Reads, verifies and decompresses one page into *page (no cache).
   Status ReadPageContents(const PageMeta& meta, Page* page) const;
+  size_t ComputeMemoryUsage() const;
   // Index of the first tile whose largest sort key >= key (tiles_.size() if none).
   size_t FindTile(std::string_view sort_key) const;
   friend class TableIterator;
@@ -118,6 +124,7 @@ class TableReader {
   std::vector<RangeTombstone> tombstones_;
   std::shared_ptr<const FragmentedTombstones> fragmented_;
   TableProperties props_;
+  size_t memory_usage_ = 0;
 };
 
 }  // namespace lethe

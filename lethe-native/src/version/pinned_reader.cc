@@ -11,6 +11,11 @@ const TableReader* PinnedReader::Pin(std::shared_ptr<const TableReader> r) const
   return owner_.get();
 }
 
+std::shared_ptr<const TableReader> PinnedReader::shared() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return owner_;
+}
+
 void PinnedReader::CopyFrom(const PinnedReader& o) {
   std::shared_ptr<const TableReader> owner;
   {

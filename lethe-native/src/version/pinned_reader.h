@@ -26,6 +26,8 @@ class PinnedReader {
 
   // The pinned reader, or null.
   const TableReader* get() const { return raw_.load(std::memory_order_acquire); }
+  // The pinned reader shared, or null.
+  std::shared_ptr<const TableReader> shared() const;
   // Pins r unless a reader is pinned already; returns the pinned one.
   const TableReader* Pin(std::shared_ptr<const TableReader> r) const;
 

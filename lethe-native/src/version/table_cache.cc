@@ -11,9 +11,16 @@ std::string TableFileName(const std::string& dbname, uint64_t number) {
   return dbname + buf;
 }
 
-Status TableCache::FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table) {
-  CacheKey key{f.number, 0};
-  if ((*table = cache_.Lookup(key)) != nullptr) return Status::OK();
+Status TableCache::Load(const FileMetaData& f, bool may_pin, std::shared_ptr<const TableReader>* table,
+                        bool* pinned) {
+  const CacheKey key = Key(f.number);
+  if ((*table = Cache()->Lookup(key)) != nullptr) {
+    // On a shared budget, a cached table stays open for good once the
+    // budget allows it; the cache then no longer charges it.
+    *pinned = may_pin && (!budget_->shared() || budget_->Promote(*table));
+    if (*pinned && budget_->shared()) Cache()->Insert(key, *table, 0);
+    return Status::OK();
+  }
   std::string fname = TableFileName(dbname_, f.number);
   std::unique_ptr<RandomAccessFile> file;
   Status s = env_->NewRandomAccessFile(fname, &file);
@@ -21,10 +28,18 @@ Status TableCache::FindTable(const FileMetaData& f, std::shared_ptr<const TableR
   std::unique_ptr<TableReader> reader;
   s = TableReader::Open(reader_options_, fname, f.number, std::move(file), f.file_size, &reader);
   if (!s.ok()) return s;
-  std::shared_ptr<const TableReader> shared(std::move(reader));
-  cache_.Insert(key, shared, 1);
-  *table = std::move(shared);
+  const size_t bytes = reader->MemoryUsage();
+  *table = budget_->Track(std::move(reader), may_pin, pinned);
+  // Pinned tables stay findable (a later record of the same file shares
+  // them) at no charge: the budget counts them as pinned.
+  Cache()->Insert(key, *table, !budget_->shared() ? 1 : *pinned ? 0 : bytes);
   return Status::OK();
+}
+
+Status TableCache::FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table) {
+  if (pin_ && (*table = f.reader.shared()) != nullptr) return Status::OK();
+  bool pinned = false;
+  return Load(f, false, table, &pinned);
 }
 
 Status TableCache::GetReader(const FileMetaData& f, const TableReader** reader,
@@ -32,9 +47,10 @@ Status TableCache::GetReader(const FileMetaData& f, const TableReader** reader,
   owner->reset();
   if (pin_ && (*reader = f.reader.get()) != nullptr) return Status::OK();
   std::shared_ptr<const TableReader> table;
-  Status s = FindTable(f, &table);
+  bool pinned = false;
+  Status s = Load(f, pin_, &table, &pinned);
   if (!s.ok()) return s;
-  if (pin_) {
+  if (pinned) {
     *reader = f.reader.Pin(std::move(table));
   } else {
     *reader = table.get();

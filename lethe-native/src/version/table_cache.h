@@ -1,6 +1,9 @@
 // TableCache: open TableReaders by file number, bounded by max_open_files;
 // with max_open_files < 0 every table stays open, pinned to its file's record
-// (pinned_reader.h), and reads skip the cache.
+// (pinned_reader.h), and reads skip the cache. On a shared memory budget
+// (memory_budget.h) tables stay pinned only while the budget allows; the
+// others live in the budget's table cache, bounded by bytes (pinned ones
+// stay in it too, uncharged, so that later records of a file share them).
 // Thread-safety: safe for concurrent use.
 #pragma once
 
@@ -11,6 +14,7 @@
 #include "lethe/env.h"
 #include "sst/table_reader.h"
 #include "version/file_metadata.h"
+#include "version/memory_budget.h"
 
 namespace lethe {
 
@@ -18,26 +22,35 @@ std::string TableFileName(const std::string& dbname, uint64_t number);
 
 class TableCache {
  public:
-  TableCache(std::string dbname, Env* env, int max_open_files, TableReader::Options reader_options)
-      : dbname_(std::move(dbname)), env_(env), pin_(max_open_files < 0),
-        cache_(static_cast<size_t>(max_open_files < 0 ? kUnpinnedCapacity : std::max(16, max_open_files))),
-        reader_options_(reader_options) {}
+  // reader_options.cache_namespace names this database's files in shared caches.
+  TableCache(std::string dbname, Env* env, int max_open_files, TableReader::Options reader_options,
+             std::shared_ptr<MemoryBudgetImpl> budget)
+      : dbname_(std::move(dbname)), env_(env), pin_(max_open_files < 0 || budget->shared()),
+        own_(static_cast<size_t>(max_open_files < 0 ? kUnpinnedCapacity : std::max(16, max_open_files))),
+        budget_(std::move(budget)), reader_options_(reader_options) {}
+  ~TableCache() { budget_->ForgetNamespace(reader_options_.cache_namespace); }
 
   // The reader of f. *owner keeps it alive, or stays null when the reader is
   // pinned to f (f keeps it alive).
   Status GetReader(const FileMetaData& f, const TableReader** reader, std::shared_ptr<const TableReader>* owner);
   // The reader of file f.number, never pinned (for a record made up on the spot).
   Status FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table);
-  void Evict(uint64_t number) { cache_.Erase(CacheKey{number, 0}); }
+  void Evict(uint64_t number) { Cache()->Erase(Key(number)); }
 
  private:
+  // The reader of f from the cache, or opened; *pinned: whether to pin it.
+  Status Load(const FileMetaData& f, bool may_pin, std::shared_ptr<const TableReader>* table, bool* pinned);
+  TableReaderCache* Cache() { return budget_->shared() ? budget_->table_readers() : &own_; }
+  CacheKey Key(uint64_t number) const { return CacheKey{reader_options_.cache_namespace | number, 0}; }
+
   // Tables opened by number alone (patch tables) while every table stays open.
   static constexpr int kUnpinnedCapacity = 1000;
 
   std::string dbname_;
   Env* env_;
   const bool pin_;
-  LruCache<const TableReader> cache_;  // charge 1 per table
+  TableReaderCache own_;  // without a shared budget: charge 1 per table
+  std::shared_ptr<MemoryBudgetImpl> budget_;
   TableReader::Options reader_options_;
 };
 

@@ -8,9 +8,9 @@ import java.util.Objects;
  */
 public final class DbOptions {
     /** Layout version of the encoded form; the native side rejects other versions. */
-    static final long ENCODING_VERSION = 3;
+    static final long ENCODING_VERSION = 4;
 
-    static final int ENCODED_DB_LONGS = 11;
+    static final int ENCODED_DB_LONGS = 13;
 
     private final boolean createIfMissing;
     private final boolean errorIfExists;
@@ -22,6 +22,8 @@ public final class DbOptions {
     private final boolean verifyChecksums;
     private final boolean backgroundCompactions;
     private final boolean avoidBlindDeletes;
+    private final int multiGetThreads;
+    private final MemoryBudget memoryBudget;
     private final ColumnFamilyOptions defaultColumnFamilyOptions;
 
     private DbOptions(Builder b) {
@@ -35,6 +37,8 @@ public final class DbOptions {
         this.verifyChecksums = b.verifyChecksums;
         this.backgroundCompactions = b.backgroundCompactions;
         this.avoidBlindDeletes = b.avoidBlindDeletes;
+        this.multiGetThreads = b.multiGetThreads;
+        this.memoryBudget = b.memoryBudget;
         this.defaultColumnFamilyOptions = b.defaultColumnFamilyOptions;
     }
 
@@ -54,11 +58,28 @@ public final class DbOptions {
         return pageCacheBytes;
     }
 
+    /** The shared budget, or null (then the write buffer and page cache sizes apply). */
+    public MemoryBudget memoryBudget() {
+        return memoryBudget;
+    }
+
+    public int multiGetThreads() {
+        return multiGetThreads;
+    }
+
+    public int maxOpenFiles() {
+        return maxOpenFiles;
+    }
+
     public ColumnFamilyOptions defaultColumnFamilyOptions() {
         return defaultColumnFamilyOptions;
     }
 
-    long[] encode() {
+    /**
+     * The encoded form; {@code budgetHandle} is the memory budget's native handle (0: none), live
+     * for the open call.
+     */
+    long[] encode(long budgetHandle) {
         long[] r = new long[ENCODED_DB_LONGS + ColumnFamilyOptions.ENCODED_LONGS];
         r[0] = ENCODING_VERSION;
         r[1] = createIfMissing ? 1 : 0;
@@ -71,6 +92,8 @@ public final class DbOptions {
         r[8] = verifyChecksums ? 1 : 0;
         r[9] = backgroundCompactions ? 1 : 0;
         r[10] = avoidBlindDeletes ? 1 : 0;
+        r[11] = multiGetThreads;
+        r[12] = budgetHandle;
         defaultColumnFamilyOptions.encodeTo(r, ENCODED_DB_LONGS);
         return r;
     }
@@ -87,6 +110,8 @@ public final class DbOptions {
         private boolean verifyChecksums = true;
         private boolean backgroundCompactions = true;
         private boolean avoidBlindDeletes = false;
+        private int multiGetThreads = 1;
+        private MemoryBudget memoryBudget;
         private ColumnFamilyOptions defaultColumnFamilyOptions = ColumnFamilyOptions.DEFAULT;
 
         private Builder() {}
@@ -106,6 +131,26 @@ public final class DbOptions {
             return this;
         }
 
+        /**
+         * Shares a memory budget with other databases: its page cache, write buffers and open tables
+         * count against it, and pageCacheBytes and maxOpenFiles no longer apply
+         * (writeBufferSizeBytes still caps this database's memtables). Null: none.
+         */
+        public Builder memoryBudget(MemoryBudget v) {
+            this.memoryBudget = v;
+            return this;
+        }
+
+        /**
+         * Threads that help a multiGet through a batch of more than 16 distinct keys, beside the
+         * caller (0: the caller alone; at most 64).
+         */
+        public Builder multiGetThreads(int v) {
+            this.multiGetThreads = ColumnFamilyOptions.check(v, 0, 64, "multiGetThreads");
+            return this;
+        }
+
+        /** Capacity of the page cache when no memory budget is given (0: none). */
         public Builder pageCacheBytes(long v) {
             this.pageCacheBytes = ColumnFamilyOptions.checkLong(v, 0, 1L << 44, "pageCacheBytes");
             return this;

@@ -51,7 +51,13 @@ public final class LetheDb implements AutoCloseable {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         NativeLibrary.ensureLoaded();
-        return new LetheDb(path, Native.open(path, options.encode()));
+        MemoryBudget budget = options.memoryBudget();
+        if (budget == null) {
+            return new LetheDb(path, Native.open(path, options.encode(0)));
+        }
+        synchronized (budget) { // not closed while the open call uses its handle
+            return new LetheDb(path, Native.open(path, options.encode(budget.handleForOpen())));
+        }
     }
 
     public String path() {

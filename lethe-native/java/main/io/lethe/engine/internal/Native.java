@@ -15,6 +15,14 @@ public final class Native {
 
     public static native void closeDb(long db);
 
+    // Memory budgets.
+    public static native long newMemoryBudget(long capacityBytes, double writeBufferRatio) throws LetheException;
+
+    /** capacity, write buffers, table readers, pinned table readers, page cache. */
+    public static native long[] memoryBudgetUsage(long budget);
+
+    public static native void closeMemoryBudget(long budget);
+
     public static native long defaultColumnFamily(long db);
 
     public static native long createColumnFamily(long db, String name, long[] options) throws LetheException;

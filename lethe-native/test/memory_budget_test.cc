@@ -1,0 +1,201 @@
+// Databases on one memory budget: what they read stays their own, their write
+// buffers stay within the budget's share (an idle database flushes when
+// another needs the room), the page cache gives way to write buffers and open
+// tables, open tables beyond the pinned share are bounded, and closing gives
+// everything back.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "lethe/db.h"
+#include "lethe/env.h"
+#include "lethe/memory_budget.h"
+#include "lethe/statistics.h"
+
+namespace lethe {
+namespace {
+
+constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
+
+std::string Key(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "k%08d", i);
+  return buf;
+}
+std::string Value(char tag, int i) { return std::string(1, tag) + std::to_string(i) + std::string(90, tag); }
+
+class MemoryBudgetTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<MemoryBudget> NewBudget(size_t capacity, double write_buffer_ratio) {
+    std::shared_ptr<MemoryBudget> b;
+    EXPECT_TRUE(MemoryBudget::New(capacity, write_buffer_ratio, &b).ok());
+    return b;
+  }
+  std::unique_ptr<DB> Open(const std::string& name, std::shared_ptr<MemoryBudget> budget, bool background = true,
+                           uint32_t page_size = 512) {
+    Options o;
+    o.env = env_.get();
+    o.memory_budget = std::move(budget);
+    o.write_buffer_size = size_t{1} << 30;  // only the budget flushes
+    o.background_compactions = background;
+    o.cf_defaults.page_size = page_size;
+    std::unique_ptr<DB> db;
+    Status s = DB::Open(o, name, &db);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return db;
+  }
+  static void Fill(DB* db, char tag, int from, int to) {
+    for (int i = from; i < to; i++) ASSERT_TRUE(db->Put(WriteOptions(), db->DefaultColumnFamily(), Key(i), Value(tag, i)).ok());
+  }
+  static uint64_t Flushes(DB* db) { return db->GetStatistics().flushes; }
+
+  std::unique_ptr<Env> env_ = NewMemEnv();
+};
+
+TEST_F(MemoryBudgetTest, NewRejectsBadArguments) {
+  std::shared_ptr<MemoryBudget> b;
+  EXPECT_TRUE(MemoryBudget::New(kMiB - 1, 0.5, &b).IsInvalidArgument());
+  EXPECT_TRUE(MemoryBudget::New(kMiB, 0, &b).IsInvalidArgument());
+  EXPECT_TRUE(MemoryBudget::New(kMiB, 1, &b).IsInvalidArgument());
+  EXPECT_TRUE(MemoryBudget::New(kMiB, 0.0 / 0.0, &b).IsInvalidArgument());
+  EXPECT_TRUE(MemoryBudget::New(kMiB, 0.5, &b).ok());
+  EXPECT_EQ(b->GetUsage().capacity, kMiB);
+}
+
+// Both databases have table 5 at the same offsets; a shared cache keyed by
+// file number alone would hand one the other's pages.
+TEST_F(MemoryBudgetTest, DatabasesOnOneBudgetReadTheirOwnData) {
+  auto budget = NewBudget(4 * kMiB, 0.5);
+  auto a = Open("/a", budget, false);
+  auto b = Open("/b", budget, false);
+  Fill(a.get(), 'a', 0, 2000);
+  Fill(b.get(), 'b', 0, 2000);
+  ASSERT_TRUE(a->Flush().ok());
+  ASSERT_TRUE(b->Flush().ok());
+  for (DB* db : {a.get(), b.get()}) {
+    const char tag = db == a.get() ? 'a' : 'b';
+    for (int i = 0; i < 2000; i += 7) {
+      std::string v;
+      ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(i), &v).ok());
+      ASSERT_EQ(v, Value(tag, i));
+    }
+  }
+  EXPECT_GT(a->GetStatistics().page_cache_hits + a->GetStatistics().page_cache_misses, 0u);
+}
+
+TEST_F(MemoryBudgetTest, WriteBuffersStayWithinTheirShare) {
+  auto budget = NewBudget(4 * kMiB, 0.25);  // 1 MiB of write buffers
+  auto a = Open("/a", budget);
+  auto b = Open("/b", budget);
+  size_t peak = 0;
+  for (int round = 0; round < 40; round++) {
+    Fill(a.get(), 'a', round * 1000, round * 1000 + 500);
+    Fill(b.get(), 'b', round * 1000, round * 1000 + 500);
+    peak = std::max(peak, budget->GetUsage().write_buffers);
+  }
+  // 4 MiB written each; the flushes come from the budget alone.
+  EXPECT_GE(Flushes(a.get()), 2u);
+  EXPECT_GE(Flushes(b.get()), 2u);
+  // A memtable flushing plus one filling: at most twice the share.
+  EXPECT_LE(peak, 2 * kMiB);
+  EXPECT_GT(peak, 512 * kKiB);
+  std::string v;
+  ASSERT_TRUE(a->Get(ReadOptions(), a->DefaultColumnFamily(), Key(39000), &v).ok());
+  EXPECT_EQ(v, Value('a', 39000));
+}
+
+TEST_F(MemoryBudgetTest, AnIdleDatabaseFlushesWhenAnotherNeedsTheRoom) {
+  auto budget = NewBudget(4 * kMiB, 0.25);  // flush due past 7/8 MiB of mutable memtables
+  auto idle = Open("/idle", budget);
+  auto busy = Open("/busy", budget);
+  Fill(idle.get(), 'i', 0, 6000);  // about 700 KiB
+  ASSERT_EQ(Flushes(idle.get()), 0u);
+  Fill(busy.get(), 'b', 0, 3000);  // the idle one holds the largest memtable
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (Flushes(idle.get()) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(Flushes(idle.get()), 1u);
+  EXPECT_EQ(Flushes(busy.get()), 0u);
+  EXPECT_LT(budget->GetUsage().write_buffers, 512 * kKiB);
+}
+
+TEST_F(MemoryBudgetTest, PageCacheGivesWayToWriteBuffersAndTables) {
+  auto budget = NewBudget(2 * kMiB, 0.5);
+  auto db = Open("/db", budget, false, 4096);
+  Fill(db.get(), 'x', 0, 30000);  // about 3 MiB
+  ASSERT_TRUE(db->Flush().ok());
+  auto read_all = [&] {
+    std::string v;
+    for (int i = 0; i < 30000; i++) ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(i), &v).ok());
+  };
+  read_all();
+  // Slack: each of the 16 shards keeps its newest page.
+  const size_t slack = 16 * kKiB;
+  MemoryBudget::Usage u = budget->GetUsage();
+  EXPECT_GT(u.table_readers, 0u);
+  EXPECT_GT(u.page_cache, kMiB / 2);
+  EXPECT_LE(u.page_cache + u.table_readers + u.write_buffers, u.capacity + kMiB / 16 + slack);
+  const uint64_t flushes = db->GetStatistics().flushes;
+  Fill(db.get(), 'y', 100000, 105000);  // about 600 KiB, below the flush rule
+  read_all();
+  u = budget->GetUsage();
+  EXPECT_GT(u.write_buffers, 400 * kKiB);
+  EXPECT_EQ(db->GetStatistics().flushes, flushes);
+  EXPECT_LE(u.page_cache + u.table_readers + u.write_buffers, u.capacity + kMiB / 16 + slack);
+  DbStatistics st = db->GetStatistics();
+  EXPECT_EQ(st.memory_budget_bytes, 2 * kMiB);
+  EXPECT_EQ(st.memory_write_buffer_bytes, u.write_buffers);
+}
+
+TEST_F(MemoryBudgetTest, TablesBeyondThePinnedShareAreBoundedAndClosingGivesAllBack) {
+  auto budget = NewBudget(2 * kMiB, 0.5);  // tables: 256 KiB pinned, 512 KiB in all
+  {
+    auto db = Open("/db", budget, false);
+    for (int f = 0; f < 40; f++) {  // 40 level-0 tables
+      Fill(db.get(), 'x', f * 1000, f * 1000 + 1000);
+      ASSERT_TRUE(db->Flush().ok());
+    }
+    std::string v;
+    for (int i = 0; i < 40000; i += 3) {
+      ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(i), &v).ok());
+      ASSERT_EQ(v, Value('x', i));
+    }
+    MemoryBudget::Usage u = budget->GetUsage();
+    EXPECT_GT(u.pinned_table_readers, 0u);
+    EXPECT_LE(u.pinned_table_readers, 256 * kKiB);
+    // Past the pinned share, readers live in a cache of 512 KiB less the
+    // pinned ones.
+    EXPECT_GT(u.table_readers, u.pinned_table_readers);
+    EXPECT_LE(u.table_readers, 512 * kKiB);
+  }
+  MemoryBudget::Usage u = budget->GetUsage();
+  EXPECT_EQ(u.table_readers, 0u);
+  EXPECT_EQ(u.pinned_table_readers, 0u);
+  EXPECT_EQ(u.write_buffers, 0u);
+  EXPECT_EQ(u.page_cache, 0u);
+}
+
+TEST_F(MemoryBudgetTest, ADatabaseWithoutABudgetReportsItsOwn) {
+  Options o;
+  o.env = env_.get();
+  o.page_cache_bytes = 3 * kMiB;
+  o.cf_defaults.page_size = 512;
+  std::unique_ptr<DB> db;
+  ASSERT_TRUE(DB::Open(o, "/own", &db).ok());
+  Fill(db.get(), 'x', 0, 3000);
+  ASSERT_TRUE(db->Flush().ok());
+  std::string v;
+  ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(5), &v).ok());
+  DbStatistics st = db->GetStatistics();
+  EXPECT_EQ(st.memory_budget_bytes, 3 * kMiB);
+  EXPECT_GT(st.memory_table_reader_bytes, 0u);
+  EXPECT_EQ(st.memory_pinned_table_reader_bytes, st.memory_table_reader_bytes);
+  EXPECT_GT(st.memory_page_cache_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace lethe
