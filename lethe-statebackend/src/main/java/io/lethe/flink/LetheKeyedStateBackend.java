@@ -87,8 +87,10 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyedStateBackend.class);
 
     /** The engine of one backend and what works on it, as the builder assembles them. */
+    /** What the backend runs on; sharedMemory (may be null) is a lease it gives back when disposed. */
     record Engine<K>(LetheDb db, File instanceBasePath, StateRegistry states, HeapPriorityQueuesManager queues,
-            LetheNativeSnapshotStrategy<K> snapshots, ExpiryDriver expiryDriver, WindowExpiry window) {}
+            LetheNativeSnapshotStrategy<K> snapshots, ExpiryDriver expiryDriver, WindowExpiry window,
+            AutoCloseable sharedMemory) {}
 
     private final LetheDb db;
     private final File instanceBasePath;
@@ -100,6 +102,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
     private final StateKeys<K> keys;
     private final LetheNativeSnapshotStrategy<K> nativeSnapshots;
     private final ExpiryDriver expiryDriver;
+    private final AutoCloseable sharedMemory;  // may be null
     private final WindowExpiry window;
     private final MetricGroup expiryMetrics;
     private final LetheMetrics metrics;
@@ -116,6 +119,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
                 latencyTrackingStateConfig, sizeTrackingStateConfig, cancelStreamRegistry, compression, keyContext);
         this.db = engine.db();
         this.window = engine.window();
+        this.sharedMemory = engine.sharedMemory();
         this.instanceBasePath = engine.instanceBasePath();
         this.kvStates = engine.states();
         this.queues = engine.queues();
@@ -414,6 +418,13 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         createdKVStates.clear();
         kvStates.clear();
         db.close();  // waits for an asynchronous snapshot's reads in flight
+        if (sharedMemory != null) {
+            try {
+                sharedMemory.close();  // the slot's budget goes with the last engine on it
+            } catch (Exception e) {
+                LOG.warn("Could not give back the Lethe memory budget lease", e);
+            }
+        }
         try {
             FileUtils.deleteDirectory(instanceBasePath);
         } catch (IOException e) {

@@ -52,6 +52,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private final KeyedStateBackendParameters<K> parameters;
     private final File instanceBasePath;
     private final DbOptions dbOptions;
+    private AutoCloseable sharedMemory;
     private final ColumnFamilyOptions columnFamilyOptions;
     private LatencyTrackingStateConfig latencyTracking = LatencyTrackingStateConfig.disabled();
     private SizeTrackingStateConfig sizeTracking = SizeTrackingStateConfig.disabled();
@@ -68,6 +69,15 @@ public final class LetheKeyedStateBackendBuilder<K> {
         this.instanceBasePath = instanceBasePath;
         this.dbOptions = dbOptions;
         this.columnFamilyOptions = columnFamilyOptions;
+    }
+
+    /**
+     * The lease on the slot's shared memory budget the engine opens on (null: none). The backend gives
+     * it back when disposed; a failed build gives it back at once.
+     */
+    public LetheKeyedStateBackendBuilder<K> setSharedMemory(AutoCloseable lease) {
+        this.sharedMemory = lease;
+        return this;
     }
 
     public LetheKeyedStateBackendBuilder<K> setLatencyTracking(LatencyTrackingStateConfig config) {
@@ -117,6 +127,13 @@ public final class LetheKeyedStateBackendBuilder<K> {
                 restored.db().close();
             }
             FileUtils.deleteDirectoryQuietly(instanceBasePath);
+            if (sharedMemory != null) {
+                try {
+                    sharedMemory.close();
+                } catch (Exception closing) {
+                    e.addSuppressed(closing);
+                }
+            }
             if (e instanceof IOException) {
                 throw (IOException) e;
             }
@@ -179,7 +196,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
                 new CloseableRegistry(), AbstractStateBackend.getCompressionDecorator(executionConfig),
                 new InternalKeyContextImpl<>(range, parameters.getNumberOfKeyGroups()),
                 new LetheKeyedStateBackend.Engine<>(restored.db(), instanceBasePath, states, queues, snapshots,
-                        expiryDriver, window),
+                        expiryDriver, window, sharedMemory),
                 metricGroup);
     }
 

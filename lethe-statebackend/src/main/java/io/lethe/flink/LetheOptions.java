@@ -3,6 +3,7 @@ package io.lethe.flink;
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
+import io.lethe.engine.MemoryBudget;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -34,15 +35,18 @@ public final class LetheOptions {
                     .booleanType()
                     .defaultValue(true)
                     .withDescription(
-                            "Size the write buffers and the page cache from the slot's managed memory"
-                                    + " (write-buffer-ratio of it for write buffers, the rest for the page cache)."
-                                    + " When false, write-buffer-size and page-cache-size apply per operator.");
+                            "Reserve the engines' memory from the slot's managed memory: all Lethe engines of a"
+                                    + " slot share one memory budget of that size (page cache, write buffers, open"
+                                    + " tables' index and filters). When false, write-buffer-size and page-cache-size"
+                                    + " apply per operator, and open tables are not bounded.");
 
     public static final ConfigOption<Double> WRITE_BUFFER_RATIO =
             ConfigOptions.key("state.backend.lethe.memory.write-buffer-ratio")
                     .doubleType()
                     .defaultValue(0.5)
-                    .withDescription("Fraction of the managed memory used for write buffers (memtables), in (0, 1).");
+                    .withDescription("Fraction of the managed memory that write buffers (memtables) of all engines in"
+                            + " a slot may take together, in (0, 1); past it, the engine holding the largest"
+                            + " memtable flushes it.");
 
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key("state.backend.lethe.write-buffer-size")
@@ -172,16 +176,19 @@ public final class LetheOptions {
                     .withDescription("Verify every page's CRC32C when it is read from a file.");
 
     /**
-     * The engine options one operator's engine opens with. Managed memory, when used, replaces the
-     * write buffer and cache sizes given here.
+     * The engine options one operator's engine opens with. With a memory budget (the slot's managed
+     * memory), the budget holds the page cache and bounds the write buffers of every engine on it;
+     * writeBufferBytes still caps this engine's memtables, and pageCacheBytes is not used.
      */
-    static DbOptions dbOptions(ReadableConfig config, long writeBufferBytes, long pageCacheBytes) {
+    static DbOptions dbOptions(ReadableConfig config, long writeBufferBytes, long pageCacheBytes,
+            MemoryBudget budget) {
         try {
             ColumnFamilyOptions cf = columnFamilyOptions(config);
             return DbOptions.builder()
                     .useWal(false) // durability comes from Flink's checkpoints
                     .writeBufferSizeBytes(writeBufferBytes)
                     .pageCacheBytes(pageCacheBytes)
+                    .memoryBudget(budget)
                     .verifyChecksums(config.get(VERIFY_CHECKSUMS))
                     .avoidBlindDeletes(config.get(AVOID_BLIND_DELETES))
                     .defaultColumnFamilyOptions(cf)

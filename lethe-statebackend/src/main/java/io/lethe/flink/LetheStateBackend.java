@@ -1,5 +1,6 @@
 package io.lethe.flink;
 
+import io.lethe.engine.MemoryBudget;
 import io.lethe.engine.internal.NativeLibrary;
 import io.lethe.flink.expiry.WindowExpiry;
 
@@ -10,11 +11,15 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
 import org.apache.flink.runtime.state.OperatorStateBackend;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.File;
 import java.io.IOException;
@@ -35,6 +40,8 @@ import java.util.UUID;
  * backends.
  */
 public class LetheStateBackend extends AbstractManagedMemoryStateBackend implements ConfigurableStateBackend {
+    private static final Logger LOG = LoggerFactory.getLogger(LetheStateBackend.class);
+
     private static final long serialVersionUID = 1L;
 
     /** Every option this backend reads, for copying explicit settings. */
@@ -154,24 +161,67 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
         WindowExpiry window =
                 WindowExpiry.detect(env, parameters.getOperatorIdentifier(), settings.get(LetheOptions.WINDOW_EXPIRY));
         File instanceBasePath = instanceDirectory(env, parameters.getJobID(), parameters.getOperatorIdentifier());
-        long writeBufferBytes = settings.get(LetheOptions.WRITE_BUFFER_SIZE).getBytes();
-        long pageCacheBytes = settings.get(LetheOptions.PAGE_CACHE_SIZE).getBytes();
-        double fraction = parameters.getManagedMemoryFraction();
-        if (useManagedMemory() && fraction > 0 && env.getMemoryManager() != null) {
-            long total = env.getMemoryManager().computeMemorySize(fraction);
-            // The engine needs at least a small buffer and cache to make progress.
-            writeBufferBytes = Math.max(MIN_WRITE_BUFFER_BYTES, (long) (total * settings.get(LetheOptions.WRITE_BUFFER_RATIO)));
-            pageCacheBytes = Math.max(MIN_WRITE_BUFFER_BYTES, total - writeBufferBytes);
+        OpaqueMemoryResource<MemoryBudget> memory = sharedMemory(env, parameters.getManagedMemoryFraction());
+        try {
+            long writeBufferBytes = settings.get(LetheOptions.WRITE_BUFFER_SIZE).getBytes();
+            long pageCacheBytes = settings.get(LetheOptions.PAGE_CACHE_SIZE).getBytes();
+            if (memory != null) {
+                // The budget bounds all engines' write buffers; one engine may use all of them.
+                writeBufferBytes = Math.max(MIN_WRITE_BUFFER_BYTES,
+                        (long) (memory.getResourceHandle().capacityBytes()
+                                * settings.get(LetheOptions.WRITE_BUFFER_RATIO)));
+            }
+            return new LetheKeyedStateBackendBuilder<>(parameters, instanceBasePath,
+                    LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes,
+                            memory == null ? null : memory.getResourceHandle()),
+                    LetheOptions.columnFamilyOptions(settings))
+                    .setSharedMemory(memory)
+                    .setLatencyTracking(latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
+                    .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
+                    .setIncrementalCheckpoints(isIncrementalCheckpointsEnabled())
+                    .setWindowExpiry(window)
+                    .build();
+        } catch (IOException | RuntimeException e) {
+            if (memory != null) {
+                closeQuietly(memory);  // idempotent: the builder may have given it back already
+            }
+            throw e;
         }
-        return new LetheKeyedStateBackendBuilder<>(parameters, instanceBasePath,
-                LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes),
-                LetheOptions.columnFamilyOptions(settings))
-                .setLatencyTracking(latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
-                .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
-                .setIncrementalCheckpoints(isIncrementalCheckpointsEnabled())
-                .setWindowExpiry(window)
-                .build();
     }
+
+    /**
+     * The memory budget all Lethe engines of this slot share, reserved from its managed memory (as
+     * Flink's RocksDB backend shares its cache and write buffer manager), or null when managed memory
+     * is not used. Each engine holds a lease and gives it back when disposed; the budget goes with the
+     * last lease.
+     */
+    private OpaqueMemoryResource<MemoryBudget> sharedMemory(Environment env, double fraction) throws IOException {
+        if (!useManagedMemory() || fraction <= 0 || env.getMemoryManager() == null) {
+            return null;
+        }
+        double ratio = settings.get(LetheOptions.WRITE_BUFFER_RATIO);
+        try {
+            return env.getMemoryManager().getSharedMemoryResourceForManagedMemory(MANAGED_MEMORY_RESOURCE_ID,
+                    size -> MemoryBudget.create(Math.max(size, MIN_BUDGET_BYTES), ratio), fraction);
+        } catch (Exception e) {
+            throw new IOException("Could not reserve the Lethe engines' memory budget from the slot's managed"
+                    + " memory (fraction " + fraction + ")", e);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.warn("Could not give back the Lethe memory budget lease", e);
+        }
+    }
+
+    /** The type under which the slot's memory manager keeps the shared budget. */
+    static final String MANAGED_MEMORY_RESOURCE_ID = "state-lethe-managed-memory";
+
+    /** Smallest budget: below it the engines could not make progress (the budget may exceed a tiny slot). */
+    private static final long MIN_BUDGET_BYTES = 4L << 20;
 
     /** Smallest write buffer and cache the engine gets from managed memory. */
     private static final long MIN_WRITE_BUFFER_BYTES = 1 << 20;
