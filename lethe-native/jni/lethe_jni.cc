@@ -219,11 +219,12 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_closeDb(JNIEnv* env,
 // A memory budget crosses as a pointer to a heap-held shared_ptr: each
 // database opened with it takes its own reference.
 JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_newMemoryBudget(JNIEnv* env, jclass, jlong capacity,
-                                                                             jdouble write_buffer_ratio) {
+                                                                             jdouble write_buffer_ratio,
+                                                                             jboolean bound_table_readers) {
   return Guarded<jlong>(env, 0, [&]() -> jlong {
     std::shared_ptr<lethe::MemoryBudget> budget;
     Status s = lethe::MemoryBudget::New(capacity < 0 ? 0 : static_cast<size_t>(capacity), write_buffer_ratio,
-                                        &budget);
+                                        &budget, bound_table_readers);
     if (!s.ok()) {
       ThrowStatus(env, s);
       return 0;

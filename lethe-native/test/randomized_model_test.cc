@@ -67,12 +67,12 @@ const OptionSet kOptionSets[] = {
      FadeFilePick::kMostDeletes},
     {"fade-so-deep-h1", 8 << 10, 128, 1, false, true, false, 16 << 10, 4 << 10, 3, 100'000,
      FadeFilePick::kMinOverlap},
-    // A memory budget shared with another database: the budget flushes (its
-    // write buffers are 256 KiB, the memtable's own limit is far above),
-    // tables past the pinned share open and leave a bounded table cache,
-    // pages share one cache.
+    // A memory budget of 64 KiB shared with another database: the budget
+    // flushes (its write buffers are 48 KiB, the memtable's own limit is far
+    // above), tables are bound (past 8 KiB pinned they open and leave a
+    // table cache of 12 KiB), pages share one cache.
     {"shared-budget-h2", 4 << 20, 256, 2, true, true, false, 64 << 10, 16 << 10, 4, 0,
-     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 1 << 20},
+     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 64 << 10},
 };
 
 int64_t EnvInt(const char* name, int64_t dflt) {
@@ -121,7 +121,8 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   // tested one's at first (the budget flushes it) and tables of its own with
   // the same file numbers (the caches must keep them apart).
   void OpenNeighbour() {
-    ASSERT_TRUE(MemoryBudget::New(set_.memory_budget, 0.25, &options_.memory_budget).ok());
+    // Tables bound: they open and leave the budget's table cache.
+    ASSERT_TRUE(MemoryBudget::New(set_.memory_budget, 0.75, &options_.memory_budget, true).ok());
     Options o = options_;
     o.cf_defaults.page_size = 256;
     ASSERT_TRUE(DB::Open(o, "/neighbour", &neighbour_).ok());

@@ -40,6 +40,7 @@ struct Flags {
   bool use_existing_db = false;
   int64_t write_buffer_size = 64 << 20;
   int64_t page_cache_bytes = 32 << 20;
+  int64_t memory_budget = 0;  // bytes of a MemoryBudget (write buffers half of it); 0: the two sizes above
   int64_t page_size = 4096;
   int pages_per_tile = 1;
   int bloom_bits = 10;
@@ -59,7 +60,7 @@ struct Flags {
                "lethe_bench: %s\n"
                "usage: lethe_bench [--benchmarks=a,b,...] [--num=N] [--reads=N] [--key_size=16]\n"
                "  [--value_size=100] [--seek_nexts=10] [--threads=1 (readers)] [--db=DIR] [--use_existing_db=0|1]\n"
-               "  [--write_buffer_size=BYTES] [--page_cache_bytes=BYTES] [--page_size=BYTES]\n"
+               "  [--write_buffer_size=BYTES] [--page_cache_bytes=BYTES] [--memory_budget=BYTES] [--page_size=BYTES]\n"
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
@@ -95,6 +96,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "use_existing_db") f.use_existing_db = ParseInt(name, v) != 0;
     else if (name == "write_buffer_size") f.write_buffer_size = ParseInt(name, v);
     else if (name == "page_cache_bytes") f.page_cache_bytes = ParseInt(name, v);
+    else if (name == "memory_budget") f.memory_budget = ParseInt(name, v);
     else if (name == "page_size") f.page_size = ParseInt(name, v);
     else if (name == "pages_per_tile") f.pages_per_tile = static_cast<int>(ParseInt(name, v));
     else if (name == "bloom_bits") f.bloom_bits = static_cast<int>(ParseInt(name, v));
@@ -109,7 +111,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "fade_pick") f.fade_pick = v;
     else Usage(("unknown flag --" + name).c_str());
   }
-  if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.seek_nexts < 0 || f.threads < 1) Usage("out-of-range flag value");
+  if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.value_size > (1 << 19) || f.seek_nexts < 0 || f.threads < 1) Usage("out-of-range flag value");
   if (f.fade_pick != "SO" && f.fade_pick != "SD" && f.fade_pick != "DD") Usage("--fade_pick must be SO, SD or DD");
   if (f.delete_percent < 0 || f.delete_percent > 50) Usage("--delete_percent must be in [0, 50]");
   if (f.reads < 0) f.reads = f.num;
@@ -151,10 +153,11 @@ class Benchmark {
  public:
   explicit Benchmark(Flags flags) : f_(std::move(flags)), live_(static_cast<size_t>(f_.num), false) {
     Rng vr(f_.seed ^ 0xabcdef);
-    // Values are half random bytes, half repeated: about 50 % compressible.
-    value_.resize(static_cast<size_t>(f_.value_size));
-    for (size_t i = 0; i < value_.size(); i++) {
-      value_[i] = i < value_.size() / 2 ? static_cast<char>(vr.Next()) : 'x';
+    // Values are slices of a pool whose every 100-byte stretch is half random
+    // bytes, half repeated: each value differs, and pages compress about 50 %.
+    value_pool_.resize(size_t{1} << 20);
+    for (size_t i = 0; i < value_pool_.size(); i++) {
+      value_pool_[i] = i % 100 < 50 ? static_cast<char>(vr.Next()) : 'x';
     }
   }
 
@@ -162,6 +165,10 @@ class Benchmark {
     lethe::Options o;
     o.write_buffer_size = static_cast<size_t>(f_.write_buffer_size);
     o.page_cache_bytes = static_cast<size_t>(f_.page_cache_bytes);
+    if (f_.memory_budget > 0) {
+      lethe::Status s = lethe::MemoryBudget::New(static_cast<size_t>(f_.memory_budget), 0.5, &o.memory_budget);
+      if (!s.ok()) Usage("bad --memory_budget");
+    }
     o.use_wal = f_.use_wal;
     o.cf_defaults.page_size = static_cast<size_t>(f_.page_size);
     o.cf_defaults.pages_per_tile = f_.pages_per_tile;
@@ -285,7 +292,28 @@ class Benchmark {
     }
     if (spec.write) PrintAmplification();
     if (name == "ycsbdelete") PrintTombstones();
+    PrintMemory();
     return 0;
+  }
+
+  // Resident memory against what the engine counts (its budget, or its own sizes).
+  void PrintMemory() {
+    lethe::DbStatistics st = db_->GetStatistics();
+    long rss_kib = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+      char line[256];
+      while (std::fgets(line, sizeof(line), f)) {
+        if (std::sscanf(line, "VmRSS: %ld kB", &rss_kib) == 1) break;
+      }
+      std::fclose(f);
+    }
+    const double mib = 1048576.0;
+    std::printf("%-12s   memory: RSS %.0f MiB; counted %.0f MiB of %.0f: pages %.0f, write buffers %.0f, tables %.0f"
+                " (pinned %.0f)\n",
+                "", rss_kib / 1024.0,
+                (st.memory_page_cache_bytes + st.memory_write_buffer_bytes + st.memory_table_reader_bytes) / mib,
+                st.memory_budget_bytes / mib, st.memory_page_cache_bytes / mib, st.memory_write_buffer_bytes / mib,
+                st.memory_table_reader_bytes / mib, st.memory_pinned_table_reader_bytes / mib);
   }
 
   // Runs `ops` operations on one thread; the first thread shows progress.
@@ -344,9 +372,11 @@ class Benchmark {
 
   lethe::Status Write(Worker& w, int64_t n) {
     std::string k = Key(n);
-    w.bytes += k.size() + value_.size();
+    const size_t size = static_cast<size_t>(f_.value_size);
+    std::string_view value(value_pool_.data() + w.rng.Uniform(value_pool_.size() - size), size);
+    w.bytes += k.size() + value.size();
     live_[static_cast<size_t>(n)] = true;
-    return db_->Put(wo_, cf_, k, value_);
+    return db_->Put(wo_, cf_, k, value);
   }
   lethe::Status FillSeq(Worker& w, int64_t i, bool*) { return Write(w, i); }
   lethe::Status FillRandom(Worker& w, int64_t, bool*) { return Write(w, static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))); }
@@ -404,6 +434,7 @@ class Benchmark {
     std::printf("Lethe bench     %s, %u CPUs\n", date, std::thread::hardware_concurrency());
     std::printf("Keys:       %d bytes each\nValues:     %d bytes each\nEntries:    %" PRId64 " (reads %" PRId64 ")\n",
                 f_.key_size, f_.value_size, f_.num, f_.reads);
+    if (f_.memory_budget > 0) std::printf("Memory:     a budget of %" PRId64 " B (write buffers half of it)\n", f_.memory_budget);
     std::printf("Options:    write_buffer %" PRId64 " B, page_cache %" PRId64 " B, page %" PRId64
                 " B, pages_per_tile %d, bloom %d bits/key, size_ratio %d, wal %s%s\n",
                 f_.write_buffer_size, f_.page_cache_bytes, f_.page_size, f_.pages_per_tile, f_.bloom_bits,
@@ -447,7 +478,7 @@ class Benchmark {
   Flags f_;
   std::vector<bool> live_;  // which keys hold a value, for space amplification
   lethe::ManualClock clock_{1};  // the logical clock with --dth_ops (1 µs per operation)
-  std::string value_;
+  std::string value_pool_;
   std::unique_ptr<lethe::DB> db_;
   lethe::ColumnFamilyHandle* cf_ = nullptr;
   lethe::WriteOptions wo_;

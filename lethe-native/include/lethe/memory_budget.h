@@ -5,12 +5,17 @@
 // - write buffers: all memtables together take at most write_buffer_ratio
 //   of the capacity; past that, the database with the largest memtable
 //   flushes it (each database's own write_buffer_size still applies);
-// - open tables' index, filters and range tombstones, in full. Tables stay
-//   open for good (pinned, read without a lock) while all open tables take
-//   less than a quarter of what the write buffers leave; later tables go
-//   through a table cache bounded to half of it, by bytes;
-// - the page cache gets the rest: its capacity shrinks by what the write
-//   buffers and open tables hold.
+// - open tables' index, filters and range tombstones, in full. By default
+//   every table stays open for good (pinned, read without a lock): their
+//   memory is counted, squeezes the page cache, and may take the budget past
+//   its capacity when it exceeds what write buffers and the page cache's
+//   floor leave. With bound_table_readers, tables stay pinned only while
+//   they take at most half of what the write buffers leave; later ones go
+//   through a table cache of three quarters of it, bounded by bytes. That
+//   bound is strict, but a table that left the cache is opened again (its
+//   whole index and filters read) on its next use;
+// - the page cache gets the rest, at least an eighth of the capacity: its
+//   capacity shrinks by what the write buffers and open tables hold.
 // The per-database sizes (write_buffer_size, page_cache_bytes) apply only to
 // a database without a budget.
 //
@@ -34,8 +39,9 @@ class MemoryBudget {
     size_t page_cache = 0;          // decoded pages held
   };
 
-  // capacity_bytes at least 1 MiB; write_buffer_ratio in (0, 1).
-  static Status New(size_t capacity_bytes, double write_buffer_ratio, std::shared_ptr<MemoryBudget>* result);
+  // capacity_bytes at least 64 KiB; write_buffer_ratio in (0, 1).
+  static Status New(size_t capacity_bytes, double write_buffer_ratio, std::shared_ptr<MemoryBudget>* result,
+                    bool bound_table_readers = false);
 
   virtual ~MemoryBudget() = default;
   virtual Usage GetUsage() const = 0;

@@ -6,32 +6,35 @@ namespace lethe {
 
 namespace {
 constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kMinCapacity = size_t{64} << 10;
 }
 
-Status MemoryBudget::New(size_t capacity_bytes, double write_buffer_ratio, std::shared_ptr<MemoryBudget>* result) {
-  if (capacity_bytes < kMiB) return Status::InvalidArgument("memory budget: capacity must be at least 1 MiB");
+Status MemoryBudget::New(size_t capacity_bytes, double write_buffer_ratio, std::shared_ptr<MemoryBudget>* result,
+                         bool bound_table_readers) {
+  if (capacity_bytes < kMinCapacity) return Status::InvalidArgument("memory budget: capacity must be at least 64 KiB");
   if (!(write_buffer_ratio > 0 && write_buffer_ratio < 1)) {
     return Status::InvalidArgument("memory budget: write_buffer_ratio must be in (0, 1)");
   }
-  *result = MemoryBudgetImpl::Shared(capacity_bytes, write_buffer_ratio);
+  *result = MemoryBudgetImpl::Shared(capacity_bytes, write_buffer_ratio, bound_table_readers);
   return Status::OK();
 }
 
-MemoryBudgetImpl::MemoryBudgetImpl(bool shared, size_t capacity, size_t write_buffer_limit)
+MemoryBudgetImpl::MemoryBudgetImpl(bool shared, size_t capacity, size_t write_buffer_limit, bool bound_readers)
     : shared_(shared), capacity_(capacity), write_buffer_limit_(write_buffer_limit),
-      pinned_limit_(shared ? (capacity - write_buffer_limit) / 4 : 0) {
+      pinned_limit_(!shared ? 0 : bound_readers ? (capacity - write_buffer_limit) / 2 : SIZE_MAX) {
   if (capacity_ > 0) pages_ = std::make_unique<PageCache>(capacity_);
   // A reader in use is held by its user: the bound can be strict.
-  if (shared_) readers_ = std::make_unique<TableReaderCache>((capacity_ - write_buffer_limit_) / 2, false);
+  if (shared_) readers_ = std::make_unique<TableReaderCache>((capacity_ - write_buffer_limit_) / 4 * 3, false);
 }
 
-std::shared_ptr<MemoryBudgetImpl> MemoryBudgetImpl::Shared(size_t capacity, double write_buffer_ratio) {
+std::shared_ptr<MemoryBudgetImpl> MemoryBudgetImpl::Shared(size_t capacity, double write_buffer_ratio,
+                                                           bool bound_readers) {
   auto limit = static_cast<size_t>(static_cast<double>(capacity) * write_buffer_ratio);
-  return std::shared_ptr<MemoryBudgetImpl>(new MemoryBudgetImpl(true, capacity, limit));
+  return std::shared_ptr<MemoryBudgetImpl>(new MemoryBudgetImpl(true, capacity, limit, bound_readers));
 }
 
 std::shared_ptr<MemoryBudgetImpl> MemoryBudgetImpl::Fixed(size_t page_cache_bytes) {
-  return std::shared_ptr<MemoryBudgetImpl>(new MemoryBudgetImpl(false, page_cache_bytes, 0));
+  return std::shared_ptr<MemoryBudgetImpl>(new MemoryBudgetImpl(false, page_cache_bytes, 0, false));
 }
 
 std::shared_ptr<const TableReader> MemoryBudgetImpl::Track(std::unique_ptr<TableReader> r, bool want_pin,
@@ -39,7 +42,7 @@ std::shared_ptr<const TableReader> MemoryBudgetImpl::Track(std::unique_ptr<Table
   const size_t bytes = r->MemoryUsage();
   {
     std::lock_guard<std::mutex> l(mu_);
-    *pinned = shared_ ? want_pin && pinned_ + bytes <= pinned_limit_ : want_pin;
+    *pinned = shared_ ? want_pin && bytes <= pinned_limit_ - pinned_ : want_pin;
     table_readers_ += bytes;
     if (*pinned) pinned_ += bytes;
     ReserveLocked();
@@ -53,7 +56,7 @@ bool MemoryBudgetImpl::Promote(const std::shared_ptr<const TableReader>& r) {
   if (charge == nullptr) return false;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (charge->pinned || pinned_ + charge->bytes > pinned_limit_) return charge->pinned;
+    if (charge->pinned || charge->bytes > pinned_limit_ - pinned_) return charge->pinned;
     charge->pinned = true;
     pinned_ += charge->bytes;
   }
@@ -81,8 +84,9 @@ void MemoryBudgetImpl::SetReadersReserved() {
 
 void MemoryBudgetImpl::ReserveLocked() {
   if (!shared_ || pages_ == nullptr) return;
-  // In whole MiB: a write does not touch the page cache's shards.
-  size_t want = (write_buffers_ + table_readers_ + kMiB - 1) / kMiB * kMiB;
+  // In whole MiB: a write does not touch the page cache's shards. Pages
+  // keep at least an eighth of the capacity.
+  size_t want = std::min((write_buffers_ + table_readers_ + kMiB - 1) / kMiB * kMiB, capacity_ - capacity_ / 8);
   if (want == reserved_) return;
   reserved_ = want;
   pages_->SetReserved(want);

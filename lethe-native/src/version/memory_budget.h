@@ -17,6 +17,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -62,7 +63,7 @@ class WriteBufferShare {
 
 class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_from_this<MemoryBudgetImpl> {
  public:
-  static std::shared_ptr<MemoryBudgetImpl> Shared(size_t capacity, double write_buffer_ratio);
+  static std::shared_ptr<MemoryBudgetImpl> Shared(size_t capacity, double write_buffer_ratio, bool bound_readers);
   // One database's own page cache (0: none).
   static std::shared_ptr<MemoryBudgetImpl> Fixed(size_t page_cache_bytes);
 
@@ -78,7 +79,8 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
 
   // Counts r's memory for as long as the returned reader lives. *pinned
   // says whether r may stay open for good: on a shared budget while pinned
-  // readers take at most their share, on a fixed one if want_pin.
+  // readers take at most their share (unlimited unless readers are bound),
+  // on a fixed one if want_pin.
   std::shared_ptr<const TableReader> Track(std::unique_ptr<TableReader> r, bool want_pin, bool* pinned);
   // Whether a tracked reader that was not pinned may now stay open for
   // good (it is then counted as pinned).
@@ -96,7 +98,7 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
 
  private:
   friend class WriteBufferShare;
-  MemoryBudgetImpl(bool shared, size_t capacity, size_t write_buffer_limit);
+  MemoryBudgetImpl(bool shared, size_t capacity, size_t write_buffer_limit, bool bound_readers);
   void Charge(WriteBufferShare* w, size_t bytes);
   void Switched(WriteBufferShare* w, size_t uncharged);
   void Flushed(WriteBufferShare* w);

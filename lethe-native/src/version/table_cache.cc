@@ -29,7 +29,9 @@ Status TableCache::Load(const FileMetaData& f, bool may_pin, std::shared_ptr<con
   s = TableReader::Open(reader_options_, fname, f.number, std::move(file), f.file_size, &reader);
   if (!s.ok()) return s;
   const size_t bytes = reader->MemoryUsage();
-  *table = budget_->Track(std::move(reader), may_pin, pinned);
+  // A fixed budget counts a table as pinned when this database pins every table.
+  *table = budget_->Track(std::move(reader), budget_->shared() ? may_pin : pin_, pinned);
+  if (!budget_->shared()) *pinned = may_pin && pin_;
   // Pinned tables stay findable (a later record of the same file shares
   // them) at no charge: the budget counts them as pinned.
   Cache()->Insert(key, *table, !budget_->shared() ? 1 : *pinned ? 0 : bytes);

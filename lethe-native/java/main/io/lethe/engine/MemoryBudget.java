@@ -11,9 +11,13 @@ import io.lethe.engine.internal.NativeLibrary;
  * <ul>
  *   <li>write buffers take at most {@code writeBufferRatio} of the capacity; past that, the database
  *       holding the largest memtable flushes it;
- *   <li>open tables count in full: they stay open for good while those take at most a quarter of
- *       what the write buffers leave, and later ones go through a table cache bounded to half of it;
- *   <li>the page cache gets the rest.
+ *   <li>open tables' index, filters and tombstones count in full. By default every table stays open
+ *       for good: their memory squeezes the page cache and may take the budget past its capacity.
+ *       With {@code boundTableReaders}, tables stay open for good while they take at most half of
+ *       what the write buffers leave, and later ones go through a table cache of three quarters of
+ *       it, bounded by bytes: a strict bound, but a table that left the cache is opened again (its
+ *       whole index and filters read) on its next use;
+ *   <li>the page cache gets the rest, at least an eighth of the capacity.
  * </ul>
  *
  * <p>Thread-safe. {@link #close()} lets go of this handle; databases opened with the budget keep it
@@ -29,16 +33,23 @@ public final class MemoryBudget implements AutoCloseable {
     }
 
     /**
-     * A budget of {@code capacityBytes} (at least 1 MiB), of which write buffers take at most {@code
-     * writeBufferRatio} (in (0, 1)).
+     * A budget of {@code capacityBytes} (at least 64 KiB), of which write buffers take at most {@code
+     * writeBufferRatio} (in (0, 1)); every open table stays open.
      */
     public static MemoryBudget create(long capacityBytes, double writeBufferRatio) throws LetheException {
-        ColumnFamilyOptions.checkLong(capacityBytes, 1L << 20, 1L << 50, "capacityBytes");
+        return create(capacityBytes, writeBufferRatio, false);
+    }
+
+    /** As {@link #create(long, double)}, with open tables bounded or not (see the class comment). */
+    public static MemoryBudget create(long capacityBytes, double writeBufferRatio, boolean boundTableReaders)
+            throws LetheException {
+        ColumnFamilyOptions.checkLong(capacityBytes, 64L << 10, 1L << 50, "capacityBytes");
         if (!(writeBufferRatio > 0 && writeBufferRatio < 1)) {
             throw new IllegalArgumentException("writeBufferRatio must be in (0, 1): " + writeBufferRatio);
         }
         NativeLibrary.ensureLoaded();
-        return new MemoryBudget(capacityBytes, Native.newMemoryBudget(capacityBytes, writeBufferRatio));
+        return new MemoryBudget(capacityBytes,
+                Native.newMemoryBudget(capacityBytes, writeBufferRatio, boundTableReaders));
     }
 
     public long capacityBytes() {

@@ -67,10 +67,24 @@ class MemoryBudgetTest {
 
     @Test
     void badArgumentsAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> MemoryBudget.create((1L << 20) - 1, 0.5));
+        assertThrows(IllegalArgumentException.class, () -> MemoryBudget.create((64L << 10) - 1, 0.5));
         assertThrows(IllegalArgumentException.class, () -> MemoryBudget.create(1L << 20, 0));
         assertThrows(IllegalArgumentException.class, () -> MemoryBudget.create(1L << 20, 1));
         assertThrows(IllegalArgumentException.class, () -> MemoryBudget.create(1L << 20, Double.NaN));
         assertThrows(IllegalArgumentException.class, () -> DbOptions.builder().multiGetThreads(65));
+    }
+
+    @Test
+    void aBudgetWithBoundTablesServesADatabase() throws Exception {
+        try (MemoryBudget budget = MemoryBudget.create(1L << 20, 0.5, true);
+                LetheDb db = LetheDb.open(dir.resolve("db").toString(), on(budget))) {
+            for (int i = 0; i < 5000; i++) {
+                db.put(db.defaultColumnFamily(), b("k" + i), b("v" + i));
+            }
+            db.flush();
+            assertEquals("v4321", s(db.get(db.defaultColumnFamily(), b("k4321"))));
+            MemoryBudget.Usage u = budget.usage();
+            assertTrue(u.tableReaders() > 0 && u.pinnedTableReaders() <= (256L << 10), u.toString());
+        }
     }
 }

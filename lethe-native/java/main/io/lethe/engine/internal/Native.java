@@ -16,7 +16,8 @@ public final class Native {
     public static native void closeDb(long db);
 
     // Memory budgets.
-    public static native long newMemoryBudget(long capacityBytes, double writeBufferRatio) throws LetheException;
+    public static native long newMemoryBudget(long capacityBytes, double writeBufferRatio, boolean boundTableReaders)
+            throws LetheException;
 
     /** capacity, write buffers, table readers, pinned table readers, page cache. */
     public static native long[] memoryBudgetUsage(long budget);

@@ -48,6 +48,16 @@ public final class LetheOptions {
                             + " a slot may take together, in (0, 1); past it, the engine holding the largest"
                             + " memtable flushes it.");
 
+    public static final ConfigOption<Boolean> BOUND_OPEN_TABLES =
+            ConfigOptions.key("state.backend.lethe.memory.bound-open-tables")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("With managed memory: keep the open tables' index and filters within the"
+                            + " budget (tables past their share go through a table cache bounded by bytes, and are"
+                            + " opened again, whole index and filters read, when they left it). When false, every"
+                            + " table stays open: its memory is counted and squeezes the page cache, but may take"
+                            + " the slot past its managed memory when the state's index and filters outgrow it.");
+
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key("state.backend.lethe.write-buffer-size")
                     .memoryType()

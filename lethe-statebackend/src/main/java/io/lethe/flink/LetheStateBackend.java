@@ -48,6 +48,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
     static final List<ConfigOption<?>> ALL_OPTIONS = List.of(
             LetheOptions.LOCAL_DIRECTORIES,
             LetheOptions.USE_MANAGED_MEMORY,
+            LetheOptions.BOUND_OPEN_TABLES,
             LetheOptions.WRITE_BUFFER_RATIO,
             LetheOptions.WRITE_BUFFER_SIZE,
             LetheOptions.PAGE_CACHE_SIZE,
@@ -200,9 +201,10 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             return null;
         }
         double ratio = settings.get(LetheOptions.WRITE_BUFFER_RATIO);
+        boolean bound = settings.get(LetheOptions.BOUND_OPEN_TABLES);
         try {
             return env.getMemoryManager().getSharedMemoryResourceForManagedMemory(MANAGED_MEMORY_RESOURCE_ID,
-                    size -> MemoryBudget.create(Math.max(size, MIN_BUDGET_BYTES), ratio), fraction);
+                    size -> MemoryBudget.create(Math.max(size, MIN_BUDGET_BYTES), ratio, bound), fraction);
         } catch (Exception e) {
             throw new IOException("Could not reserve the Lethe engines' memory budget from the slot's managed"
                     + " memory (fraction " + fraction + ")", e);
