@@ -113,6 +113,7 @@ void MemoryBudgetImpl::Charge(WriteBufferShare* w, size_t bytes) {
   std::shared_ptr<WriteBufferShare> flush;
   {
     std::lock_guard<std::mutex> l(mu_);
+    if (w->gone_) return;
     w->active_ += bytes;
     write_buffers_ += bytes;
     if (!w->requested_.load(std::memory_order_relaxed)) mutable_unrequested_ += bytes;
@@ -147,6 +148,7 @@ void MemoryBudgetImpl::Wake(const std::shared_ptr<WriteBufferShare>& w) {
 
 void MemoryBudgetImpl::Switched(WriteBufferShare* w, size_t uncharged) {
   std::lock_guard<std::mutex> l(mu_);
+  if (w->gone_) return;
   if (!w->requested_.exchange(false, std::memory_order_acq_rel)) mutable_unrequested_ -= w->active_;
   write_buffers_ += uncharged;
   w->immutable_ += w->active_ + uncharged;
@@ -166,6 +168,7 @@ void MemoryBudgetImpl::Unregister(WriteBufferShare* w) {
   if (!w->requested_.exchange(false, std::memory_order_acq_rel)) mutable_unrequested_ -= w->active_;
   write_buffers_ -= w->active_ + w->immutable_;
   w->active_ = w->immutable_ = 0;
+  w->gone_ = true;
   shares_.erase(std::remove_if(shares_.begin(), shares_.end(), [w](const ShareRef& r) { return r.share == w; }),
                 shares_.end());
   ReserveLocked();

@@ -58,6 +58,7 @@ class WriteBufferShare {
   bool closed_ = false;  // wake_mu_
   // The budget's mutex guards these; requested_ is also read without it.
   size_t active_ = 0, immutable_ = 0;
+  bool gone_ = false;  // unregistered: charges no longer count
   std::atomic<bool> requested_{false};
 };
 
