@@ -72,8 +72,8 @@ public final class LetheKeyedStateBackendBuilder<K> {
     }
 
     /**
-     * The lease on the slot's shared memory budget the engine opens on (null: none). The backend gives
-     * it back when disposed; a failed build gives it back at once.
+     * The lease on the slot's shared memory budget the engine opens on (null: none). The built backend
+     * gives it back when disposed; if the build fails, the caller gives it back.
      */
     public LetheKeyedStateBackendBuilder<K> setSharedMemory(AutoCloseable lease) {
         this.sharedMemory = lease;
@@ -127,13 +127,6 @@ public final class LetheKeyedStateBackendBuilder<K> {
                 restored.db().close();
             }
             FileUtils.deleteDirectoryQuietly(instanceBasePath);
-            if (sharedMemory != null) {
-                try {
-                    sharedMemory.close();
-                } catch (Exception closing) {
-                    e.addSuppressed(closing);
-                }
-            }
             if (e instanceof IOException) {
                 throw (IOException) e;
             }

@@ -184,7 +184,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     .build();
         } catch (IOException | RuntimeException e) {
             if (memory != null) {
-                closeQuietly(memory);  // idempotent: the builder may have given it back already
+                closeQuietly(memory);  // the build failed: no backend holds the lease
             }
             throw e;
         }
