@@ -6,7 +6,8 @@
 //   lethe_bench --benchmarks=fillrandom,readrandom --num=1000000
 //
 // Benchmarks: fillseq, fillrandom, overwrite, readrandom, readmissing,
-// deleterandom, seekrandom (seek + --seek_nexts), readseq, ycsbdelete (the
+// deleterandom, seekrandom (seek + --seek_nexts), multireadrandom (MultiGet
+// batches of --batch_size keys, counted per key), readseq, ycsbdelete (the
 // delete-heavy YCSB-A variant: --delete_percent, FADE with --dth_ops in
 // logical time); and the steps flush (memtables to level 0) and compact
 // (everything to the last level).
@@ -35,6 +36,8 @@ struct Flags {
   int key_size = 16;
   int value_size = 100;
   int seek_nexts = 10;
+  int batch_size = 100;        // multireadrandom: keys per MultiGet
+  int multi_get_threads = 1;   // helpers of a MultiGet batch
   int threads = 1;  // reader threads of readrandom, readmissing and seekrandom
   std::string db;
   bool use_existing_db = false;
@@ -59,14 +62,14 @@ struct Flags {
   std::fprintf(stderr,
                "lethe_bench: %s\n"
                "usage: lethe_bench [--benchmarks=a,b,...] [--num=N] [--reads=N] [--key_size=16]\n"
-               "  [--value_size=100] [--seek_nexts=10] [--threads=1 (readers)] [--db=DIR] [--use_existing_db=0|1]\n"
+               "  [--value_size=100] [--seek_nexts=10] [--batch_size=100] [--multi_get_threads=1] [--threads=1 (readers)] [--db=DIR] [--use_existing_db=0|1]\n"
                "  [--write_buffer_size=BYTES] [--page_cache_bytes=BYTES] [--memory_budget=BYTES] [--page_size=BYTES]\n"
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
                "  [--fade_pick=SO|SD|DD]\n"
                "benchmarks: fillseq fillrandom overwrite readrandom readmissing deleterandom\n"
-               "  seekrandom readseq ycsbdelete; steps: flush compact\n",
+               "  seekrandom multireadrandom readseq ycsbdelete; steps: flush compact\n",
                error);
   std::exit(2);
 }
@@ -91,6 +94,8 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "key_size") f.key_size = static_cast<int>(ParseInt(name, v));
     else if (name == "value_size") f.value_size = static_cast<int>(ParseInt(name, v));
     else if (name == "seek_nexts") f.seek_nexts = static_cast<int>(ParseInt(name, v));
+    else if (name == "batch_size") f.batch_size = static_cast<int>(ParseInt(name, v));
+    else if (name == "multi_get_threads") f.multi_get_threads = static_cast<int>(ParseInt(name, v));
     else if (name == "threads") f.threads = static_cast<int>(ParseInt(name, v));
     else if (name == "db") f.db = v;
     else if (name == "use_existing_db") f.use_existing_db = ParseInt(name, v) != 0;
@@ -111,7 +116,8 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "fade_pick") f.fade_pick = v;
     else Usage(("unknown flag --" + name).c_str());
   }
-  if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.value_size > (1 << 19) || f.seek_nexts < 0 || f.threads < 1) Usage("out-of-range flag value");
+  if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.value_size > (1 << 19) || f.seek_nexts < 0 || f.threads < 1 ||
+      f.batch_size < 1 || f.multi_get_threads < 0) Usage("out-of-range flag value");
   if (f.fade_pick != "SO" && f.fade_pick != "SD" && f.fade_pick != "DD") Usage("--fade_pick must be SO, SD or DD");
   if (f.delete_percent < 0 || f.delete_percent > 50) Usage("--delete_percent must be in [0, 50]");
   if (f.reads < 0) f.reads = f.num;
@@ -170,6 +176,7 @@ class Benchmark {
       if (!s.ok()) Usage("bad --memory_budget");
     }
     o.use_wal = f_.use_wal;
+    o.multi_get_threads = f_.multi_get_threads;
     o.cf_defaults.page_size = static_cast<size_t>(f_.page_size);
     o.cf_defaults.pages_per_tile = f_.pages_per_tile;
     o.cf_defaults.bloom_bits_per_key = f_.bloom_bits;
@@ -227,6 +234,7 @@ class Benchmark {
         {"readmissing", {&Benchmark::ReadMissing, false, true}},
         {"deleterandom", {&Benchmark::DeleteRandom, true, true}},
         {"seekrandom", {&Benchmark::SeekRandom, false, true}},
+        {"multireadrandom", {&Benchmark::MultiReadRandom, false, true}},
         {"readseq", {&Benchmark::ReadSeq, false, false}},
         {"ycsbdelete", {&Benchmark::YcsbDelete, true, true}},
     };
@@ -242,6 +250,9 @@ class Benchmark {
     if (it == specs.end()) Usage(("unknown benchmark " + name).c_str());
     const Spec& spec = it->second;
     int64_t ops = name == "readseq" ? 1 : (spec.use_reads ? f_.reads : f_.num);
+    // A multireadrandom operation is a batch; it is counted per key below.
+    const int64_t per_op = name == "multireadrandom" ? f_.batch_size : 1;
+    ops = std::max<int64_t>(ops / per_op, 1);
     // Writers and readseq run on one thread; readers on --threads.
     int threads = spec.write || name == "readseq" ? 1 : f_.threads;
     std::vector<Worker> workers;
@@ -275,12 +286,14 @@ class Benchmark {
       settle = NowSeconds() - s0;
     }
     if (name == "readseq") ops = found;
+    ops *= per_op;
     std::fprintf(stderr, "%40s\r", "");
     std::printf("%-12s : %9.3f micros/op %10.0f ops/sec; %7.1f MB/s", name.c_str(),
                 elapsed * 1e6 / std::max<int64_t>(ops, 1), ops / elapsed, bytes / elapsed / 1048576.0);
     if (threads > 1) std::printf(" (%d threads)", threads);
     if (spec.write) std::printf(" (settle %.2f s)", settle);
-    if (name == "readrandom" || name == "readmissing" || name == "deleterandom" || name == "seekrandom") {
+    if (name == "readrandom" || name == "readmissing" || name == "deleterandom" || name == "seekrandom" ||
+        name == "multireadrandom") {
       std::printf(" (found %" PRId64 " of %" PRId64 ")", found, ops);
     }
     std::printf("\n");
@@ -387,6 +400,25 @@ class Benchmark {
     *found = s.ok();
     w.bytes += v.size();
     return s;
+  }
+  // One MultiGet of --batch_size random keys; adds its hits to w.found.
+  lethe::Status MultiReadRandom(Worker& w, int64_t, bool*) {
+    const size_t n = static_cast<size_t>(f_.batch_size);
+    std::vector<std::string> keys(n), values(n);
+    std::vector<std::string_view> views(n);
+    std::vector<lethe::Status> statuses(n);
+    for (size_t i = 0; i < n; i++) {
+      keys[i] = Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num))));
+      views[i] = keys[i];
+    }
+    db_->MultiGet(lethe::ReadOptions(), cf_, n, views.data(), values.data(), statuses.data());
+    for (size_t i = 0; i < n; i++) {
+      if (statuses[i].IsNotFound()) continue;
+      if (!statuses[i].ok()) return statuses[i];
+      w.found++;
+      w.bytes += values[i].size();
+    }
+    return lethe::Status::OK();
   }
   lethe::Status ReadMissing(Worker& w, int64_t, bool* found) {
     std::string v;

@@ -96,7 +96,7 @@ struct Options {
   // cache, write buffers and open tables all count against it.
   // write_buffer_size still caps this database's memtables.
   std::shared_ptr<MemoryBudget> memory_budget;
-  // Threads that help a MultiGet through a batch of more than 16 distinct
+  // Threads that help a MultiGet through a batch of more than 4 distinct
   // keys, beside the caller (0: the caller alone). Shared by the callers.
   int multi_get_threads = 1;
 

@@ -18,7 +18,7 @@ constexpr size_t kMaxKeyBytes = 64u << 20;
 constexpr size_t kBudgetChargeStep = 64u << 10;
 constexpr size_t kMaxValueBytes = 1u << 30;
 // Keys of a MultiGet batch per chunk shared out to the read pool.
-constexpr size_t kMultiGetChunk = 16;
+constexpr size_t kMultiGetChunk = 4;
 
 namespace {
 

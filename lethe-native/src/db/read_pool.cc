@@ -1,8 +1,27 @@
 #include "db/read_pool.h"
 
-#include <atomic>
+#include <chrono>
 
 namespace lethe {
+
+namespace {
+
+// How long a helper polls for the next batch, and a caller for the helpers'
+// last chunks, before sleeping.
+constexpr auto kPollFor = std::chrono::microseconds(50);
+
+// Polls until done() or kPollFor has passed; true if done.
+template <typename Done>
+bool PollBriefly(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kPollFor;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+}  // namespace
 
 struct ReadPool::Job {
   size_t chunks = 0;
@@ -10,6 +29,7 @@ struct ReadPool::Job {
   std::atomic<size_t> next{0}, finished{0};
   std::mutex mu;
   std::condition_variable done;
+  bool Finished() const { return finished.load(std::memory_order_acquire) == chunks; }
 };
 
 ReadPool::ReadPool(int threads) {
@@ -41,15 +61,19 @@ void ReadPool::ParallelFor(size_t chunks, const std::function<void(size_t)>& fn)
   job->chunks = chunks;
   job->fn = &fn;
   if (chunks > 1 && !threads_.empty()) {
+    bool wake;
     {
       std::lock_guard<std::mutex> l(mu_);
       for (size_t h = 0; h < threads_.size() && h + 1 < chunks; h++) queue_.push_back(job);
+      queued_.store(queue_.size(), std::memory_order_release);
+      wake = sleeping_ > 0;
     }
-    cv_.notify_all();
+    if (wake) cv_.notify_all();
   }
   Work(job.get());
+  if (PollBriefly([&] { return job->Finished(); })) return;
   std::unique_lock<std::mutex> l(job->mu);
-  job->done.wait(l, [&] { return job->finished.load(std::memory_order_acquire) == chunks; });
+  job->done.wait(l, [&] { return job->Finished(); });
 }
 
 void ReadPool::Helper() {
@@ -57,10 +81,18 @@ void ReadPool::Helper() {
     std::shared_ptr<Job> job;
     {
       std::unique_lock<std::mutex> l(mu_);
+      if (queue_.empty() && !stopping_) {
+        l.unlock();
+        PollBriefly([this] { return queued_.load(std::memory_order_acquire) > 0; });
+        l.lock();
+      }
+      sleeping_++;
       cv_.wait(l, [this] { return stopping_ || !queue_.empty(); });
+      sleeping_--;
       if (stopping_) return;
       job = std::move(queue_.front());
       queue_.pop_front();
+      queued_.store(queue_.size(), std::memory_order_release);
     }
     Work(job.get());  // nothing left to take: returns at once
   }

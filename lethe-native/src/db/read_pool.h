@@ -4,9 +4,16 @@
 // nothing but its wake-up, and the caller never waits for a chunk no one
 // started.
 //
+// Batches tend to come in streams and a chunk takes microseconds, while a
+// sleeping thread takes tens of microseconds to wake. So an idle helper
+// polls for the next batch for a short while before it sleeps, and a caller
+// polls for the helpers' last chunks before it sleeps. Both yield while they
+// poll, so a thread with real work on the same core runs first.
+//
 // Thread-safety: ParallelFor may be called from many threads at once.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -37,6 +44,8 @@ class ReadPool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Job>> queue_;  // mu_
+  std::atomic<size_t> queued_{0};           // queue_.size(), read without mu_
+  int sleeping_ = 0;                        // mu_: helpers waiting on cv_
   bool stopping_ = false;                   // mu_
   std::vector<std::thread> threads_;
 };

@@ -142,7 +142,7 @@ public final class DbOptions {
         }
 
         /**
-         * Threads that help a multiGet through a batch of more than 16 distinct keys, beside the
+         * Threads that help a multiGet through a batch of more than 4 distinct keys, beside the
          * caller (0: the caller alone; at most 64).
          */
         public Builder multiGetThreads(int v) {

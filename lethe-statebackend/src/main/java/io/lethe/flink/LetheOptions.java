@@ -72,6 +72,15 @@ public final class LetheOptions {
                     .defaultValue(MemorySize.parse("32mb"))
                     .withDescription("Capacity of one engine's page cache, when managed memory is not used.");
 
+    public static final ConfigOption<Integer> MAX_OPEN_FILES =
+            ConfigOptions.key("state.backend.lethe.files.open")
+                    .intType()
+                    .defaultValue(-1)
+                    .withDescription("Table files one operator's engine keeps open at most, when managed memory is"
+                            + " not used: -1 keeps every table open (its index and filters stay in memory and a"
+                            + " read takes no lock of the table cache), or at least 16. With managed memory the"
+                            + " budget bounds open tables instead (see memory.bound-open-tables).");
+
     public static final ConfigOption<Integer> SIZE_RATIO =
             ConfigOptions.key("state.backend.lethe.size-ratio")
                     .intType()
@@ -198,6 +207,7 @@ public final class LetheOptions {
                     .useWal(false) // durability comes from Flink's checkpoints
                     .writeBufferSizeBytes(writeBufferBytes)
                     .pageCacheBytes(pageCacheBytes)
+                    .maxOpenFiles(config.get(MAX_OPEN_FILES))
                     .memoryBudget(budget)
                     .verifyChecksums(config.get(VERIFY_CHECKSUMS))
                     .avoidBlindDeletes(config.get(AVOID_BLIND_DELETES))
@@ -230,6 +240,10 @@ public final class LetheOptions {
     /** Validates every option now, so a bad value fails at configuration time, naming the key. */
     static void validate(ReadableConfig config) {
         checkRange(config, SIZE_RATIO, 2, 1000);
+        int openFiles = config.get(MAX_OPEN_FILES);
+        if (openFiles != -1 && (openFiles < 16 || openFiles > 1 << 20)) {
+            throw invalid(MAX_OPEN_FILES, openFiles, "-1 (every table open) or an integer in [16, 1048576]");
+        }
         pagesPerTile(config);
         checkRange(config, BLOOM_BITS_PER_KEY, 0, 64);
         config.get(COMPRESSION); // an unknown codec fails here, naming the key

@@ -52,6 +52,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.WRITE_BUFFER_RATIO,
             LetheOptions.WRITE_BUFFER_SIZE,
             LetheOptions.PAGE_CACHE_SIZE,
+            LetheOptions.MAX_OPEN_FILES,
             LetheOptions.SIZE_RATIO,
             LetheOptions.PAGE_SIZE,
             LetheOptions.PAGES_PER_TILE,

@@ -112,6 +112,20 @@ class LetheStateBackendFactoryTest {
                 () -> new LetheStateBackendFactory().createFromConfig(codec, getClass().getClassLoader()));
         assertTrue(e.getMessage().contains("state.backend.lethe.bottommost-compression")
                 && e.getMessage().contains("ZSTD"), "names the key and the codecs: " + e.getMessage());
+
+        Configuration files = letheConfig();
+        files.set(LetheOptions.MAX_OPEN_FILES, 8);
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(files, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("state.backend.lethe.files.open"), e.getMessage());
+    }
+
+    @Test
+    void openFilesReachTheEngine() {
+        Configuration c = new Configuration();
+        assertEquals(-1, LetheOptions.dbOptions(c, 1 << 20, 1 << 20, null).maxOpenFiles(), "every table open");
+        c.set(LetheOptions.MAX_OPEN_FILES, 64);
+        assertEquals(64, LetheOptions.dbOptions(c, 1 << 20, 1 << 20, null).maxOpenFiles());
     }
 
     /** A misspelt key would be ignored silently; a misspelt threshold would leave deletes unbounded. */
