@@ -97,10 +97,10 @@ Status Open(MemEnv* env, bool verify, PageCache* cache, std::unique_ptr<TableRea
 void Exercise(const TableReader& table, const std::vector<std::string>& probes,
               const PageOverrides* overrides) {
   std::vector<std::string> keys = probes;  // sort keys to seek and look up
-  for (const TileMeta& t : table.tiles()) {
+  for (size_t t = 0; t < table.tile_count(); t++) {
     if (keys.size() > 24) break;
-    keys.push_back(t.smallest);
-    keys.push_back(t.largest);
+    keys.push_back(std::string(table.tile(t).smallest));
+    keys.push_back(std::string(table.tile(t).largest));
   }
   auto it = table.NewIterator(/*fill_cache=*/true, overrides);
   size_t n = 0;

@@ -165,7 +165,9 @@ void DeleteRecentInserts(FadeRun* run, int ops) {
     uint64_t k = rnd.Uniform(1'000'000'000);
     run->Op([&](DB* db, ColumnFamilyHandle* cf) {
       ASSERT_TRUE(db->Put(kWrite, cf, Key(k), kValue).ok());
-      if (i >= 50 && i % 10 == 0) ASSERT_TRUE(db->Delete(kWrite, cf, Key(recent[i % 50])).ok());
+      if (i >= 50 && i % 10 == 0) {
+        ASSERT_TRUE(db->Delete(kWrite, cf, Key(recent[i % 50])).ok());
+      }
     });
     recent[i % 50] = k;
   }
@@ -215,7 +217,9 @@ TEST_P(FadeBoundTest, NoTombstoneOutlivesTheThreshold) {
   run.Check();
   EXPECT_GT(run.tombstones_seen(), 0u) << "the workload left no tombstone in any file";
   EXPECT_LE(run.max_age_us(), kThresholdUs) << w.name;
-  if (w.needs_delete_driven) EXPECT_GT(run.delete_driven(), 0u) << w.name << ": FADE never had to act";
+  if (w.needs_delete_driven) {
+    EXPECT_GT(run.delete_driven(), 0u) << w.name << ": FADE never had to act";
+  }
   std::printf("[ fade     ] %s: oldest tombstone seen %.3f s (D_th 1 s), %llu delete-driven compactions\n", w.name,
               run.max_age_us() / 1e6, static_cast<unsigned long long>(run.delete_driven()));
 }

@@ -129,7 +129,9 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     for (int i = 0; i < 1500; i++) {
       std::string k = "key" + std::to_string(i % 200) + "/" + std::to_string(i);
       ASSERT_TRUE(neighbour_->Put(WriteOptions(), neighbour_->DefaultColumnFamily(), k, std::string(100, 'n')).ok());
-      if (i == 500) ASSERT_TRUE(neighbour_->Flush().ok());
+      if (i == 500) {
+        ASSERT_TRUE(neighbour_->Flush().ok());
+      }
     }
   }
 

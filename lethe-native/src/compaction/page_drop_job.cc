@@ -57,7 +57,8 @@ PageDropJob::PageDropJob(PageDropJobOptions options, FileTables tables)
 
 Status PageDropJob::Tiles(std::vector<PlannedTile>* tiles) {
   tiles->clear();
-  for (const TileMeta& tile : tables_.table->tiles()) {
+  for (size_t t = 0; t < tables_.table->tile_count(); t++) {
+    const TileView tile = tables_.table->tile(t);
     PlannedTile planned{tile.smallest, tile.largest, {}};
     for (const PageMeta& own : tile.pages) {
       bool present;
@@ -113,7 +114,7 @@ Status PageDropJob::CopyKeptPatches(PageDropResult* r) {
   static const std::multiset<SequenceNumber> kNoSnapshots;
   for (uint32_t index : f.patched_pages) {
     if (std::binary_search(dropped_.begin(), dropped_.end(), index) || patch_pages_.count(index) > 0) continue;
-    const PageMeta& meta = tables_.patch->tiles()[static_cast<size_t>(f.PatchSlot(index))].pages[0];
+    const PageMeta& meta = tables_.patch->tile(static_cast<size_t>(f.PatchSlot(index))).pages[0];
     FilteredPage page;
     Status s = FilterPage(*tables_.patch, meta, nullptr, kNoSnapshots, &page);
     if (!s.ok()) return s;
@@ -161,8 +162,8 @@ Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining) {
   f->delete_key_min = kMaxDeleteKey;
   f->delete_key_max = 0;
   *remaining = 0;
-  for (const TileMeta& tile : t.table->tiles()) {
-    for (const PageMeta& own : tile.pages) {
+  for (size_t i = 0; i < t.table->tile_count(); i++) {
+    for (const PageMeta& own : t.table->tile(i).pages) {
       bool present;
       const TableReader* reader;
       const PageMeta* p;

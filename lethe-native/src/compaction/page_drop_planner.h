@@ -50,7 +50,7 @@ struct PlannedPage {
 };
 
 struct PlannedTile {
-  std::string_view smallest, largest;  // sort keys of the tile
+  std::string_view smallest, largest;  // sort keys of the tile (views into its table reader)
   std::vector<PlannedPage> pages;      // the tile's remaining pages
 };
 

@@ -13,14 +13,14 @@
 #include <string_view>
 #include <vector>
 
-#include "sst/table_format.h"
+#include "sst/tile_keys.h"
 
 namespace lethe {
 
 class FenceIndex {
  public:
   // REQUIRES: tiles sorted by largest key; they must outlive the index.
-  void Build(const std::vector<TileMeta>* tiles);
+  void Build(const TileKeys* tiles);
   // The first tile whose largest key is >= key (tiles.size() if none).
   size_t LowerBound(std::string_view key) const;
   // Whether key sorts before tile t's smallest key.
@@ -33,7 +33,7 @@ class FenceIndex {
  private:
   uint64_t WordAfterPrefix(std::string_view key) const;
 
-  const std::vector<TileMeta>* tiles_ = nullptr;
+  const TileKeys* tiles_ = nullptr;
   std::string prefix_;           // common to every tile's smallest and largest key
   std::vector<uint64_t> words_;  // per tile: the 8 bytes of largest after prefix_, zero-padded
   std::vector<uint64_t> smallest_words_;  // the same of smallest

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sst/table_format.h"
 #include "util/random.h"
 
 namespace lethe {
@@ -28,7 +29,7 @@ std::string RandomKey(Random* rnd, const std::string& prefix) {
 
 TEST(FenceIndexTest, AnswersAsComparingTheKeys) {
   Random rnd(9);
-  for (const std::string prefix : {std::string(), std::string("k0000000"), std::string("\x00\x01group", 7)}) {
+  for (const std::string& prefix : {std::string(), std::string("k0000000"), std::string("\x00\x01group", 7)}) {
     for (int round = 0; round < 30; round++) {
       std::vector<std::string> keys;
       const size_t n = rnd.Uniform(200);
@@ -44,13 +45,23 @@ TEST(FenceIndexTest, AnswersAsComparingTheKeys) {
         t.largest = keys[i];
         tiles.push_back(t);
       }
+      TileKeys packed;
+      for (const TileMeta& t : tiles) ASSERT_TRUE(packed.Add(t.smallest, t.largest));
+      packed.Shrink();
+      ASSERT_EQ(tiles.size(), packed.size());
+      for (size_t t = 0; t < tiles.size(); t++) {
+        ASSERT_EQ(tiles[t].smallest, packed.smallest(t));
+        ASSERT_EQ(tiles[t].largest, packed.largest(t));
+      }
       FenceIndex index;
-      index.Build(&tiles);
+      index.Build(&packed);
       for (int q = 0; q < 300; q++) {
         const std::string key = RandomKey(&rnd, prefix + RandomKey(&rnd, ""));
         const size_t t = index.LowerBound(key);
         ASSERT_EQ(Expected(tiles, key), t) << "prefix size " << prefix.size();
-        if (t < tiles.size()) ASSERT_EQ(key < tiles[t].smallest, index.BeforeTile(t, key)) << key;
+        if (t < tiles.size()) {
+          ASSERT_EQ(key < tiles[t].smallest, index.BeforeTile(t, key)) << key;
+        }
       }
       for (const std::string& k : keys) ASSERT_EQ(Expected(tiles, k), index.LowerBound(k));
     }

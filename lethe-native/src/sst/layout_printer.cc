@@ -60,14 +60,13 @@ Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::s
                 p.range_tombstones, p.smallest_seq, p.largest_seq, DeleteKey(p.delete_key_min).c_str(),
                 DeleteKey(p.delete_key_max).c_str());
   out->append(buf);
-  const auto& tiles = table->tiles();
-  for (size_t t = 0; t < tiles.size(); t++) {
+  for (size_t t = 0; t < table->tile_count(); t++) {
+    const TileView tile = table->tile(t);
     std::snprintf(buf, sizeof(buf), "tile %zu: sort keys [%s, %s], %zu pages\n", t,
-                  Printable(tiles[t].smallest).c_str(), Printable(tiles[t].largest).c_str(),
-                  tiles[t].pages.size());
+                  Printable(tile.smallest).c_str(), Printable(tile.largest).c_str(), tile.pages.size());
     out->append(buf);
-    for (size_t i = 0; i < tiles[t].pages.size(); i++) {
-      const PageMeta& m = tiles[t].pages[i];
+    for (size_t i = 0; i < tile.pages.size(); i++) {
+      const PageMeta& m = tile.pages[i];
       auto listed = [&](const std::vector<uint32_t>* list) {
         return list != nullptr && std::find(list->begin(), list->end(), m.index) != list->end();
       };

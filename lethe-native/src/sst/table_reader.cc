@@ -37,11 +37,11 @@ Status TableReader::EffectivePage(const PageMeta& meta, const PageOverrides* o, 
   auto it = std::lower_bound(o->patched->begin(), o->patched->end(), meta.index);
   if (it == o->patched->end() || *it != meta.index) return Status::OK();
   const size_t slot = static_cast<size_t>(it - o->patched->begin());
-  if (o->patch == nullptr || slot >= o->patch->tiles_.size() || o->patch->tiles_[slot].pages.size() != 1) {
+  if (o->patch == nullptr || slot >= o->patch->tile_count() || o->patch->TilePages(slot).size() != 1) {
     return Status::Corruption(fname_, "patched page " + std::to_string(meta.index) + " missing from its patch table");
   }
   *reader = o->patch;
-  *page = &o->patch->tiles_[slot].pages[0];
+  *page = &o->patch->TilePages(slot)[0];
   return Status::OK();
 }
 
@@ -73,26 +73,10 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   }
   std::string block;
   if (!(s = r->ReadBlock(footer.index, &block)).ok()) return s;
-  if (!(s = DecodeIndex(block, footer.version, &r->tiles_)).ok()) return Status::Corruption(r->fname_, s.message());
-  uint32_t page_index = 0;
-  for (TileMeta& t : r->tiles_) {
-    for (PageMeta& p : t.pages) {
-      p.index = page_index++;
-      if (!FitsIn(p.offset, p.size, footer.filter.offset, kBlockTrailerSize) ||
-          !FitsIn(p.filter_offset, p.filter_size, footer.filter.size, 0)) {
-        return Status::Corruption(r->fname_, "page outside the data region");
-      }
-    }
-  }
-  r->fences_.Build(&r->tiles_);
+  std::vector<TileMeta> tiles;
+  if (!(s = DecodeIndex(block, footer.version, &tiles)).ok()) return Status::Corruption(r->fname_, s.message());
+  if (!(s = r->LoadIndex(std::move(tiles), footer)).ok()) return s;
   if (!(s = r->ReadBlock(footer.filter, &r->filters_)).ok()) return s;
-  r->single_page_filters_.resize(r->tiles_.size());
-  for (size_t t = 0; t < r->tiles_.size(); t++) {
-    const auto& pages = r->tiles_[t].pages;
-    if (pages.size() == 1 && pages[0].filter_offset <= UINT32_MAX) {
-      r->single_page_filters_[t] = FilterRef{static_cast<uint32_t>(pages[0].filter_offset), pages[0].filter_size};
-    }
-  }
   if (!(s = r->ReadBlock(footer.properties, &block)).ok()) return s;
   if (!(s = r->props_.DecodeFrom(block)).ok()) return Status::Corruption(r->fname_, s.message());
   if (!(s = r->ReadBlock(footer.range_tombstones, &block)).ok()) return s;
@@ -116,15 +100,43 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   return Status::OK();
 }
 
+Status TableReader::LoadIndex(std::vector<TileMeta> tiles, const Footer& footer) {
+  size_t pages = 0;
+  for (const TileMeta& t : tiles) pages += t.pages.size();
+  if (pages > UINT32_MAX) return Status::Corruption(fname_, "too many pages");
+  pages_.reserve(pages);
+  tile_starts_.reserve(tiles.size() + 1);
+  single_page_filters_.resize(tiles.size());
+  for (size_t t = 0; t < tiles.size(); t++) {
+    TileMeta& tile = tiles[t];
+    if (!tile_keys_.Add(tile.smallest, tile.largest)) return Status::Corruption(fname_, "index keys over 4 GiB");
+    tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
+    for (PageMeta& p : tile.pages) {
+      p.index = static_cast<uint32_t>(pages_.size());
+      if (!FitsIn(p.offset, p.size, footer.filter.offset, kBlockTrailerSize) ||
+          !FitsIn(p.filter_offset, p.filter_size, footer.filter.size, 0)) {
+        return Status::Corruption(fname_, "page outside the data region");
+      }
+      pages_.push_back(p);
+    }
+    if (tile.pages.size() == 1 && tile.pages[0].filter_offset <= UINT32_MAX) {
+      single_page_filters_[t] = FilterRef{static_cast<uint32_t>(tile.pages[0].filter_offset), tile.pages[0].filter_size};
+    }
+    tile = TileMeta();  // gives its memory back as it goes
+  }
+  tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
+  tile_keys_.Shrink();
+  fences_.Build(&tile_keys_);
+  return Status::OK();
+}
+
 // A string's heap block, if it has one (beyond the short-string buffer).
 static size_t HeapBytes(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
 
 size_t TableReader::ComputeMemoryUsage() const {
   size_t n = sizeof(*this) + HeapBytes(fname_) + fences_.MemoryUsage() + HeapBytes(filters_);
-  n += tiles_.capacity() * sizeof(TileMeta) + single_page_filters_.capacity() * sizeof(FilterRef);
-  for (const TileMeta& t : tiles_) {
-    n += HeapBytes(t.smallest) + HeapBytes(t.largest) + t.pages.capacity() * sizeof(PageMeta);
-  }
+  n += tile_keys_.MemoryUsage() + pages_.capacity() * sizeof(PageMeta) + tile_starts_.capacity() * sizeof(uint32_t) +
+       single_page_filters_.capacity() * sizeof(FilterRef);
   size_t tombstones = tombstones_.capacity() * sizeof(RangeTombstone);
   for (const RangeTombstone& t : tombstones_) tombstones += HeapBytes(t.start) + HeapBytes(t.end);
   // The fragments hold about as much again.
@@ -217,11 +229,11 @@ size_t TableReader::FindTile(std::string_view sort_key) const {
 
 bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* overrides) const {
   size_t t = FindTile(sort_key);
-  if (t == tiles_.size() || fences_.BeforeTile(t, sort_key)) return false;
+  if (t == tile_count() || fences_.BeforeTile(t, sort_key)) return false;
   bool checked;
   if (!SinglePageFilterMayContain(t, sort_key, overrides, &checked)) return false;
   if (checked) return true;  // the tile's only page may hold it
-  for (const PageMeta& m : tiles_[t].pages) {
+  for (const PageMeta& m : TilePages(t)) {
     bool present;
     const TableReader* reader;
     const PageMeta* page;
@@ -238,7 +250,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     ctx->AddCoveringTombstone(fragmented_->MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
   size_t t = FindTile(ctx->key());
-  if (t == tiles_.size() || fences_.BeforeTile(t, ctx->key())) return Status::OK();
+  if (t == tile_count() || fences_.BeforeTile(t, ctx->key())) return Status::OK();
   bool filter_checked;
   if (!SinglePageFilterMayContain(t, ctx->key(), overrides, &filter_checked)) return Status::OK();
   struct Found {
@@ -250,7 +262,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
   std::vector<Found> found;
   std::vector<PageRef> pages;  // keeps the views in `found` alive
   std::string lookup;  // made once a page is read: most misses stop at the filters
-  for (const PageMeta& m : tiles_[t].pages) {
+  for (const PageMeta& m : TilePages(t)) {
     bool present;
     const TableReader* reader;
     const PageMeta* meta;
@@ -331,8 +343,8 @@ class TableIterator final : public InternalIterator {
     tile_iter_.reset();
     page_ = nullptr;
     tile_ = index;
-    if (index >= table_->tiles_.size() || !status_.ok()) return;
-    const auto& metas = table_->tiles_[index].pages;
+    if (index >= table_->tile_count() || !status_.ok()) return;
+    const std::span<const PageMeta> metas = table_->TilePages(index);
     std::vector<std::unique_ptr<InternalIterator>> pages;
     pages.reserve(metas.size());
     for (const PageMeta& m : metas) {

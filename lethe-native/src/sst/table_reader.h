@@ -1,6 +1,8 @@
 // TableReader: lookups and iteration over one KiWi table file. The index,
 // the Bloom filters and the range tombstones are held in memory; pages are
-// read on demand through the shared page cache.
+// read on demand through the shared page cache. The index is held compactly:
+// the tiles' keys in one arena (TileKeys), every page's metadata in one
+// array in file order.
 //
 // A point lookup binary-searches the tile fence pointers, then probes the
 // Bloom filter of each of the tile's pages and reads only the pages that may
@@ -11,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "format/range_tombstone.h"
 #include "sst/page.h"
 #include "sst/fence_index.h"
+#include "sst/tile_keys.h"
 #include "sst/table_format.h"
 #include "util/striped_counter.h"
 
@@ -43,6 +47,12 @@ struct PageOverrides {
   const std::vector<uint32_t>* dropped = nullptr;
   const std::vector<uint32_t>* patched = nullptr;
   const TableReader* patch = nullptr;
+};
+
+// One tile of an open table, as views into the reader (valid while it lives).
+struct TileView {
+  std::string_view smallest, largest;  // sort keys, inclusive
+  std::span<const PageMeta> pages;     // in file order
 };
 
 class TableReader {
@@ -80,7 +90,10 @@ class TableReader {
   const std::vector<RangeTombstone>& range_tombstones() const { return tombstones_; }
   // Null if the table has no range tombstone.
   const std::shared_ptr<const FragmentedTombstones>& fragmented_tombstones() const { return fragmented_; }
-  const std::vector<TileMeta>& tiles() const { return tiles_; }
+  size_t tile_count() const { return tile_keys_.size(); }
+  TileView tile(size_t t) const {
+    return TileView{tile_keys_.smallest(t), tile_keys_.largest(t), TilePages(t)};
+  }
   const TableProperties& properties() const { return props_; }
   const std::string& filename() const { return fname_; }
   // Memory the open reader holds: index, filters, fence keys, tombstones.
@@ -98,7 +111,13 @@ class TableReader {
   // Reads, verifies and decompresses one page into *page (no cache).
   Status ReadPageContents(const PageMeta& meta, Page* page) const;
   size_t ComputeMemoryUsage() const;
-  // Index of the first tile whose largest sort key >= key (tiles_.size() if none).
+  // Packs the decoded tiles into tile_keys_, pages_ and tile_starts_; checks
+  // every page against the data and filter regions.
+  Status LoadIndex(std::vector<TileMeta> tiles, const Footer& footer);
+  std::span<const PageMeta> TilePages(size_t t) const {
+    return std::span<const PageMeta>(pages_).subspan(tile_starts_[t], tile_starts_[t + 1] - tile_starts_[t]);
+  }
+  // Index of the first tile whose largest sort key >= key (tile_count() if none).
   size_t FindTile(std::string_view sort_key) const;
   friend class TableIterator;
 
@@ -106,8 +125,10 @@ class TableReader {
   std::string fname_;
   uint64_t file_number_ = 0;
   std::unique_ptr<RandomAccessFile> file_;
-  std::vector<TileMeta> tiles_;
-  FenceIndex fences_;  // over tiles_
+  TileKeys tile_keys_;
+  std::vector<PageMeta> pages_;        // every page in file order: pages_[i].index == i
+  std::vector<uint32_t> tile_starts_;  // tile t's pages are [tile_starts_[t], tile_starts_[t + 1])
+  FenceIndex fences_;                  // over tile_keys_
   // Per tile of a single page, where that page's filter lies (size 0: not
   // such a tile), so that a lookup of an absent key tests the filter without
   // reaching the tile's page list.

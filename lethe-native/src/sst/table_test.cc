@@ -86,14 +86,13 @@ TEST_F(TableTest, KiwiLayoutInvariants) {
     auto entries = RandomEntries(2000, 7);
     Build(entries, TableBuilderOptions{256, h, 10});
     ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
-    const auto& tiles = table_->tiles();
-    ASSERT_GT(tiles.size(), 4u);
+    ASSERT_GT(table_->tile_count(), 4u);
     size_t total = 0;
-    for (size_t t = 0; t < tiles.size(); t++) {
-      const TileMeta& tile = tiles[t];
+    for (size_t t = 0; t < table_->tile_count(); t++) {
+      const TileView tile = table_->tile(t);
       EXPECT_LE(tile.pages.size(), static_cast<size_t>(h));
       if (t > 0) {
-        EXPECT_LT(tiles[t - 1].largest, tile.smallest) << "tiles overlap or split a sort key";
+        EXPECT_LT(table_->tile(t - 1).largest, tile.smallest) << "tiles overlap or split a sort key";
       }
       for (size_t p = 0; p < tile.pages.size(); p++) {
         const PageMeta& page = tile.pages[p];
@@ -106,7 +105,9 @@ TEST_F(TableTest, KiwiLayoutInvariants) {
         std::string prev;
         uint32_t n = 0;
         for (it.SeekToFirst(); it.Valid(); it.Next(), n++) {
-          if (!prev.empty()) EXPECT_LT(CompareInternalKey(prev, it.key()), 0);
+          if (!prev.empty()) {
+            EXPECT_LT(CompareInternalKey(prev, it.key()), 0);
+          }
           prev.assign(it.key());
           EXPECT_GE(it.delete_key(), page.delete_key_min);
           EXPECT_LE(it.delete_key(), page.delete_key_max);
@@ -265,8 +266,8 @@ TEST_F(TableTest, CompressedTablesReadBackExactly) {
     ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
     ASSERT_TRUE(env_->GetFileSize("/t.sst", &sizes[c]).ok());
     size_t compressed = 0, pages = 0;
-    for (const TileMeta& t : table_->tiles()) {
-      for (const PageMeta& p : t.pages) {
+    for (size_t t = 0; t < table_->tile_count(); t++) {
+      for (const PageMeta& p : table_->tile(t).pages) {
         pages++;
         compressed += p.compression == static_cast<uint8_t>(c) ? 1 : 0;
         EXPECT_TRUE(c == Compression::kNone ? p.raw_size == p.size : p.raw_size > p.size);
@@ -295,7 +296,7 @@ TEST_F(TableTest, CompressedTablesReadBackExactly) {
 TEST_F(TableTest, UndecodableCompressedPageIsCorruption) {
   Build(RandomEntries(300, 3), TableBuilderOptions{1024, 1, 10, Compression::kLZ4});
   ASSERT_TRUE(open_status_.ok());
-  const PageMeta page = table_->tiles()[0].pages[0];
+  const PageMeta page = table_->tile(0).pages[0];
   ASSERT_EQ(static_cast<uint8_t>(Compression::kLZ4), page.compression);
   std::string data;
   ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
