@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * The backend's dependencies form no cycle: neither between its packages ({@code io.lethe.flink}
  * and those below it) nor between its classes (a nested class counts as its outer class). Both
  * rules are also run on a fixture with a deliberate cycle, which they must reject. The packages
- * keep their floors: expiry, state, snapshot, restore, then the backend itself, each using only
- * the floors below it.
+ * keep their floors: expiry and timers, state, snapshot, restore, then the backend itself, each
+ * using only the floors below it.
  */
 class DependencyRulesTest {
     private static final String BACKEND = "io.lethe.flink";
@@ -49,11 +49,13 @@ class DependencyRulesTest {
                 .layer("snapshot").definedBy(BACKEND + ".snapshot..")
                 .layer("state").definedBy(BACKEND + ".state..")
                 .layer("expiry").definedBy(BACKEND + ".expiry..")
+                .layer("timers").definedBy(BACKEND + ".timers..")
                 .whereLayer("backend").mayNotBeAccessedByAnyLayer()
                 .whereLayer("restore").mayOnlyBeAccessedByLayers("backend")
                 .whereLayer("snapshot").mayOnlyBeAccessedByLayers("backend", "restore")
                 .whereLayer("state").mayOnlyBeAccessedByLayers("backend", "restore", "snapshot")
                 .whereLayer("expiry").mayOnlyBeAccessedByLayers("backend", "restore", "snapshot", "state")
+                .whereLayer("timers").mayOnlyBeAccessedByLayers("backend", "restore", "snapshot")
                 .check(MAIN_CLASSES);
     }
 

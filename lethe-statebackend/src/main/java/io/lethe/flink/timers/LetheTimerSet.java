@@ -1,0 +1,225 @@
+package io.lethe.flink.timers;
+
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.LetheException;
+import io.lethe.engine.LetheIterator;
+import io.lethe.engine.ReadOptions;
+
+import org.apache.flink.runtime.state.InternalPriorityQueue;
+import org.apache.flink.runtime.state.heap.AbstractHeapPriorityQueueElement;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.FlinkRuntimeException;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One key group's timers, kept in the engine with its smallest rows cached on the heap: {@code peek},
+ * {@code poll} and most {@code add}s touch only the cache. The cache holds up to a bound of the
+ * group's smallest rows; every row in the engine and not in the cache sorts after the cache's last.
+ * When the cache runs empty it is refilled with one sequential read from just past the last row it
+ * gave away, so fired timers are never read again. A row's stickiness (see {@link TimerStore}) is
+ * cached with it, so that its poll knows whether a tombstone is due.
+ *
+ * <p>An element of Flink's {@code KeyGroupPartitionedPriorityQueue}. Not thread-safe.
+ */
+final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements InternalPriorityQueue<T> {
+    private final TimerStore store;
+    private final RowCodec<T> codec;
+    private final int keyGroup;
+    private final byte[] lowerBound;
+    private final byte[] upperBound;
+    private final int cacheSize;
+    /** Row -> sticky. */
+    private final TreeMap<byte[], Boolean> cache = new TreeMap<>(Arrays::compareUnsigned);
+    private boolean allInCache;
+    /** Rows at or below it are not read when the cache is refilled (null: none). */
+    private byte[] seekHint;
+    /** L: the largest row polled (null: none), restored with the queue. */
+    private byte[] lastPolled;
+    private T peekCache;
+
+    LetheTimerSet(TimerStore store, RowCodec<T> codec, int keyGroup, int cacheSize, byte[] lastPolled) {
+        this.store = store;
+        this.codec = codec;
+        this.keyGroup = keyGroup;
+        this.lowerBound = codec.prefix(keyGroup);
+        this.upperBound = codec.prefix(keyGroup + 1);
+        this.cacheSize = cacheSize;
+        this.lastPolled = lastPolled;
+    }
+
+    /** L, for the snapshot's metadata (null: nothing polled). */
+    byte[] lastPolled() {
+        return lastPolled;
+    }
+
+    @Override
+    public T peek() {
+        refillIfEmpty();
+        if (peekCache == null && !cache.isEmpty()) {
+            peekCache = codec.element(cache.firstKey());
+        }
+        return peekCache;
+    }
+
+    @Override
+    public T poll() {
+        refillIfEmpty();
+        Map.Entry<byte[], Boolean> first = cache.pollFirstEntry();
+        if (first == null) {
+            return null;
+        }
+        byte[] row = first.getKey();
+        store.polled(row, first.getValue());
+        if (lastPolled == null || Arrays.compareUnsigned(row, lastPolled) > 0) {
+            lastPolled = row;
+        }
+        if (cache.isEmpty()) {
+            seekHint = row;
+        }
+        T element = peekCache != null ? peekCache : codec.element(row);
+        peekCache = null;
+        return element;
+    }
+
+    @Override
+    public boolean add(T element) {
+        refillIfEmpty();
+        byte[] row = codec.row(keyGroup, element);
+        boolean full = cache.size() >= cacheSize;
+        if ((!full && allInCache) || (!cache.isEmpty() && Arrays.compareUnsigned(row, cache.lastKey()) < 0)) {
+            if (cache.containsKey(row)) {
+                return false;
+            }
+            if (full) {
+                cache.pollLastEntry(); // it stays in the engine
+                allInCache = false;
+            }
+            long deleteKey = store.deleteKeyForAdd(row, lastPolled);
+            cache.put(row, deleteKey == LetheDb.MAX_DELETE_KEY);
+            store.put(row, deleteKey);
+            if (cache.firstKey() == row) {
+                peekCache = null;
+                return true;
+            }
+            return false;
+        }
+        store.put(row, store.deleteKeyForAdd(row, lastPolled));
+        allInCache = false;
+        return false;
+    }
+
+    @Override
+    public boolean remove(T element) {
+        refillIfEmpty();
+        if (cache.isEmpty()) {
+            return false; // so is the engine
+        }
+        byte[] row = codec.row(keyGroup, element);
+        byte[] head = cache.firstKey();
+        cache.remove(row);
+        store.delete(row);
+        if (cache.isEmpty()) {
+            seekHint = row;
+            peekCache = null;
+            return true;
+        }
+        if (Arrays.equals(head, row)) {
+            peekCache = null;
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public boolean isEmpty() {
+        refillIfEmpty();
+        return cache.isEmpty();
+    }
+
+    @Override
+    public int size() {
+        refillIfEmpty();
+        if (allInCache) {
+            return cache.size();
+        }
+        int n = 0;
+        try (CloseableIterator<T> it = iterator()) {
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+        } catch (Exception e) {
+            throw new FlinkRuntimeException("Failed to count timers", e);
+        }
+        return n;
+    }
+
+    @Override
+    public void addAll(Collection<? extends T> elements) {
+        if (elements != null) {
+            for (T e : elements) {
+                add(e);
+            }
+        }
+    }
+
+    /** Every pending element, read from the engine in order. */
+    @Override
+    public CloseableIterator<T> iterator() {
+        List<T> elements = new ArrayList<>();
+        readRows(lowerBound, Integer.MAX_VALUE, (row, sticky) -> elements.add(codec.element(row)));
+        return CloseableIterator.adapterForIterator(elements.iterator());
+    }
+
+    /** Refills an empty cache from the engine, unless the engine holds nothing more. */
+    private void refillIfEmpty() {
+        if (!cache.isEmpty() || allInCache) {
+            return;
+        }
+        byte[] from = seekHint == null ? lowerBound : successor(seekHint);
+        boolean more = readRows(from, cacheSize, cache::put);
+        allInCache = !more;
+        peekCache = null;
+    }
+
+    private interface RowSink {
+        void accept(byte[] row, boolean sticky);
+    }
+
+    /**
+     * Reads up to {@code limit} pending rows from {@code from} on (skipping polled rows the horizon
+     * has not removed yet); true if more pending rows follow.
+     */
+    private boolean readRows(byte[] from, int limit, RowSink sink) {
+        store.flush();
+        int n = 0;
+        try (LetheIterator it = store.db().newIterator(ReadOptions.bounded(lowerBound, upperBound),
+                store.columnFamily())) {
+            for (it.seek(from); it.isValid(); it.next()) {
+                boolean sticky = it.deleteKey() == LetheDb.MAX_DELETE_KEY;
+                if (!sticky && lastPolled != null && it.compareKeyTo(lastPolled) <= 0) {
+                    continue; // polled, not yet removed by the horizon
+                }
+                if (n == limit) {
+                    return true;
+                }
+                sink.accept(it.key(), sticky);
+                n++;
+            }
+            return false;
+        } catch (LetheException e) {
+            throw new FlinkRuntimeException("Failed to read timers from Lethe", e);
+        }
+    }
+
+    /** The smallest byte string above {@code row}. */
+    private static byte[] successor(byte[] row) {
+        return Arrays.copyOf(row, row.length + 1);
+    }
+}
