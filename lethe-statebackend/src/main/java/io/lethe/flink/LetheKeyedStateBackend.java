@@ -16,6 +16,8 @@ import io.lethe.flink.state.StateFactory;
 import io.lethe.flink.state.StateKeys;
 import io.lethe.flink.state.StateMigration;
 import io.lethe.flink.state.StateRegistry;
+import io.lethe.flink.timers.EngineTimerQueues;
+import io.lethe.flink.timers.QueueRecord;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.State;
@@ -53,6 +55,7 @@ import org.apache.flink.runtime.state.metrics.LatencyTrackingStateConfig;
 import org.apache.flink.runtime.state.metrics.SizeTrackingStateConfig;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.FileUtils;
+import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.FlinkRuntimeException;
 import org.apache.flink.util.StateMigrationException;
 
@@ -87,16 +90,20 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyedStateBackend.class);
 
     /** The engine of one backend and what works on it, as the builder assembles them. */
-    /** What the backend runs on; sharedMemory (may be null) is a lease it gives back when disposed. */
+    /**
+     * What the backend runs on; sharedMemory (may be null) is a lease it gives back when disposed;
+     * engineTimers is null when timers are kept on the heap (in {@code queues}).
+     */
     record Engine<K>(LetheDb db, File instanceBasePath, StateRegistry states, HeapPriorityQueuesManager queues,
-            LetheNativeSnapshotStrategy<K> snapshots, ExpiryDriver expiryDriver, WindowExpiry window,
-            AutoCloseable sharedMemory) {}
+            EngineTimerQueues engineTimers, LetheNativeSnapshotStrategy<K> snapshots, ExpiryDriver expiryDriver,
+            WindowExpiry window, AutoCloseable sharedMemory) {}
 
     private final LetheDb db;
     private final File instanceBasePath;
     private final StateRegistry kvStates;
     private final Map<String, AbstractLetheState<K, ?, ?>> createdKVStates = new HashMap<>();
     private final HeapPriorityQueuesManager queues;
+    private final EngineTimerQueues engineTimers;  // null: timers on the heap
     private final int keyGroupPrefixBytes;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final StateKeys<K> keys;
@@ -123,6 +130,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         this.instanceBasePath = engine.instanceBasePath();
         this.kvStates = engine.states();
         this.queues = engine.queues();
+        this.engineTimers = engine.engineTimers();
         this.nativeSnapshots = engine.snapshots();
         this.expiryDriver = engine.expiryDriver();
         this.keyGroupPrefixBytes =
@@ -306,14 +314,37 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
     public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
             KeyGroupedInternalPriorityQueue<T> create(@Nonnull String stateName,
                     @Nonnull TypeSerializer<T> byteOrderedElementSerializer, boolean allowFutureMetadataUpdates) {
-        KeyGroupedInternalPriorityQueue<T> queue =
-                queues.createOrUpdate(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
+        KeyGroupedInternalPriorityQueue<T> queue = engineTimers == null
+                ? queues.createOrUpdate(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates)
+                : engineQueue(stateName, byteOrderedElementSerializer, allowFutureMetadataUpdates);
         // The window operator's event-time timers tell how far its windows are cleaned up.
         if (window.isActive() && WindowExpiry.EVENT_TIMER_QUEUE.equals(stateName)) {
             return new PolledTimerQueue<>(queue, window, WindowExpiry.Domain.EVENT);
         }
         if (window.isActive() && WindowExpiry.PROCESSING_TIMER_QUEUE.equals(stateName)) {
             return new PolledTimerQueue<>(queue, window, WindowExpiry.Domain.PROCESSING);
+        }
+        return queue;
+    }
+
+    /**
+     * A timer queue kept in the engine. Timers a restore put on the heap (a checkpoint taken with
+     * heap timers) move into it.
+     */
+    @SuppressWarnings("unchecked")
+    private <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> engineQueue(String stateName, TypeSerializer<T> serializer,
+                    boolean allowFutureMetadataUpdates) {
+        KeyGroupedInternalPriorityQueue<T> queue = engineTimers.create(stateName, serializer, allowFutureMetadataUpdates);
+        HeapPriorityQueueSnapshotRestoreWrapper<?> restored = queues.getRegisteredPQStates().remove(stateName);
+        if (restored != null) {
+            try (CloseableIterator<T> it = (CloseableIterator<T>) restored.getPriorityQueue().iterator()) {
+                while (it.hasNext()) {
+                    queue.add(it.next());
+                }
+            } catch (Exception e) {
+                throw new FlinkRuntimeException("Failed to move restored timers of " + stateName + " into Lethe", e);
+            }
         }
         return queue;
     }
@@ -364,13 +395,23 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
             cfs.add(registered.columnFamily());
             metas.add(registered.snapshotMetaInfo());
         }
+        Map<String, QueueRecord> timerRecords = Map.of();
+        if (engineTimers != null) {
+            try {
+                engineTimers.prepareSnapshot();
+            } catch (LetheException e) {
+                throw new FlinkRuntimeException("Failed to prepare Lethe's timers for a savepoint", e);
+            }
+            metas.addAll(engineTimers.metaInfoSnapshots());
+            timerRecords = engineTimers.records();
+        }
         List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots = new ArrayList<>();
         for (HeapPriorityQueueSnapshotRestoreWrapper<?> q : queues.getRegisteredPQStates().values()) {
             metas.add(q.getMetaInfo().snapshot());
             queueSnapshots.add(q.stateSnapshot());
         }
-        return new LetheFullSnapshotResources<>(db, cfs, queueSnapshots, metas, keyGroupRange, keySerializer,
-                keyGroupCompressionDecorator, keyGroupPrefixBytes);
+        return new LetheFullSnapshotResources<>(db, cfs, timerRecords, queueSnapshots, metas, keyGroupRange,
+                keySerializer, keyGroupCompressionDecorator, keyGroupPrefixBytes);
     }
 
     /**
@@ -417,6 +458,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         }
         createdKVStates.clear();
         kvStates.clear();
+        if (engineTimers != null) {
+            engineTimers.clear();
+        }
         db.close();  // waits for an asynchronous snapshot's reads in flight
         if (sharedMemory != null) {
             try {

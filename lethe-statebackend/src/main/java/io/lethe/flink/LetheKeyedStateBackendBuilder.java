@@ -11,12 +11,14 @@ import io.lethe.flink.restore.RestoredStates;
 import io.lethe.flink.snapshot.CheckpointFile;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.StateRegistry;
+import io.lethe.flink.timers.EngineTimerQueues;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.AbstractStateBackend;
 import org.apache.flink.runtime.state.BackendBuildingException;
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.InternalKeyContextImpl;
@@ -58,6 +60,8 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private SizeTrackingStateConfig sizeTracking = SizeTrackingStateConfig.disabled();
     private boolean incrementalCheckpoints = true;
     private WindowExpiry window = WindowExpiry.none();
+    private LetheOptions.TimerServiceFactory timerService = LetheOptions.TimerServiceFactory.LETHE;
+    private int timerCacheSize = LetheOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue();
 
     /**
      * @param instanceBasePath the engine's fresh working directory; deleted when the build fails
@@ -101,6 +105,13 @@ public final class LetheKeyedStateBackendBuilder<K> {
         return this;
     }
 
+    /** Where timers are kept, and how many per key group the engine's queues cache on the heap. */
+    public LetheKeyedStateBackendBuilder<K> setTimerService(LetheOptions.TimerServiceFactory factory, int cacheSize) {
+        this.timerService = factory;
+        this.timerCacheSize = cacheSize;
+        return this;
+    }
+
     /** What the restore produced: the engine, and what incremental checkpoints go on from. */
     private record Restored(LetheDb db, UUID backendUid, SortedMap<Long, List<CheckpointFile>> tables,
             long checkpointId) {}
@@ -117,10 +128,11 @@ public final class LetheKeyedStateBackendBuilder<K> {
                 StateSerializerProvider.fromNewRegisteredSerializer(parameters.getKeySerializer());
         Restored restored = null;
         try {
-            restored = restore(new RestoredStates(range, numberOfKeyGroups, states, queues, queueFactory, window),
-                    keySerializerProvider);
+            RestoredStates restoredStates = new RestoredStates(range, numberOfKeyGroups, states, queues, queueFactory,
+                    window, timerService == LetheOptions.TimerServiceFactory.LETHE);
+            restored = restore(restoredStates, keySerializerProvider);
             return assemble(restored, states, new HeapPriorityQueuesManager(queues, queueFactory, range,
-                    numberOfKeyGroups), keySerializerProvider);
+                    numberOfKeyGroups), engineTimers(restored.db(), restoredStates), keySerializerProvider);
         } catch (Exception e) {
             // Nothing of a failed attempt may stay behind: Flink retries with other state handles.
             if (restored != null) {
@@ -170,13 +182,28 @@ public final class LetheKeyedStateBackendBuilder<K> {
         return result;
     }
 
+    /** The timer queues kept in the engine, with those restored registered (null with heap timers). */
+    private EngineTimerQueues engineTimers(LetheDb db, RestoredStates restored) {
+        if (timerService != LetheOptions.TimerServiceFactory.LETHE) {
+            return null;
+        }
+        KeyGroupRange range = parameters.getKeyGroupRange();
+        int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
+        EngineTimerQueues timers = new EngineTimerQueues(db, columnFamilyOptions, range, numberOfKeyGroups,
+                CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups), timerCacheSize,
+                restored.engineQueueRecords());
+        restored.engineQueues().forEach(timers::registerRestored);
+        return timers;
+    }
+
     private LetheKeyedStateBackend<K> assemble(Restored restored, StateRegistry states,
-            HeapPriorityQueuesManager queues, StateSerializerProvider<K> keySerializerProvider) {
+            HeapPriorityQueuesManager queues, EngineTimerQueues engineTimers,
+            StateSerializerProvider<K> keySerializerProvider) {
         KeyGroupRange range = parameters.getKeyGroupRange();
         LetheNativeSnapshotStrategy<K> snapshots = new LetheNativeSnapshotStrategy<>(restored.db(), instanceBasePath,
                 keySerializerProvider.currentSchemaSerializer(), states::all,
                 () -> queues.getRegisteredPQStates().values(), range, restored.backendUid(), incrementalCheckpoints,
-                restored.tables(), restored.checkpointId(), window::record);
+                restored.tables(), restored.checkpointId(), window::record, engineTimers);
         ExpiryDriver expiryDriver = new ExpiryDriver(restored.db(), parameters.getTtlTimeProvider(),
                 columnFamilyOptions.deletePersistenceThreshold());
         ExecutionConfig executionConfig = parameters.getEnv().getExecutionConfig();
@@ -188,8 +215,8 @@ public final class LetheKeyedStateBackendBuilder<K> {
                 // is built; the backend's snapshots need a registry of their own.
                 new CloseableRegistry(), AbstractStateBackend.getCompressionDecorator(executionConfig),
                 new InternalKeyContextImpl<>(range, parameters.getNumberOfKeyGroups()),
-                new LetheKeyedStateBackend.Engine<>(restored.db(), instanceBasePath, states, queues, snapshots,
-                        expiryDriver, window, sharedMemory),
+                new LetheKeyedStateBackend.Engine<>(restored.db(), instanceBasePath, states, queues, engineTimers,
+                        snapshots, expiryDriver, window, sharedMemory),
                 metricGroup);
     }
 

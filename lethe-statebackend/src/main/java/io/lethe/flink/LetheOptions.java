@@ -188,6 +188,31 @@ public final class LetheOptions {
                                     + " the ordinary path. The per-state gauge lethe.expiry.<state> and a log line"
                                     + " say whether it is active and why not.");
 
+    /** Where timers are kept. */
+    public enum TimerServiceFactory {
+        /** In the engine, one column family per timer queue. */
+        LETHE,
+        /** On the JVM heap. */
+        HEAP
+    }
+
+    public static final ConfigOption<TimerServiceFactory> TIMER_SERVICE_FACTORY =
+            ConfigOptions.key("state.backend.lethe.timer-service.factory")
+                    .enumType(TimerServiceFactory.class)
+                    .defaultValue(TimerServiceFactory.LETHE)
+                    .withDescription("Where timers are kept: LETHE (in the engine, one column family per timer queue;"
+                            + " each key group caches its next timers on the heap, and fired timers leave by the"
+                            + " column family's horizon, without a tombstone each) or HEAP (on the JVM heap, in the"
+                            + " checkpoint's metadata). A native checkpoint restores only with the choice it was"
+                            + " taken with; a canonical savepoint moves between them.");
+
+    public static final ConfigOption<Integer> TIMER_SERVICE_CACHE_SIZE =
+            ConfigOptions.key("state.backend.lethe.timer-service.cache-size")
+                    .intType()
+                    .defaultValue(128)
+                    .withDescription("With LETHE timers: the timers each key group keeps on the heap, its next ones"
+                            + " (as state.backend.rocksdb.timer-service.cache-size).");
+
     public static final ConfigOption<Boolean> VERIFY_CHECKSUMS =
             ConfigOptions.key("state.backend.lethe.verify-checksums")
                     .booleanType()
@@ -240,6 +265,8 @@ public final class LetheOptions {
     /** Validates every option now, so a bad value fails at configuration time, naming the key. */
     static void validate(ReadableConfig config) {
         checkRange(config, SIZE_RATIO, 2, 1000);
+        checkRange(config, TIMER_SERVICE_CACHE_SIZE, 1, 1 << 20);
+        config.get(TIMER_SERVICE_FACTORY); // an unknown choice fails here, naming the key
         int openFiles = config.get(MAX_OPEN_FILES);
         if (openFiles != -1 && (openFiles < 16 || openFiles > 1 << 20)) {
             throw invalid(MAX_OPEN_FILES, openFiles, "-1 (every table open) or an integer in [16, 1048576]");

@@ -66,6 +66,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.FADE_FILE_PICK,
             LetheOptions.AVOID_BLIND_DELETES,
             LetheOptions.WINDOW_EXPIRY,
+            LetheOptions.TIMER_SERVICE_FACTORY,
+            LetheOptions.TIMER_SERVICE_CACHE_SIZE,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */
@@ -182,6 +184,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
                     .setIncrementalCheckpoints(isIncrementalCheckpointsEnabled())
                     .setWindowExpiry(window)
+                    .setTimerService(settings.get(LetheOptions.TIMER_SERVICE_FACTORY),
+                            settings.get(LetheOptions.TIMER_SERVICE_CACHE_SIZE))
                     .build();
         } catch (IOException | RuntimeException e) {
             if (memory != null) {

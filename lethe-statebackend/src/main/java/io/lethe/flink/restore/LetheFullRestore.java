@@ -1,9 +1,11 @@
 package io.lethe.flink.restore;
 
+import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 import io.lethe.flink.state.RegisteredState;
+import io.lethe.flink.timers.QueueRecord;
 
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
@@ -29,7 +31,8 @@ import java.util.Map;
  * Restores full snapshots in Flink's canonical key-group format (canonical savepoints of any
  * backend, and checkpoints of the HashMap backend) into an empty engine, keeping only the key
  * groups of this subtask's range, so rescaling needs nothing more. Timer queue entries go back onto
- * heap queues.
+ * heap queues, or, with timers in the engine, into their queue's column family as they are (the
+ * snapshot's row is the engine's row), sticky: each leaves with a tombstone when it fires.
  */
 public final class LetheFullRestore<K> {
     /** Writes are batched up to this many bytes per engine call. */
@@ -70,10 +73,15 @@ public final class LetheFullRestore<K> {
         List<StateMetaInfoSnapshot> metas = result.getStateMetaInfoSnapshots();
         Map<Integer, RegisteredState> kvStates = new HashMap<>();
         Map<Integer, HeapPriorityQueueSnapshotRestoreWrapper<?>> restoredQueues = new HashMap<>();
+        Map<Integer, ColumnFamilyHandle> engineQueues = new HashMap<>();
         for (int i = 0; i < metas.size(); i++) {
             StateMetaInfoSnapshot meta = metas.get(i);
             if (meta.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
-                restoredQueues.put(i, states.registerQueue(meta));
+                if (states.engineTimers()) {
+                    engineQueues.put(i, states.registerEngineQueue(db, meta, QueueRecord.EMPTY));
+                } else {
+                    restoredQueues.put(i, states.registerQueue(meta));
+                }
             } else {
                 kvStates.put(i, states.registerKeyValueState(db, meta));
             }
@@ -88,6 +96,11 @@ public final class LetheFullRestore<K> {
                         HeapPriorityQueueSnapshotRestoreWrapper<?> queue = restoredQueues.get(e.getKvStateId());
                         if (queue != null) {
                             addToQueue(queue, e.getKey());
+                            continue;
+                        }
+                        ColumnFamilyHandle timers = engineQueues.get(e.getKvStateId());
+                        if (timers != null) {
+                            batch.put(timers, e.getKey(), e.getValue(), LetheDb.MAX_DELETE_KEY);
                             continue;
                         }
                         RegisteredState state = kvStates.get(e.getKvStateId());

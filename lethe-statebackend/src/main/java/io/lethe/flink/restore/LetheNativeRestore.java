@@ -11,6 +11,8 @@ import io.lethe.flink.snapshot.CheckpointFile;
 import io.lethe.flink.snapshot.FileChecksum;
 import io.lethe.flink.snapshot.LetheNativeSnapshotFormat;
 import io.lethe.flink.state.RegisteredState;
+import io.lethe.flink.timers.QueueRecord;
+import io.lethe.flink.timers.RowCopy;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -64,7 +66,10 @@ import java.util.UUID;
  * the handle that overlaps the new range most becomes the base and is clipped to the range with
  * one range delete per state and side (scale out); the in-range entries of every other handle are
  * copied in from a temporary engine opened on its files (scale in), as the RocksDB backend does.
- * Timers come from the metadata stream, filtered to the range.
+ * Heap timers come from the metadata stream, filtered to the range; timers kept in the engine are
+ * rows of their column family, clipped and copied like states (a copied row keeps what its
+ * snapshot's record says: a fired one is left behind, and one below the target's horizon becomes
+ * sticky).
  *
  * <p>Damage is found here, before the engine opens: the metadata stream is read whole and its
  * CRC32C checked, and every file's length and CRC32C are computed while it is downloaded and
@@ -116,7 +121,7 @@ public final class LetheNativeRestore<K> {
         Map<String, FileChecksum> downloaded = download(base, metadata.files(), dbDirectory);
         LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
         try {
-            List<String> baseStates = applyMetadata(base, metadata, db);
+            HandleStates baseStates = applyMetadata(base, metadata, db);
             if (base.getKeyGroupRange().equals(keyGroupRange)) {
                 backendUid = base.getBackendIdentifier();
                 restoredCheckpointId = base.getCheckpointId();
@@ -285,25 +290,38 @@ public final class LetheNativeRestore<K> {
         return handle.getStreamStateHandleID().getKeyString();
     }
 
+    /** A handle's states: key-value states by name, timer queues kept in the engine with their records. */
+    private record HandleStates(List<String> kvStates, Map<String, QueueRecord> engineQueues) {
+        List<String> columnFamilies() {
+            List<String> all = new ArrayList<>(kvStates);
+            all.addAll(engineQueues.keySet());
+            return all;
+        }
+    }
+
     /**
      * Applies a handle's metadata (after its header and file checksums): registers its states in
-     * {@code db} (column families are named after the states) and adds its timers of this range to
-     * the heap queues.
-     *
-     * @return the names of the handle's key-value states
+     * {@code db} (column families are named after the states and queues) and adds its heap timers of
+     * this range to the heap queues.
      */
-    private List<String> applyMetadata(IncrementalRemoteKeyedStateHandle handle, Metadata metadata, LetheDb db)
+    private HandleStates applyMetadata(IncrementalRemoteKeyedStateHandle handle, Metadata metadata, LetheDb db)
             throws Exception {
         DataInputView in = metadata.in();
         int version = metadata.version();
         KeyedBackendSerializationProxy<K> proxy = new KeyedBackendSerializationProxy<>(classLoader);
         proxy.read(in);
         checkKeySerializer(proxy);
+        Map<String, QueueRecord> engineQueues = LetheNativeSnapshotFormat.readEngineQueues(in, version);
         List<String> kvStates = new ArrayList<>();
         List<HeapPriorityQueueSnapshotRestoreWrapper<?>> handleQueues = new ArrayList<>();
         for (StateMetaInfoSnapshot meta : proxy.getStateMetaInfoSnapshots()) {
             if (meta.getBackendStateType() == StateMetaInfoSnapshot.BackendStateType.PRIORITY_QUEUE) {
-                handleQueues.add(states.registerQueue(meta));
+                QueueRecord record = engineQueues.get(meta.getName());
+                if (record != null) {
+                    states.registerEngineQueue(db, meta, record);
+                } else {
+                    handleQueues.add(states.registerQueue(meta));
+                }
             } else {
                 states.registerKeyValueState(db, meta);
                 kvStates.add(meta.getName());
@@ -322,7 +340,7 @@ public final class LetheNativeRestore<K> {
             }
         }
         states.window().restore(LetheNativeSnapshotFormat.readWindow(in, version));
-        return kvStates;
+        return new HandleStates(kvStates, engineQueues);
     }
 
     private void checkKeySerializer(KeyedBackendSerializationProxy<K> proxy) throws StateMigrationException {
@@ -352,9 +370,9 @@ public final class LetheNativeRestore<K> {
     }
 
     /** Removes the key groups of {@code current} outside this subtask's range. */
-    private void clip(LetheDb db, List<String> kvStates, KeyGroupRange current) throws IOException {
-        for (String state : kvStates) {
-            ColumnFamilyHandle cf = states.kvState(state).columnFamily();
+    private void clip(LetheDb db, HandleStates handleStates, KeyGroupRange current) throws IOException {
+        for (String name : handleStates.columnFamilies()) {
+            ColumnFamilyHandle cf = db.columnFamily(name);
             if (current.getStartKeyGroup() < keyGroupRange.getStartKeyGroup()) {
                 db.deleteRange(cf, prefix(current.getStartKeyGroup()), prefix(keyGroupRange.getStartKeyGroup()));
             }
@@ -369,27 +387,19 @@ public final class LetheNativeRestore<K> {
         try {
             Metadata metadata = readMetadata(handle);
             download(handle, metadata.files(), dir);
-            List<String> kvStates = applyMetadata(handle, metadata, db);
-            byte[] lower = prefix(keyGroupRange.getStartKeyGroup());
-            byte[] upper = prefix(keyGroupRange.getEndKeyGroup() + 1);
+            HandleStates handleStates = applyMetadata(handle, metadata, db);
             try (LetheDb source = LetheDb.open(dir.getAbsolutePath(), dbOptions)) {
                 Set<String> copied = new HashSet<>();
                 WriteBatch batch = new WriteBatch(64 * 1024);
-                for (String state : kvStates) {
-                    ColumnFamilyHandle from = source.columnFamily(state);
-                    if (from == null || !copied.add(state)) {
+                for (String name : handleStates.columnFamilies()) {
+                    ColumnFamilyHandle from = source.columnFamily(name);
+                    if (from == null || !copied.add(name)) {
                         continue;
                     }
-                    ColumnFamilyHandle to = states.kvState(state).columnFamily();
-                    try (LetheIterator it = source.newIterator(ReadOptions.bounded(lower, upper), from)) {
-                        for (it.seekToFirst(); it.isValid(); it.next()) {
-                            batch.put(to, it.key(), it.value(), it.deleteKey());
-                            if (batch.sizeInBytes() >= BATCH_BYTES) {
-                                db.write(WriteOptions.NO_WAL, batch);
-                                batch.clear();
-                            }
-                        }
-                    }
+                    ColumnFamilyHandle to = db.columnFamily(name);
+                    QueueRecord queue = handleStates.engineQueues().get(name);
+                    RowCopy copy = queue == null ? RowCopy.AS_IS : RowCopy.timers(queue, db.horizon(to));
+                    copyRows(source, from, db, to, copy, batch);
                 }
                 db.write(WriteOptions.NO_WAL, batch);
             }
@@ -398,6 +408,26 @@ public final class LetheNativeRestore<K> {
                 FileUtils.deleteDirectory(dir);
             } catch (IOException e) {
                 LOG.warn("Could not delete the temporary restore directory {}", dir, e);
+            }
+        }
+    }
+
+    /** Copies the rows of this range from one column family into another, through {@code batch}. */
+    private void copyRows(LetheDb source, ColumnFamilyHandle from, LetheDb db, ColumnFamilyHandle to, RowCopy copy,
+            WriteBatch batch) throws IOException {
+        byte[] lower = prefix(keyGroupRange.getStartKeyGroup());
+        byte[] upper = prefix(keyGroupRange.getEndKeyGroup() + 1);
+        try (LetheIterator it = source.newIterator(ReadOptions.bounded(lower, upper), from)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (!copy.keep(key, it.deleteKey(), keyGroupPrefixBytes)) {
+                    continue;
+                }
+                batch.put(to, key, it.value(), copy.deleteKey(it.deleteKey()));
+                if (batch.sizeInBytes() >= BATCH_BYTES) {
+                    db.write(WriteOptions.NO_WAL, batch);
+                    batch.clear();
+                }
             }
         }
     }

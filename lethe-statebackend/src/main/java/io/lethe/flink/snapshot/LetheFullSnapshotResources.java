@@ -4,6 +4,8 @@ import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.ReadOptions;
 import io.lethe.engine.Snapshot;
+import io.lethe.flink.timers.QueueRecord;
+import io.lethe.flink.timers.RowCopy;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.FullSnapshotResources;
@@ -16,16 +18,19 @@ import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a full snapshot (a checkpoint in Flink's canonical format, or a canonical savepoint)
  * reads: the state meta infos and, at one engine snapshot taken in the synchronous phase, every
- * key-value column family, followed by the heap timer queues' snapshots.
+ * key-value column family and every timer queue kept in the engine (without its fired timers the
+ * horizon has not removed yet), followed by the heap timer queues' snapshots.
  */
 public final class LetheFullSnapshotResources<K> implements FullSnapshotResources<K> {
     private final LetheDb db;
     private final Snapshot snapshot;
     private final List<ColumnFamilyHandle> columnFamilies;
+    private final Map<String, QueueRecord> engineTimers;
     private final List<HeapPriorityQueueStateSnapshot<?>> queues;
     private final List<StateMetaInfoSnapshot> metaInfos;
     private final KeyGroupRange keyGroupRange;
@@ -34,15 +39,19 @@ public final class LetheFullSnapshotResources<K> implements FullSnapshotResource
     private final int keyGroupPrefixBytes;
 
     /**
-     * @param metaInfos the key-value states' meta infos in column family order, then the queues'
+     * @param engineTimers the timer queues kept in the engine, by name (their column families), with
+     *     their records
+     * @param metaInfos the key-value states' meta infos in column family order, then the engine
+     *     timer queues', then the heap queues'
      */
     public LetheFullSnapshotResources(LetheDb db, List<ColumnFamilyHandle> columnFamilies,
-            List<HeapPriorityQueueStateSnapshot<?>> queues, List<StateMetaInfoSnapshot> metaInfos,
-            KeyGroupRange keyGroupRange, TypeSerializer<K> keySerializer, StreamCompressionDecorator compression,
-            int keyGroupPrefixBytes) {
+            Map<String, QueueRecord> engineTimers, List<HeapPriorityQueueStateSnapshot<?>> queues,
+            List<StateMetaInfoSnapshot> metaInfos, KeyGroupRange keyGroupRange, TypeSerializer<K> keySerializer,
+            StreamCompressionDecorator compression, int keyGroupPrefixBytes) {
         this.db = db;
         this.snapshot = db.getSnapshot();
         this.columnFamilies = columnFamilies;
+        this.engineTimers = engineTimers;
         this.queues = queues;
         this.metaInfos = metaInfos;
         this.keyGroupRange = keyGroupRange;
@@ -62,7 +71,12 @@ public final class LetheFullSnapshotResources<K> implements FullSnapshotResource
         try {
             for (ColumnFamilyHandle cf : columnFamilies) {
                 sources.add(new LetheKeyValueStateIterator.EngineSource(
-                        db.newIterator(ReadOptions.atSnapshot(snapshot), cf), keyGroupPrefixBytes));
+                        db.newIterator(ReadOptions.atSnapshot(snapshot), cf), keyGroupPrefixBytes, RowCopy.AS_IS));
+            }
+            for (Map.Entry<String, QueueRecord> q : engineTimers.entrySet()) {
+                sources.add(new LetheKeyValueStateIterator.EngineSource(
+                        db.newIterator(ReadOptions.atSnapshot(snapshot), db.columnFamily(q.getKey())),
+                        keyGroupPrefixBytes, RowCopy.timers(q.getValue(), 0)));
             }
             for (HeapPriorityQueueStateSnapshot<?> q : queues) {
                 sources.add(new LetheKeyValueStateIterator.QueueSource(q, keyGroupPrefixBytes));

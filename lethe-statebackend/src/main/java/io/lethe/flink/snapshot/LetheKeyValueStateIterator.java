@@ -1,6 +1,7 @@
 package io.lethe.flink.snapshot;
 
 import io.lethe.engine.LetheIterator;
+import io.lethe.flink.timers.RowCopy;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -39,17 +40,22 @@ final class LetheKeyValueStateIterator implements KeyValueStateIterator {
         void close();
     }
 
-    /** A column family read through an engine iterator. */
+    /**
+     * A column family read through an engine iterator; rows its {@link RowCopy} leaves behind (fired
+     * timers) are skipped.
+     */
     static final class EngineSource implements Source {
         private final LetheIterator it;
         private final int prefixBytes;
         private final byte[] prefix;
+        private final RowCopy rows;
         private boolean started;
 
-        EngineSource(LetheIterator it, int prefixBytes) {
+        EngineSource(LetheIterator it, int prefixBytes, RowCopy rows) {
             this.it = it;
             this.prefixBytes = prefixBytes;
             this.prefix = new byte[prefixBytes];
+            this.rows = rows;
         }
 
         @Override
@@ -59,13 +65,24 @@ final class LetheKeyValueStateIterator implements KeyValueStateIterator {
                 it.seek(prefix);
                 started = true;
             }
-            return it.isValid() && it.keyStartsWith(prefix);
+            return skipLeftBehind();
         }
 
         @Override
         public boolean nextInKeyGroup() throws IOException {
             it.next();
-            return it.isValid() && it.keyStartsWith(prefix);
+            return skipLeftBehind();
+        }
+
+        /** Moves past rows left behind; whether a row of the current key group remains. */
+        private boolean skipLeftBehind() throws IOException {
+            while (it.isValid() && it.keyStartsWith(prefix)) {
+                if (rows == RowCopy.AS_IS || rows.keep(it.key(), it.deleteKey(), prefixBytes)) {
+                    return true;
+                }
+                it.next();
+            }
+            return false;
         }
 
         @Override

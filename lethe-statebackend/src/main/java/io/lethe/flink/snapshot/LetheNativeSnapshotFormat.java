@@ -2,6 +2,7 @@ package io.lethe.flink.snapshot;
 
 import io.lethe.engine.LetheDb;
 import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.timers.QueueRecord;
 
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
@@ -11,6 +12,7 @@ import org.apache.flink.core.memory.DataOutputView;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
@@ -19,12 +21,14 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * int    magic   0x4C455448 ("LETH")
- * int    version 3
+ * int    version 4
  * int    n, then n times: UTF file name, long length in bytes, int CRC32C   (since version 3)
  *          every engine file of the handle, shared and private, as its handle holds it
  * KeyedBackendSerializationProxy (key serializer, key-value states, then timer queues; uncompressed)
- * per timer queue, in the proxy's order, per key group of the handle's range in ascending order:
- *   int count, then count elements in the queue's element serializer
+ * int    n, then n times: UTF queue name, QueueRecord                   (since version 4)
+ *          the timer queues kept in the engine (their rows are in the engine's files)
+ * per other (heap) timer queue, in the proxy's order, per key group of the handle's range in
+ * ascending order: int count, then count elements in the queue's element serializer
  * int    n, then n times: UTF state name, long delete-key floor     (since version 2)
  * boolean window expiry active, long cleanup offset, long window floor   (since version 2)
  * int    CRC32C of every byte before it, from the magic on           (since version 3)
@@ -47,7 +51,8 @@ import java.util.zip.CRC32C;
  */
 public final class LetheNativeSnapshotFormat {
     static final int MAGIC = 0x4C455448;
-    static final int VERSION = 3;
+    static final int VERSION = 4;
+    static final int VERSION_WITHOUT_ENGINE_TIMERS = 3;
     static final int VERSION_WITHOUT_CHECKSUMS = 2;
     static final int VERSION_WITHOUT_FLOORS = 1;
     private static final int HEADER_BYTES = 8;
@@ -148,6 +153,30 @@ public final class LetheNativeSnapshotFormat {
             files.put(in.readUTF(), new FileChecksum(in.readLong(), in.readInt()));
         }
         return files;
+    }
+
+    static void writeEngineQueues(DataOutputView out, Map<String, QueueRecord> queues) throws IOException {
+        out.writeInt(queues.size());
+        for (Map.Entry<String, QueueRecord> e : queues.entrySet()) {
+            out.writeUTF(e.getKey());
+            e.getValue().writeTo(out);
+        }
+    }
+
+    /** The timer queues kept in the engine, by name, with their records; none before version 4. */
+    public static Map<String, QueueRecord> readEngineQueues(DataInputView in, int version) throws IOException {
+        Map<String, QueueRecord> queues = new LinkedHashMap<>();
+        if (version <= VERSION_WITHOUT_ENGINE_TIMERS) {
+            return queues;
+        }
+        int n = in.readInt();
+        if (n < 0) {
+            throw new IOException("Corrupt Lethe checkpoint metadata: " + n + " engine timer queues");
+        }
+        for (int i = 0; i < n; i++) {
+            queues.put(in.readUTF(), QueueRecord.readFrom(in));
+        }
+        return queues;
     }
 
     static void writeWindow(DataOutputView out, WindowExpiry.Record r) throws IOException {

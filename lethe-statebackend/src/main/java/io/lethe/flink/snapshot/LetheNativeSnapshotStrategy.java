@@ -2,6 +2,8 @@ package io.lethe.flink.snapshot;
 
 import io.lethe.engine.LetheDb;
 import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.timers.EngineTimerQueues;
+import io.lethe.flink.timers.QueueRecord;
 import io.lethe.flink.state.RegisteredState;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -60,9 +62,11 @@ import java.util.stream.Stream;
  * IncrementalRemoteKeyedStateHandle} (the only handle type besides the canonical ones that Flink's
  * checkpoint metadata accepts).
  *
- * <p>Synchronous part: the engine writes an openable copy of itself into {@code chk-<id>} under
- * the instance directory (it flushes first; table files are hard links, so this costs no copy), and
- * the state meta infos and heap timer queues are captured. Asynchronous part: table files
+ * <p>Synchronous part: timer queues kept in the engine hand it their buffered writes and move
+ * their horizons past their fired timers; the engine writes an openable copy of itself into
+ * {@code chk-<id>} under the instance directory (it flushes first; table files are hard links, so
+ * this costs no copy), and the state meta infos, heap timer queues and engine queues' records are
+ * captured. Asynchronous part: table files
  * ({@code *.sst}, immutable) are uploaded as shared state, every other file (manifest, CURRENT) as
  * private state, and a metadata stream in the format of {@link LetheNativeSnapshotFormat}.
  *
@@ -101,6 +105,7 @@ public final class LetheNativeSnapshotStrategy<K>
     private final UUID backendUid;
     private final boolean incremental;
     private final Supplier<WindowExpiry.Record> window;
+    private final EngineTimerQueues engineTimers;
 
     /** Table files uploaded per checkpoint id (placeholders included), newest checkpoints only. */
     private final SortedMap<Long, List<CheckpointFile>> uploadedTables;
@@ -115,8 +120,9 @@ public final class LetheNativeSnapshotStrategy<K>
             Supplier<Collection<RegisteredState>> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
             KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
             SortedMap<Long, List<CheckpointFile>> restoredTables, long lastCompletedCheckpointId,
-            Supplier<WindowExpiry.Record> window) {
+            Supplier<WindowExpiry.Record> window, EngineTimerQueues engineTimers) {
         this.window = window;
+        this.engineTimers = engineTimers;
         this.db = db;
         this.instanceBasePath = instanceBasePath;
         this.keySerializer = keySerializer;
@@ -141,11 +147,13 @@ public final class LetheNativeSnapshotStrategy<K>
         final Map<String, CheckpointFile> confirmedTables;
         final Map<String, Long> floors;
         final WindowExpiry.Record window;
+        final Map<String, QueueRecord> engineQueues;
 
         NativeResources(File directory, List<StateMetaInfoSnapshot> metaInfos,
                 List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, CheckpointFile> confirmedTables,
-                Map<String, Long> floors, WindowExpiry.Record window) {
+                Map<String, Long> floors, WindowExpiry.Record window, Map<String, QueueRecord> engineQueues) {
             this.window = window;
+            this.engineQueues = engineQueues;
             this.directory = directory;
             this.metaInfos = metaInfos;
             this.queueSnapshots = queueSnapshots;
@@ -180,8 +188,15 @@ public final class LetheNativeSnapshotStrategy<K>
             metas.add(q.getMetaInfo().snapshot());
             queueSnapshots.add(q.stateSnapshot());
         }
+        Map<String, QueueRecord> engineQueues = Map.of();
+        if (engineTimers != null) {
+            // Fired timers leave the engine's view first, so that the snapshot holds none.
+            engineTimers.prepareSnapshot();
+            metas.addAll(engineTimers.metaInfoSnapshots());
+            engineQueues = engineTimers.records();
+        }
         if (metas.isEmpty()) {
-            return new NativeResources(null, metas, queueSnapshots, Map.of(), floors, window.get());
+            return new NativeResources(null, metas, queueSnapshots, Map.of(), floors, window.get(), engineQueues);
         }
         Map<String, CheckpointFile> confirmed = confirmedTables();
         File directory = new File(instanceBasePath, "chk-" + checkpointId);
@@ -190,7 +205,7 @@ public final class LetheNativeSnapshotStrategy<K>
             FileUtils.deleteDirectory(directory);
         }
         db.checkpoint(directory.getAbsolutePath());
-        return new NativeResources(directory, metas, queueSnapshots, confirmed, floors, window.get());
+        return new NativeResources(directory, metas, queueSnapshots, confirmed, floors, window.get(), engineQueues);
     }
 
     /**
@@ -316,6 +331,7 @@ public final class LetheNativeSnapshotStrategy<K>
         LetheNativeSnapshotFormat.writeFiles(out, files);
         // No stream compression: the meta stream is small, and tables are read in place.
         new KeyedBackendSerializationProxy<>(keySerializer, resources.metaInfos, false).write(out);
+        LetheNativeSnapshotFormat.writeEngineQueues(out, resources.engineQueues);
         for (HeapPriorityQueueStateSnapshot<?> q : resources.queueSnapshots) {
             StateKeyGroupWriter writer = q.getKeyGroupWriter();
             for (int kg = keyGroupRange.getStartKeyGroup(); kg <= keyGroupRange.getEndKeyGroup(); kg++) {

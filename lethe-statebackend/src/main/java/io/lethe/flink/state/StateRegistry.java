@@ -30,6 +30,11 @@ public final class StateRegistry {
         this.window = window;
     }
 
+    /** The options every column family of the backend is created with. */
+    public ColumnFamilyOptions columnFamilyOptions() {
+        return columnFamilyOptions;
+    }
+
     /** The state registered under {@code name}, or null. */
     public RegisteredState get(String name) {
         return states.get(name);

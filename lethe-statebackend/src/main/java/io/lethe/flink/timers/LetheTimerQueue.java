@@ -12,6 +12,7 @@ import org.apache.flink.runtime.state.PriorityComparator;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.KeyGroupPartitionedPriorityQueue;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.FlinkRuntimeException;
 
 import java.util.Collection;
 import java.util.Map;
@@ -31,6 +32,9 @@ public final class LetheTimerQueue<T extends HeapPriorityQueueElement & Priority
     private final KeyGroupRange range;
     private final LetheTimerSet<?>[] sets;
     private final KeyGroupPartitionedPriorityQueue<T, LetheTimerSet<T>> queue;
+    /** Polls between two moves of the horizon (snapshots move it too). */
+    static final int EXPIRE_EVERY_POLLS = 1 << 16;
+    private int pollsSinceExpiry;
 
     /**
      * @param lastPolled per key group, the largest row it had polled (restored; may be empty)
@@ -70,6 +74,7 @@ public final class LetheTimerQueue<T extends HeapPriorityQueueElement & Priority
      * timer below it leaves the engine. Flushes the buffered writes first.
      */
     public void expirePolled() throws LetheException {
+        pollsSinceExpiry = 0;
         T head = queue.peek();
         store.expirePolled(head == null ? null : store.timeOf(codec.row(range.getStartKeyGroup(), head)));
     }
@@ -91,7 +96,15 @@ public final class LetheTimerQueue<T extends HeapPriorityQueueElement & Priority
 
     @Override
     public T poll() {
-        return queue.poll();
+        T polled = queue.poll();
+        if (polled != null && ++pollsSinceExpiry >= EXPIRE_EVERY_POLLS) {
+            try {
+                expirePolled();
+            } catch (LetheException e) {
+                throw new FlinkRuntimeException("Failed to move the horizon of Lethe's timers", e);
+            }
+        }
+        return polled;
     }
 
     @Override

@@ -26,6 +26,7 @@ import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
@@ -91,8 +92,14 @@ class LetheNativeCheckpointTest {
 
     private AbstractKeyedStateBackend<Integer> backend(boolean incremental, KeyGroupRange range,
             Collection<KeyedStateHandle> handles) throws IOException {
+        return backend(incremental, range, handles, LetheOptions.TimerServiceFactory.LETHE);
+    }
+
+    private AbstractKeyedStateBackend<Integer> backend(boolean incremental, KeyGroupRange range,
+            Collection<KeyedStateHandle> handles, LetheOptions.TimerServiceFactory timers) throws IOException {
         AbstractKeyedStateBackend<Integer> b = new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .with(LetheOptions.TIMER_SERVICE_FACTORY, timers)
                 .with(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental)
                 .createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "native-test",
                         IntSerializer.INSTANCE, MAX_PARALLELISM, range, env.getTaskKvStateRegistry(),
@@ -268,6 +275,95 @@ class LetheNativeCheckpointTest {
         }
     }
 
+    private static TimerHeapInternalTimer<Integer, VoidNamespace> timer(long ts, int key) {
+        return new TimerHeapInternalTimer<>(ts, key, VoidNamespace.INSTANCE);
+    }
+
+    /**
+     * Two halves fire their timers to different points, each stopping in the middle of a timestamp,
+     * and one registers timers for times already passed, which hold its horizon low; restored at
+     * other ranges (the base's horizon above or below the other half's), every pending timer fires
+     * once and no fired one again.
+     */
+    @Test
+    void engineTimersFireOnceAcrossRescalingWithDifferentHorizons() throws Exception {
+        KeyGroupRange left = KeyGroupRange.of(0, 63);
+        KeyGroupRange right = KeyGroupRange.of(64, 127);
+        Set<TimerHeapInternalTimer<Integer, VoidNamespace>> pending = new HashSet<>();
+        List<KeyedStateHandle> handles = new ArrayList<>();
+        for (KeyGroupRange range : List.of(left, right)) {
+            AbstractKeyedStateBackend<Integer> b = backend(true, range, List.of());
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> timers =
+                    b.create("timers", TIMER_SERIALIZER);
+            List<Integer> keys = new ArrayList<>();
+            for (int k = 0; k < 3000; k++) {
+                if (range.contains(KeyGroupRangeAssignment.assignToKeyGroup(k, MAX_PARALLELISM))) {
+                    keys.add(k);
+                    timers.add(timer(1000L + k % 50, k));
+                    pending.add(timer(1000L + k % 50, k));
+                }
+            }
+            long upTo = range == left ? 1020 : 1005;
+            while (timers.peek().getTimestamp() <= upTo) {
+                assertTrue(pending.remove(timers.poll()));
+            }
+            for (int i = 0; i < 7; i++) { // stopped in the middle of the next timestamp
+                assertTrue(pending.remove(timers.poll()));
+            }
+            if (range == right) {
+                // Timers for times already passed: they keep the right half's horizon low, below
+                // the fired timers the left half's horizon removes.
+                for (int i = 0; i < 5; i++) {
+                    timers.add(timer(900 + i, keys.get(i)));
+                    pending.add(timer(900 + i, keys.get(i)));
+                }
+            }
+            handles.add(checkpoint(b, 1));
+        }
+        for (KeyGroupRange range : List.of(KeyGroupRange.of(0, 127), KeyGroupRange.of(10, 40),
+                KeyGroupRange.of(50, 90))) {
+            List<KeyedStateHandle> intersecting = handles.stream()
+                    .filter(h -> h.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() > 0).toList();
+            AbstractKeyedStateBackend<Integer> b = backend(true, range, intersecting);
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> timers =
+                    b.create("timers", TIMER_SERIALIZER);
+            List<TimerHeapInternalTimer<Integer, VoidNamespace>> fired = new ArrayList<>();
+            long last = Long.MIN_VALUE;
+            for (TimerHeapInternalTimer<Integer, VoidNamespace> t; (t = timers.poll()) != null; ) {
+                assertTrue(t.getTimestamp() >= last, "timers fire in time order");
+                last = t.getTimestamp();
+                fired.add(t);
+            }
+            Set<TimerHeapInternalTimer<Integer, VoidNamespace>> expected = pending.stream()
+                    .filter(t -> range.contains(KeyGroupRangeAssignment.assignToKeyGroup(t.getKey(), MAX_PARALLELISM)))
+                    .collect(Collectors.toSet());
+            assertEquals(expected.size(), fired.size(), "no timer twice, none lost, range " + range);
+            assertEquals(expected, new HashSet<>(fired), "range " + range);
+        }
+    }
+
+    @Test
+    void timersMoveFromHeapCheckpointsIntoTheEngineAndNotBack() throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> heap = backend(true, all, List.of(), LetheOptions.TimerServiceFactory.HEAP);
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> timers =
+                heap.create("timers", TIMER_SERIALIZER);
+        for (int k = 0; k < 500; k++) {
+            timers.add(timer(2000 - k, k));
+        }
+        IncrementalRemoteKeyedStateHandle onHeap = checkpoint(heap, 1);
+
+        AbstractKeyedStateBackend<Integer> engine = backend(true, all, List.of(onHeap));
+        timers = engine.create("timers", TIMER_SERIALIZER);
+        assertEquals(1501, timers.poll().getTimestamp(), "the heap checkpoint's timers are in the engine queue");
+        assertEquals(499, timers.size());
+        IncrementalRemoteKeyedStateHandle inEngine = checkpoint(engine, 2);
+        IOException e = assertThrows(IOException.class,
+                () -> backend(true, all, List.of(inEngine), LetheOptions.TimerServiceFactory.HEAP));
+        assertTrue(e.getMessage().contains("timer-service.factory") && e.getMessage().contains("savepoint"),
+                e.getMessage());
+    }
+
     @Test
     void anotherBackendsNativeCheckpointFailsWithWhatToDo() {
         // What RocksDB writes first: the serialization proxy's version, never Lethe's marker.
@@ -394,27 +490,33 @@ class LetheNativeCheckpointTest {
 
     /**
      * The same checkpoint as Lethe wrote it before file checksums: metadata of format version 2,
-     * without the file checksums after the header and without the trailing CRC32C.
+     * without the file checksums after the header, the (empty) list of engine timer queues after the
+     * state meta infos, and the trailing CRC32C.
      */
     private static IncrementalRemoteKeyedStateHandle withFormatVersion2(IncrementalRemoteKeyedStateHandle h)
             throws IOException {
-        byte[] v3;
+        byte[] v4;
         try (InputStream in = h.getMetaDataStateHandle().openInputStream()) {
-            v3 = in.readAllBytes();
+            v4 = in.readAllBytes();
         }
-        DataInputDeserializer in = new DataInputDeserializer(v3);
+        DataInputDeserializer in = new DataInputDeserializer(v4);
         int magic = in.readInt();
-        assertEquals(3, in.readInt(), "the format version written");
+        assertEquals(4, in.readInt(), "the format version written");
         int files = in.readInt();
         for (int i = 0; i < files; i++) {
             in.readUTF();
             in.readLong();
             in.readInt();
         }
-        DataOutputSerializer out = new DataOutputSerializer(v3.length);
+        int proxyStart = in.getPosition();
+        new KeyedBackendSerializationProxy<Integer>(LetheNativeCheckpointTest.class.getClassLoader()).read(in);
+        int proxyEnd = in.getPosition();
+        assertEquals(0, in.readInt(), "no timer queue in the engine");
+        DataOutputSerializer out = new DataOutputSerializer(v4.length);
         out.writeInt(magic);
         out.writeInt(2);
-        out.write(v3, in.getPosition(), v3.length - in.getPosition() - 4);
+        out.write(v4, proxyStart, proxyEnd - proxyStart);
+        out.write(v4, in.getPosition(), v4.length - in.getPosition() - 4);
         return new IncrementalRemoteKeyedStateHandle(h.getBackendIdentifier(), h.getKeyGroupRange(),
                 h.getCheckpointId(), h.getSharedState(), h.getPrivateState(),
                 new ByteStreamStateHandle("version-2-metadata", out.getCopyOfBuffer()), h.getCheckpointedSize());

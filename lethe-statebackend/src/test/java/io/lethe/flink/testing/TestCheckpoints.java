@@ -1,6 +1,7 @@
 package io.lethe.flink.testing;
 
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.fs.local.LocalFileSystem;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -8,6 +9,10 @@ import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SavepointResources;
+import org.apache.flink.runtime.state.SavepointSnapshotStrategy;
+import org.apache.flink.runtime.state.SnapshotExecutionType;
+import org.apache.flink.runtime.state.SnapshotStrategyRunner;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 
@@ -39,5 +44,15 @@ public final class TestCheckpoints {
 
     public KeyedStateHandle take(AbstractKeyedStateBackend<?> backend, long id) throws Exception {
         return take(backend, id, CheckpointOptions.forCheckpointWithDefaultLocation());
+    }
+
+    /** A canonical savepoint, taken as Flink's operators take it: through the backend's savepoint(). */
+    public KeyedStateHandle takeCanonicalSavepoint(AbstractKeyedStateBackend<?> backend, long id) throws Exception {
+        SavepointResources<?> resources = backend.savepoint();
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = new SnapshotStrategyRunner<>("canonical savepoint",
+                new SavepointSnapshotStrategy<>(resources.getSnapshotResources()), new CloseableRegistry(),
+                SnapshotExecutionType.SYNCHRONOUS).snapshot(id, id, streams, CANONICAL_SAVEPOINT);
+        f.run();
+        return f.get().getJobManagerOwnedSnapshot();
     }
 }
