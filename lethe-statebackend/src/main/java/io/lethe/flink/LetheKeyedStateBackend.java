@@ -17,6 +17,8 @@ import io.lethe.flink.state.StateKeys;
 import io.lethe.flink.state.StateMigration;
 import io.lethe.flink.state.StateRegistry;
 import io.lethe.flink.timers.EngineTimerQueues;
+import io.lethe.flink.timers.LetheTimerQueue;
+import io.lethe.flink.timers.TimerStore;
 import io.lethe.flink.timers.QueueRecord;
 
 import org.apache.flink.api.common.ExecutionConfig;
@@ -104,6 +106,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
     private final Map<String, AbstractLetheState<K, ?, ?>> createdKVStates = new HashMap<>();
     private final HeapPriorityQueuesManager queues;
     private final EngineTimerQueues engineTimers;  // null: timers on the heap
+    private final Set<String> timerGauges = new HashSet<>();
     private final int keyGroupPrefixBytes;
     private final SerializedCompositeKeyBuilder<K> sharedKeyBuilder;
     private final StateKeys<K> keys;
@@ -335,7 +338,8 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
     private <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
             KeyGroupedInternalPriorityQueue<T> engineQueue(String stateName, TypeSerializer<T> serializer,
                     boolean allowFutureMetadataUpdates) {
-        KeyGroupedInternalPriorityQueue<T> queue = engineTimers.create(stateName, serializer, allowFutureMetadataUpdates);
+        LetheTimerQueue<T> queue = engineTimers.create(stateName, serializer, allowFutureMetadataUpdates);
+        registerTimerGauges(stateName, queue.store());
         HeapPriorityQueueSnapshotRestoreWrapper<?> restored = queues.getRegisteredPQStates().remove(stateName);
         if (restored != null) {
             try (CloseableIterator<T> it = (CloseableIterator<T>) restored.getPriorityQueue().iterator()) {
@@ -347,6 +351,19 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
             }
         }
         return queue;
+    }
+
+    /** Gauges of an engine timer queue under {@code lethe.timers.<queue>}, once per queue. */
+    private void registerTimerGauges(String stateName, TimerStore store) {
+        if (metrics == null || !timerGauges.add(stateName)) {
+            return;
+        }
+        MetricGroup g = metrics.group().addGroup("timers").addGroup(stateName.replace("_timer_state/", ""));
+        g.gauge("polls", (Gauge<Long>) store::polls);
+        g.gauge("tombstones", (Gauge<Long>) store::tombstones);
+        g.gauge("reads", (Gauge<Long>) store::reads);
+        g.gauge("rows-read", (Gauge<Long>) store::rowsRead);
+        g.gauge("horizon", (Gauge<Long>) store::horizon);
     }
 
     // ---- Keys.

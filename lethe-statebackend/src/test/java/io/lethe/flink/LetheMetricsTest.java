@@ -20,6 +20,10 @@ import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
+
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -84,6 +88,25 @@ class LetheMetricsTest {
             String status = (String) ((Gauge<?>) gauges.get("lethe.expiry.t")).getValue();
             assertTrue(status.startsWith("active: TTL 60000 ms"), status);
             assertEquals(0L, ((Gauge<?>) gauges.get("lethe.horizon-advances")).getValue());
+
+            // Per engine timer queue: polls, tombstones, and the engine reads behind them.
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Integer, VoidNamespace>> timers = backend.create(
+                    "_timer_state/event_user-timers",
+                    new TimerSerializer<>(IntSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE));
+            // More than the 128 key groups' caches hold (128 each), so polls refill from the engine.
+            for (int i = 0; i < 40_000; i++) {
+                timers.add(new TimerHeapInternalTimer<>(i, i, VoidNamespace.INSTANCE));
+            }
+            for (int i = 0; i < 30_000; i++) {
+                timers.poll();
+            }
+            assertEquals(30_000L, ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.polls")).getValue());
+            assertEquals(0L, ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.tombstones")).getValue(),
+                    "fired timers leave by the horizon");
+            long reads = (Long) ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.reads")).getValue();
+            long rows = (Long) ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.rows-read")).getValue();
+            // Each key group refills with sequential reads of up to 128 rows.
+            assertTrue(rows >= 30_000 - 128 * 128 && reads * 128 >= rows, reads + " reads, " + rows + " rows");
         } finally {
             backend.dispose();
             env.close();

@@ -215,6 +215,8 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
             return false;
         } catch (LetheException e) {
             throw new FlinkRuntimeException("Failed to read timers from Lethe", e);
+        } finally {
+            store.recordRead(n);
         }
     }
 

@@ -51,11 +51,16 @@ public final class TimerStore {
     private final WriteBatch batch = new WriteBatch();
     private int pending;
     /** H, as the engine has it. */
-    private long horizon;
+    private volatile long horizon;
     /** S: rows added below it are sticky. */
     private long stickyBelow;
     /** The largest time polled, as an unsigned delete key (0: none). */
     private long lastPolledTime;
+    // Counters for metrics: written by the task thread only, read by reporters.
+    private volatile long polls;
+    private volatile long tombstones;
+    private volatile long reads;
+    private volatile long rowsRead;
 
     public TimerStore(LetheDb db, ColumnFamilyHandle cf, int keyGroupPrefixBytes, boolean timeOrdered)
             throws LetheException {
@@ -129,11 +134,38 @@ public final class TimerStore {
     /** A tombstone for a row whose delete key is not known: the maximum, as every version allows. */
     void delete(byte[] row) {
         batch.delete(cf, row);
+        tombstones++;
         written();
+    }
+
+    /** Records one sequential read of a key group's rows (a cache refill or an iteration). */
+    void recordRead(int rows) {
+        reads++;
+        rowsRead += rows;
+    }
+
+    /** Timers polled. */
+    public long polls() {
+        return polls;
+    }
+
+    /** Tombstones written: removed timers, and polled ones a horizon cannot remove. */
+    public long tombstones() {
+        return tombstones;
+    }
+
+    /** Sequential reads of the engine (cache refills and iterations), and the rows they read. */
+    public long reads() {
+        return reads;
+    }
+
+    public long rowsRead() {
+        return rowsRead;
     }
 
     /** Records that a row was polled: a sticky row gets its tombstone; the others wait for H. */
     void polled(byte[] row, boolean sticky) {
+        polls++;
         if (sticky) {
             delete(row);
         } else if (Long.compareUnsigned(timeOf(row), lastPolledTime) > 0) {
