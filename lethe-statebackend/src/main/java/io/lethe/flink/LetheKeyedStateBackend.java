@@ -340,6 +340,8 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
                     boolean allowFutureMetadataUpdates) {
         LetheTimerQueue<T> queue = engineTimers.create(stateName, serializer, allowFutureMetadataUpdates);
         registerTimerGauges(stateName, queue.store());
+        // Fired timers leave also between snapshots and while the input is idle.
+        expiryDriver.register(stateName, queue.store().columnFamily(), queue.store()::publishedHorizon);
         HeapPriorityQueueSnapshotRestoreWrapper<?> restored = queues.getRegisteredPQStates().remove(stateName);
         if (restored != null) {
             try (CloseableIterator<T> it = (CloseableIterator<T>) restored.getPriorityQueue().iterator()) {
@@ -363,7 +365,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         g.gauge("tombstones", (Gauge<Long>) store::tombstones);
         g.gauge("reads", (Gauge<Long>) store::reads);
         g.gauge("rows-read", (Gauge<Long>) store::rowsRead);
-        g.gauge("horizon", (Gauge<Long>) store::horizon);
+        g.gauge("horizon", (Gauge<Long>) store::publishedHorizon);
     }
 
     // ---- Keys.

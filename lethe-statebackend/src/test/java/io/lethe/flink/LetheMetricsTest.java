@@ -107,6 +107,12 @@ class LetheMetricsTest {
             long rows = (Long) ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.rows-read")).getValue();
             // Each key group refills with sequential reads of up to 128 rows.
             assertTrue(rows >= 30_000 - 128 * 128 && reads * 128 >= rows, reads + " reads, " + rows + " rows");
+            // Fired timers leave without a snapshot too: the expiry driver moves the horizon to the head.
+            LetheKeyedStateBackend<Integer> lethe = (LetheKeyedStateBackend<Integer>) backend;
+            assertTrue(lethe.expiryDriver().advance() > 0);
+            long horizon = lethe.db().horizon(lethe.db().columnFamily("_timer_state/event_user-timers"));
+            assertEquals(30_000L ^ Long.MIN_VALUE, horizon, "the head's time, sign bit flipped");
+            assertEquals(horizon, ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.horizon")).getValue());
         } finally {
             backend.dispose();
             env.close();

@@ -16,10 +16,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 
 /**
- * Advances the engine horizons of one backend's expiring states on a timer, so that expired
- * entries leave also while the input is idle. Each advance is a durable engine record (a manifest
+ * Advances the engine horizons of one backend's expiring states (and of its timer queues kept in
+ * the engine, to what their task thread published) on a timer, so that expired entries and fired
+ * timers leave also while the input is idle. Each advance is a durable engine record (a manifest
  * sync), so it runs every {@link #period(Duration)}, not per access: a twentieth of the delete
  * persistence threshold, which leaves FADE (whose budgets use 90 % of it) the rest to remove what a
  * horizon hides from files that pages could not be dropped from whole.
@@ -45,12 +48,13 @@ public final class ExpiryDriver implements AutoCloseable {
 
     private static final class Registered {
         final ColumnFamilyHandle columnFamily;
-        final StateExpiry expiry;
+        /** The horizon due at a time of the TTL time provider (an unsigned delete key). */
+        final LongUnaryOperator horizonAt;
         long horizon;
 
-        Registered(ColumnFamilyHandle columnFamily, StateExpiry expiry) {
+        Registered(ColumnFamilyHandle columnFamily, LongUnaryOperator horizonAt) {
             this.columnFamily = columnFamily;
-            this.expiry = expiry;
+            this.horizonAt = horizonAt;
         }
     }
 
@@ -74,11 +78,24 @@ public final class ExpiryDriver implements AutoCloseable {
     }
 
     /** Starts (or keeps) advancing the horizon of an active state; replaces an earlier registration. */
-    public synchronized void register(ColumnFamilyHandle columnFamily, StateExpiry expiry) {
+    public void register(ColumnFamilyHandle columnFamily, StateExpiry expiry) {
+        register(expiry.stateName(), columnFamily, expiry::horizon);
+    }
+
+    /**
+     * Starts (or keeps) advancing a column family's horizon to what {@code horizon} says: a thread-safe
+     * source that never names a horizon above a delete key still in use. Replaces an earlier
+     * registration of the name.
+     */
+    public void register(String name, ColumnFamilyHandle columnFamily, LongSupplier horizon) {
+        register(name, columnFamily, now -> horizon.getAsLong());
+    }
+
+    private synchronized void register(String name, ColumnFamilyHandle columnFamily, LongUnaryOperator horizonAt) {
         if (closed) {
             throw new IllegalStateException("The backend was disposed");
         }
-        states.put(expiry.stateName(), new Registered(columnFamily, expiry));
+        states.put(name, new Registered(columnFamily, horizonAt));
         if (task == null) {
             task = TIMER.scheduleWithFixedDelay(this::advanceQuietly, periodMs, periodMs, TimeUnit.MILLISECONDS);
         }
@@ -102,8 +119,8 @@ public final class ExpiryDriver implements AutoCloseable {
         long now = timeProvider.currentTimestamp();
         int moved = 0;
         for (Registered r : states.values()) {
-            long h = r.expiry.horizon(now);
-            if (h > r.horizon) {
+            long h = r.horizonAt.applyAsLong(now);
+            if (Long.compareUnsigned(h, r.horizon) > 0) {
                 db.advanceHorizon(r.columnFamily, h);
                 r.horizon = h;
                 moved++;

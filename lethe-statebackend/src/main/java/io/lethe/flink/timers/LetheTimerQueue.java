@@ -11,6 +11,7 @@ import org.apache.flink.runtime.state.PriorityComparable;
 import org.apache.flink.runtime.state.PriorityComparator;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.KeyGroupPartitionedPriorityQueue;
+import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -75,8 +76,19 @@ public final class LetheTimerQueue<T extends HeapPriorityQueueElement & Priority
      */
     public void expirePolled() throws LetheException {
         pollsSinceExpiry = 0;
+        store.expirePolled(store.timeOrdered() ? headTime() : null);
+    }
+
+    /** The time of the head as an unsigned delete key (null if empty). */
+    private Long headTime() {
         T head = queue.peek();
-        store.expirePolled(head == null ? null : store.timeOf(codec.row(range.getStartKeyGroup(), head)));
+        if (head == null) {
+            return null;
+        }
+        if (head instanceof InternalTimer<?, ?> timer) {
+            return timer.getTimestamp() ^ Long.MIN_VALUE; // the sign bit flipped, as the row has it
+        }
+        return store.timeOf(codec.row(range.getStartKeyGroup(), head));
     }
 
     /**
@@ -97,7 +109,13 @@ public final class LetheTimerQueue<T extends HeapPriorityQueueElement & Priority
     @Override
     public T poll() {
         T polled = queue.poll();
-        if (polled != null && ++pollsSinceExpiry >= EXPIRE_EVERY_POLLS) {
+        if (polled == null) {
+            return null;
+        }
+        if (store.timeOrdered()) {
+            store.publishHorizon(headTime());
+        }
+        if (++pollsSinceExpiry >= EXPIRE_EVERY_POLLS) {
             try {
                 expirePolled();
             } catch (LetheException e) {

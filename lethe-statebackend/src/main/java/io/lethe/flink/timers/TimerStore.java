@@ -28,7 +28,9 @@ import java.util.Arrays;
  *       smallest row, so every non-sticky row at or below L(g) has been polled: reads of the
  *       column family skip them until the horizon removes them.
  *   <li>H moves only up to the time of the queue's head (its smallest pending row), or past the last
- *       polled time when the queue is empty: below that every row was polled.
+ *       polled time when the queue is empty: below that every row was polled. The task thread moves
+ *       it before snapshots; between them it publishes such a horizon after each poll, raising S
+ *       to it first, and the backend's expiry driver moves H there from its own thread.
  *   <li>S is H, or higher after a restore that merged queues of different horizons (the lowest
  *       becomes H, the highest S): a pending row below S may have been written sticky, and a row
  *       written again must never get a smaller delete key than before, or the horizon would remove
@@ -54,6 +56,8 @@ public final class TimerStore {
     private volatile long horizon;
     /** S: rows added below it are sticky. */
     private long stickyBelow;
+    /** A horizon another thread may move H to (at most S; see {@link #publishHorizon}). */
+    private volatile long published;
     /** The largest time polled, as an unsigned delete key (0: none). */
     private long lastPolledTime;
     // Counters for metrics: written by the task thread only, read by reporters.
@@ -197,15 +201,34 @@ public final class TimerStore {
         if (!timeOrdered) {
             return;
         }
-        long target = headTime != null ? headTime : lastPolledTime + 1;
-        if (headTime == null && lastPolledTime == LetheDb.MAX_DELETE_KEY) {
-            target = lastPolledTime;
-        }
+        long target = publishHorizon(headTime);
         if (Long.compareUnsigned(target, horizon) > 0) {
             db.advanceHorizon(cf, target);
             horizon = target;
-            raiseStickyBelow(target);
         }
+    }
+
+    /**
+     * Publishes the horizon the queue allows now, {@code headTime} being the time of its smallest
+     * pending row (null: empty), for {@link #publishedHorizon()}; raises S to it first, so that no
+     * row added from now on below it is written non-sticky. Returns it.
+     */
+    public long publishHorizon(Long headTime) {
+        if (!timeOrdered) {
+            return 0;
+        }
+        long target = headTime != null ? headTime
+                : lastPolledTime == LetheDb.MAX_DELETE_KEY ? lastPolledTime : lastPolledTime + 1;
+        raiseStickyBelow(target);
+        if (Long.compareUnsigned(target, published) > 0) {
+            published = target;
+        }
+        return target;
+    }
+
+    /** The last published horizon: safe to move H to from any thread (buffered rows lie above it). */
+    public long publishedHorizon() {
+        return published;
     }
 
     private void written() {
