@@ -40,7 +40,8 @@ import java.util.Arrays;
  * <p>Queues whose elements do not start with such a timestamp ({@code timeOrdered} false) write
  * every row sticky: each poll and remove is then a tombstone, as in RocksDB.
  *
- * <p>Not thread-safe: the task thread owns it.
+ * <p>Not thread-safe: the task thread owns it; only {@link #publishedHorizon()} and the counters
+ * are read from other threads (the expiry driver, metric reporters).
  */
 public final class TimerStore {
     /** Writes buffered before they go to the engine in one batch. */
@@ -52,7 +53,7 @@ public final class TimerStore {
     private final boolean timeOrdered;
     private final WriteBatch batch = new WriteBatch();
     private int pending;
-    /** H, as the engine has it. */
+    /** H as this queue last moved it (the expiry driver may have moved it further). */
     private volatile long horizon;
     /** S: rows added below it are sticky. */
     private long stickyBelow;
