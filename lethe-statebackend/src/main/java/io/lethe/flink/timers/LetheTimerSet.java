@@ -148,16 +148,9 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
         if (allInCache) {
             return cache.size();
         }
-        int n = 0;
-        try (CloseableIterator<T> it = iterator()) {
-            while (it.hasNext()) {
-                it.next();
-                n++;
-            }
-        } catch (Exception e) {
-            throw new FlinkRuntimeException("Failed to count timers", e);
-        }
-        return n;
+        int[] n = {0};
+        readRows(lowerBound, Integer.MAX_VALUE, (row, sticky) -> n[0]++);
+        return n[0];
     }
 
     @Override

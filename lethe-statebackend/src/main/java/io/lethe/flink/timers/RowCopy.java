@@ -2,6 +2,8 @@ package io.lethe.flink.timers;
 
 import io.lethe.engine.LetheDb;
 
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+
 import java.util.Arrays;
 
 /**
@@ -32,7 +34,8 @@ public final class RowCopy {
         if (record == null || deleteKey == LetheDb.MAX_DELETE_KEY) {
             return true;
         }
-        byte[] lastPolled = record.lastPolled().get(keyGroup(row, keyGroupPrefixBytes));
+        byte[] lastPolled =
+                record.lastPolled().get(CompositeKeySerializationUtils.extractKeyGroup(keyGroupPrefixBytes, row));
         return lastPolled == null || Arrays.compareUnsigned(row, lastPolled) > 0;
     }
 
@@ -42,13 +45,5 @@ public final class RowCopy {
             return deleteKey;
         }
         return LetheDb.MAX_DELETE_KEY;
-    }
-
-    private static int keyGroup(byte[] row, int prefixBytes) {
-        int kg = 0;
-        for (int i = 0; i < prefixBytes; i++) {
-            kg = (kg << 8) | (row[i] & 0xFF);
-        }
-        return kg;
     }
 }
