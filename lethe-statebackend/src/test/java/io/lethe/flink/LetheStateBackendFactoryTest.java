@@ -118,6 +118,19 @@ class LetheStateBackendFactoryTest {
         e = assertThrows(IllegalConfigurationException.class,
                 () -> new LetheStateBackendFactory().createFromConfig(files, getClass().getClassLoader()));
         assertTrue(e.getMessage().contains("state.backend.lethe.files.open"), e.getMessage());
+
+        Configuration timers = letheConfig();
+        timers.setString("state.backend.lethe.timer-service.factory", "rocksdb");
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(timers, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("state.backend.lethe.timer-service.factory")
+                && e.getMessage().contains("LETHE"), "names the key and the choices: " + e.getMessage());
+
+        Configuration cache = letheConfig();
+        cache.set(LetheOptions.TIMER_SERVICE_CACHE_SIZE, 0);
+        e = assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(cache, getClass().getClassLoader()));
+        assertTrue(e.getMessage().contains("state.backend.lethe.timer-service.cache-size"), e.getMessage());
     }
 
     @Test
