@@ -2,19 +2,16 @@ package io.lethe.flink.timers;
 
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheException;
-import io.lethe.engine.LetheIterator;
-import io.lethe.engine.ReadOptions;
 
 import org.apache.flink.runtime.state.InternalPriorityQueue;
 import org.apache.flink.runtime.state.heap.AbstractHeapPriorityQueueElement;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.FlinkRuntimeException;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.TreeMap;
 
 /**
@@ -162,12 +159,38 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
         }
     }
 
-    /** Every pending element, read from the engine in order. */
+    /**
+     * Every pending element in order, read lazily from a view of the engine taken now: later changes
+     * are not seen.
+     */
     @Override
     public CloseableIterator<T> iterator() {
-        List<T> elements = new ArrayList<>();
-        readRows(lowerBound, Integer.MAX_VALUE, (row, sticky) -> elements.add(codec.element(row)));
-        return CloseableIterator.adapterForIterator(elements.iterator());
+        PendingRows rows = open(lowerBound);
+        return new CloseableIterator<>() {
+            private int read;
+
+            @Override
+            public boolean hasNext() {
+                return rows.isValid();
+            }
+
+            @Override
+            public T next() {
+                if (!rows.isValid()) {
+                    throw new NoSuchElementException();
+                }
+                T element = codec.element(rows.row());
+                read++;
+                advance(rows);
+                return element;
+            }
+
+            @Override
+            public void close() {
+                rows.close();
+                store.recordRead(read);
+            }
+        };
     }
 
     /** Refills an empty cache from the engine, unless the engine holds nothing more. */
@@ -186,30 +209,37 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
     }
 
     /**
-     * Reads up to {@code limit} pending rows from {@code from} on (skipping polled rows the horizon
-     * has not removed yet); true if more pending rows follow.
+     * Reads up to {@code limit} pending rows from {@code from} on; true if more pending rows follow.
      */
     private boolean readRows(byte[] from, int limit, RowSink sink) {
-        store.flush();
         int n = 0;
-        try (LetheIterator it = store.db().newIterator(ReadOptions.bounded(lowerBound, upperBound),
-                store.columnFamily())) {
-            for (it.seek(from); it.isValid(); it.next()) {
-                boolean sticky = it.deleteKey() == LetheDb.MAX_DELETE_KEY;
-                if (!sticky && lastPolled != null && it.compareKeyTo(lastPolled) <= 0) {
-                    continue; // polled, not yet removed by the horizon
-                }
+        try (PendingRows rows = open(from)) {
+            for (; rows.isValid(); advance(rows)) {
                 if (n == limit) {
                     return true;
                 }
-                sink.accept(it.key(), sticky);
+                sink.accept(rows.row(), rows.sticky());
                 n++;
             }
             return false;
-        } catch (LetheException e) {
-            throw new FlinkRuntimeException("Failed to read timers from Lethe", e);
         } finally {
             store.recordRead(n);
+        }
+    }
+
+    private PendingRows open(byte[] from) {
+        try {
+            return new PendingRows(store, lowerBound, upperBound, from, lastPolled);
+        } catch (LetheException e) {
+            throw new FlinkRuntimeException("Failed to read timers from Lethe", e);
+        }
+    }
+
+    private static void advance(PendingRows rows) {
+        try {
+            rows.next();
+        } catch (LetheException e) {
+            throw new FlinkRuntimeException("Failed to read timers from Lethe", e);
         }
     }
 
