@@ -63,17 +63,17 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
   if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
   size_t ikey_len = key.size() + 8;
   size_t len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size() + 8;
-  char* buf = arena_.Allocate(len);
-  char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
-  if (!key.empty()) std::memcpy(p, key.data(), key.size());
-  p += key.size();
-  EncodeFixed64(p, PackTag(seq, kind));
-  p += 8;
-  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
-  if (!value.empty()) std::memcpy(p, value.data(), value.size());
-  p += value.size();
-  EncodeFixed64(p, delete_key);
-  table_.Insert(buf);
+  table_.InsertInline(len, [&](char* buf) {
+    char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
+    if (!key.empty()) std::memcpy(p, key.data(), key.size());
+    p += key.size();
+    EncodeFixed64(p, PackTag(seq, kind));
+    p += 8;
+    p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+    if (!value.empty()) std::memcpy(p, value.data(), value.size());
+    p += value.size();
+    EncodeFixed64(p, delete_key);
+  });
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   if (kind == EntryKind::kTombstone) num_point_tombstones_.fetch_add(1, std::memory_order_relaxed);
 }
