@@ -362,6 +362,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         }
         MetricGroup g = metrics.group().addGroup("timers").addGroup(stateName.replace("_timer_state/", ""));
         g.gauge("polls", (Gauge<Long>) store::polls);
+        g.gauge("writes", (Gauge<Long>) store::writes);
         g.gauge("tombstones", (Gauge<Long>) store::tombstones);
         g.gauge("reads", (Gauge<Long>) store::reads);
         g.gauge("rows-read", (Gauge<Long>) store::rowsRead);

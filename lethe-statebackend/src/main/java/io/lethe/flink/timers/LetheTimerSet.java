@@ -106,8 +106,10 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
             }
             return false;
         }
-        store.put(row, store.deleteKeyForAdd(row, lastPolled));
-        allInCache = false;
+        if (!store.recentlyWritten(row)) {
+            store.put(row, store.deleteKeyForAdd(row, lastPolled));
+            allInCache = false;
+        }
         return false;
     }
 

@@ -52,6 +52,7 @@ public final class TimerStore {
     private final int keyGroupPrefixBytes;
     private final boolean timeOrdered;
     private final WriteBatch batch = new WriteBatch();
+    private final RecentRows recent = new RecentRows(RecentRows.SLOTS);
     private int pending;
     /** H as this queue last moved it (the expiry driver may have moved it further). */
     private volatile long horizon;
@@ -63,6 +64,7 @@ public final class TimerStore {
     private long lastPolledTime;
     // Counters for metrics: written by the task thread only, read by reporters.
     private volatile long polls;
+    private volatile long writes;
     private volatile long tombstones;
     private volatile long reads;
     private volatile long rowsRead;
@@ -131,13 +133,25 @@ public final class TimerStore {
         return t;
     }
 
+    /** Writes a row; {@code row} is kept, the caller must not change it. */
     void put(byte[] row, long deleteKey) {
         batch.put(cf, row, EMPTY, deleteKey);
+        recent.add(row);
+        writes++;
         written();
+    }
+
+    /**
+     * Whether the row was written lately and is pending since (neither polled nor removed): then
+     * writing it again would change nothing. False says nothing.
+     */
+    boolean recentlyWritten(byte[] row) {
+        return recent.contains(row);
     }
 
     /** A tombstone for a row whose delete key is not known: the maximum, as every version allows. */
     void delete(byte[] row) {
+        recent.forget(row);
         batch.delete(cf, row);
         tombstones++;
         written();
@@ -152,6 +166,11 @@ public final class TimerStore {
     /** Timers polled. */
     public long polls() {
         return polls;
+    }
+
+    /** Rows written: timers added (a timer added again while pending is mostly not written again). */
+    public long writes() {
+        return writes;
     }
 
     /** Tombstones written: removed timers, and polled ones a horizon cannot remove. */
@@ -171,6 +190,7 @@ public final class TimerStore {
     /** Records that a row was polled: a sticky row gets its tombstone; the others wait for H. */
     void polled(byte[] row, boolean sticky) {
         polls++;
+        recent.forget(row);
         if (sticky) {
             delete(row);
         } else if (Long.compareUnsigned(timeOf(row), lastPolledTime) > 0) {

@@ -263,4 +263,41 @@ class LetheTimerQueueTest {
         }
         assertNull(queue.poll());
     }
+
+    @Test
+    void aTimerAddedAgainWhilePendingIsNotWrittenAgain() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            for (int i = 0; i < 30; i++) {
+                queue.add(timer(i, 100 + i)); // as a window operator does for every element
+            }
+        }
+        assertEquals(30, queue.store().writes());
+        for (int i = 0; i < 30; i++) {
+            assertEquals(100 + i, queue.poll().getTimestamp());
+        }
+        assertNull(queue.poll());
+    }
+
+    @Test
+    void aTimerRemovedOrFiredAndAddedAgainIsWrittenAgain() throws Exception {
+        for (int i = 0; i < 30; i++) {
+            queue.add(timer(i, 100 + i));
+        }
+        TimerHeapInternalTimer<Long, VoidNamespace> last = timer(29, 129); // beyond its key group's cache
+        queue.remove(last);
+        assertFalse(contents().contains(last));
+        queue.add(last);
+        assertTrue(contents().contains(last), "removed, then added again: pending");
+        for (int i = 0; i < 30; i++) {
+            TimerHeapInternalTimer<Long, VoidNamespace> fired = queue.poll();
+            assertEquals(100 + i, fired.getTimestamp());
+            if (i == 20) {
+                queue.add(timer(fired.getKey(), fired.getTimestamp())); // fired, then registered again
+                assertEquals(fired, queue.poll());
+            }
+        }
+        assertNull(queue.poll());
+        restoreFromCheckpoint();
+        assertNull(queue.poll(), "nothing came back");
+    }
 }
