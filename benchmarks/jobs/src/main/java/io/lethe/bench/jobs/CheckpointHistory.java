@@ -22,10 +22,11 @@ final class CheckpointHistory {
      * @param checkpointedBytes what it uploaded (for incremental checkpoints the new files only)
      * @param syncMillis the slowest task's synchronous part
      * @param asyncMillis the slowest task's asynchronous part
+     * @param durationMillis from its trigger to its last acknowledgement
      * @param externalPath where it can be restored from
      */
     record Entry(long id, long ackMillis, long fullBytes, long checkpointedBytes, long metadataBytes, long syncMillis,
-            long asyncMillis, boolean savepoint, String externalPath) {}
+            long asyncMillis, long durationMillis, boolean savepoint, String externalPath) {}
 
     /** The completed checkpoints and savepoints of {@code graph}, by id. */
     static List<Entry> completed(AccessExecutionGraph graph) {
@@ -41,7 +42,8 @@ final class CheckpointHistory {
                 async = Math.max(async, t.getSummaryStats().getAsyncCheckpointDurationStats().getMaximum());
             }
             completed.add(new Entry(c.getCheckpointId(), c.getLatestAckTimestamp(), c.getStateSize(),
-                    c.getCheckpointedSize(), c.getMetadataSize(), sync, async, c.getProperties().isSavepoint(),
+                    c.getCheckpointedSize(), c.getMetadataSize(), sync, async, c.getEndToEndDuration(),
+                    c.getProperties().isSavepoint(),
                     ((CompletedCheckpointStats) c).getExternalPath()));
         }
         completed.sort(Comparator.comparingLong(Entry::id));

@@ -42,6 +42,9 @@ import java.util.stream.Stream;
  *   <li><b>sliding</b>: the same with 10 s windows sliding by 5 s (every element in two windows).
  *   <li><b>tumbling-paced</b>: tumbling at a fixed rate every backend sustains: latency from a window's
  *       newest element's due time to its result (p50, p99).
+ *   <li><b>timers</b>: a million keys (quick: 100,000), one event each, all in one tumbling window per
+ *       key, so a timer per key is pending until the input ends; then one watermark step fires them
+ *       all, each reading and clearing its window. Measures that step (first window fired to last).
  *   <li><b>ttl</b>: de-duplication at a fixed rate; every key seen about four times, a value state per key
  *       with a 5 s processing-time TTL (Flink's default cleanup: RocksDB's and ForSt's compaction filter,
  *       Lethe's horizon, the HashMap backend's incremental cleanup). Paced, so which repeats find their
@@ -50,12 +53,13 @@ import java.util.stream.Stream;
  *
  * Usage: {@code ExpiryJobBench [quick|full] [output directory]}: writes {@code jobs.csv}, {@code
  * jobs-state-size.csv}, {@code jobs-checkpoints.csv} and {@code jobs.settings.csv}. Quick: 500 k records
- * per unpaced run, 5 s paced runs, one round, without lethe-h8. Full: 6 M records, 60 s paced runs, two rounds.
+ * per unpaced run, 5 s paced runs, 100,000 timers, one round, without lethe-h8. Full: 6 M records, 60 s paced
+ * runs, a million timers, two rounds.
  */
 public final class ExpiryJobBench {
     static final Duration WINDOW = Duration.ofSeconds(10);
     static final Duration SLIDE = Duration.ofSeconds(5);
-    static final List<String> JOBS = List.of("tumbling", "sliding", "tumbling-paced", "ttl");
+    static final List<String> JOBS = List.of("tumbling", "sliding", "tumbling-paced", "ttl", "timers");
     static final String MANAGED_MEMORY = "256m";
     static final Duration PACED_BUFFER_TIMEOUT = Duration.ofMillis(5);
     static final Duration PACED_WATERMARK_INTERVAL = Duration.ofMillis(20);
@@ -67,10 +71,13 @@ public final class ExpiryJobBench {
 
     private ExpiryJobBench() {}
 
-    /** The sizes of a mode: records per unpaced run, the paced rate and how long a paced run lasts. */
-    record Sizes(long records, long rate, long pacedSeconds, int rounds, List<String> backends) {
+    /**
+     * The sizes of a mode: records per unpaced run, the paced rate and how long a paced run lasts, and
+     * the timers job's keys (one record and one pending timer each).
+     */
+    record Sizes(long records, long rate, long pacedSeconds, long timers, int rounds, List<String> backends) {
         long records(String job) {
-            return paced(job) ? rate * pacedSeconds : records;
+            return job.equals("timers") ? timers : paced(job) ? rate * pacedSeconds : records;
         }
 
         long rate(String job) {
@@ -87,7 +94,7 @@ public final class ExpiryJobBench {
         Path out = Path.of(args.length > 1 ? args[1] : "target/jobs").toAbsolutePath();
         Files.createDirectories(out);
         Sizes sizes = new Sizes(full ? 6_000_000 : 500_000, Long.getLong("lethe.bench.jobs.rate", 50_000),
-                full ? 60 : 5, full ? 2 : 1,
+                full ? 60 : 5, full ? 1_000_000 : 100_000, full ? 2 : 1,
                 full ? JobBackends.ALL : JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList());
         checkpointInterval = Duration.ofSeconds(Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2));
         System.out.printf(Locale.ROOT, "Job benchmark (%s): %,d records per unpaced run, paced runs %,d records/s for"
@@ -113,10 +120,11 @@ public final class ExpiryJobBench {
     private static void print(JobRun r) {
         System.out.printf(Locale.ROOT, "  %-14s %-19s round %d: %,10.0f records/s steady (%,.0f whole job), %.1f µs"
                         + " CPU/record, latency p50 %.1f ms p99 %.1f ms, %6.1f bytes written/record, local max %s,"
-                        + " %d checkpoints up to %s, final %s%n", r.job(), r.backend(), r.round(),
+                        + " %d checkpoints up to %s, final %s%s%n", r.job(), r.backend(), r.round(),
                 r.steadyRecordsPerSecond(), r.recordsPerSecond(), r.cpuMicrosPerRecord(),
                 r.latencyMicros(50) / 1000, r.latencyMicros(99) / 1000, r.bytesPerRecord(), mib(r.maxLocal()),
-                r.duringRun().size(), mib(r.maxCheckpoint()), mib(r.finalCheckpoint()));
+                r.duringRun().size(), mib(r.maxCheckpoint()), mib(r.finalCheckpoint()),
+                r.job().equals("timers") ? String.format(Locale.ROOT, ", watermark step %.0f ms", r.fireMillis()) : "");
     }
 
     private static Configuration configuration(String backend, Path local, Path checkpoints, boolean paced) {
@@ -144,6 +152,7 @@ public final class ExpiryJobBench {
                     Jobs.windowJob(env, records, rate, TumblingEventTimeWindows.of(WINDOW));
             case "sliding" -> Jobs.windowJob(env, records, rate, SlidingEventTimeWindows.of(WINDOW, SLIDE));
             case "ttl" -> Jobs.ttlJob(env, records, rate);
+            case "timers" -> Jobs.timersJob(env, records);
             default -> throw new IllegalArgumentException(job);
         }
     }
@@ -172,7 +181,8 @@ public final class ExpiryJobBench {
             List<JobRun.Checkpoint> completed = checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
             deleteTree(dir);
             return new JobRun(job, backend, round, records, sizes.rate(job), result.getNetRuntime() / 1000.0,
-                    SteadyProbe.steadyNanos(result), cpu, written, latency, samples, completed);
+                    SteadyProbe.steadyNanos(result), cpu, written, latency, samples, completed,
+                    Jobs.fireMillis(result));
         }
     }
 
@@ -180,7 +190,7 @@ public final class ExpiryJobBench {
     static List<JobRun.Checkpoint> checkpoints(ArchivedExecutionGraph graph, long startMillis) {
         return CheckpointHistory.completed(graph).stream().map(c -> new JobRun.Checkpoint(c.id(),
                 c.ackMillis() - startMillis, c.fullBytes(), c.checkpointedBytes(), c.metadataBytes(), c.syncMillis(),
-                c.asyncMillis())).toList();
+                c.asyncMillis(), c.durationMillis())).toList();
     }
 
     /** CPU time this process has used (all threads), in nanoseconds. */

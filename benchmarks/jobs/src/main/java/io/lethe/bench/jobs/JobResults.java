@@ -23,11 +23,12 @@ final class JobResults {
         }
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("jobs-checkpoints.csv")))) {
             csv.println("job,backend,round,checkpoint,ms,full_bytes,checkpointed_bytes,metadata_bytes,sync_ms,"
-                    + "async_ms,final");
+                    + "async_ms,duration_ms,final");
             for (JobRun r : runs) {
                 for (JobRun.Checkpoint c : r.checkpoints()) {
-                    csv.printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d%n", r.job(), r.backend(), r.round(), c.id(), c.ms(),
+                    csv.printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n", r.job(), r.backend(), r.round(), c.id(), c.ms(),
                             c.fullBytes(), c.checkpointedBytes(), c.metadataBytes(), c.syncMillis(), c.asyncMillis(),
+                            c.durationMillis(),
                             c == r.checkpoints().get(r.checkpoints().size() - 1) ? 1 : 0);
                 }
             }
@@ -46,17 +47,18 @@ final class JobResults {
             csv.println("job,backend,round,records,rate,seconds,records_per_s,steady_records_per_s,cpu_us_per_record,"
                     + "latency_p50_us,latency_p99_us,bytes_written_per_record,state_bytes_written_per_record,"
                     + "local_max_bytes,local_end_bytes,checkpoints,max_checkpoint_bytes,final_checkpoint_bytes,"
-                    + "checkpointed_bytes_per_record");
+                    + "checkpointed_bytes_per_record,max_checkpoint_ms,fire_ms");
             for (JobRun r : runs) {
                 boolean none = r.duringRun().isEmpty();
-                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%.0f,%s,%.2f,%s,%s,%.2f,%.2f,%d,%d,%d,%s,%s,%.2f%n",
+                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%.0f,%s,%.2f,%s,%s,%.2f,%.2f,%d,%d,%d,%s,%s,%.2f,%s,%s%n",
                         r.job(), r.backend(), r.round(), r.records(), r.rate(), r.seconds(), r.recordsPerSecond(),
                         cell(r.steadyRecordsPerSecond(), "%.0f"), r.cpuMicrosPerRecord(),
                         cell(r.latencyMicros(50), "%.0f"), cell(r.latencyMicros(99), "%.0f"), r.bytesPerRecord(),
                         r.stateBytesPerRecord(), r.maxLocal(), r.localAtEnd(), r.duringRun().size(),
                         none ? "" : Long.toString(r.maxCheckpoint()),
                         r.finalCheckpoint() < 0 ? "" : Long.toString(r.finalCheckpoint()),
-                        (double) r.checkpointBytesWritten() / r.records());
+                        (double) r.checkpointBytesWritten() / r.records(), cell(r.maxCheckpointMillis(), "%.0f"),
+                        cell(r.fireMillis(), "%.1f"));
             }
         }
     }
@@ -78,6 +80,10 @@ final class JobResults {
             csv.printf("paced runs,network buffer timeout %d ms and watermarks every %d ms (Flink's defaults: 100 and"
                     + " 200 ms) for every backend%n", ExpiryJobBench.PACED_BUFFER_TIMEOUT.toMillis(),
                     ExpiryJobBench.PACED_WATERMARK_INTERVAL.toMillis());
+            csv.printf(Locale.ROOT, "timers,%,d keys with one event each; all in one tumbling window of %d h per key"
+                    + " holding its elements; as fast as the job goes; the windows fire in one watermark step when the"
+                    + " input ends; watermark step = first window fired to last (each fire: timer poll; window read;"
+                    + " clear)%n", sizes.timers(), Jobs.TIMERS_WINDOW.toHours());
             csv.printf("ttl,de-duplication at the paced rate: every key seen about four times spread over the input;"
                     + " a value state per key with a %d s processing-time TTL and Flink's default cleanup (RocksDB and"
                     + " ForSt: compaction filter; HashMap: incremental cleanup; Lethe: the horizon); latency = the"
@@ -101,6 +107,8 @@ final class JobResults {
                     + " checkpoints the new files only); the largest while the input was read (empty when a run"
                     + " ended before its first checkpoint) and the final one; which Flink takes after the input ended"
                     + " and the last windows fired; sync and async durations of the slowest task");
+            csv.println("checkpoint duration,from a checkpoint's trigger to its last acknowledgement (Flink's end-to-end"
+                    + " duration); the longest while the input was read");
             csv.printf("verdicts,Lethe against the best on-disk peer (%s) per metric and round%n",
                     String.join("; ", JobBackends.PEERS));
             csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", sizes.rounds());

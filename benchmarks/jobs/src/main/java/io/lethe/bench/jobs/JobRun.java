@@ -13,14 +13,16 @@ import java.util.List;
  * @param cpuNanos CPU time of the whole process during the job
  * @param latency result latencies in µs (paced runs), or null
  * @param samples the local directory's size over time: {ms since submission, bytes}
+ * @param fireMillis from the first window fired to the last; the timers job's watermark step
  */
 record JobRun(String job, String backend, int round, long records, long rate, double seconds, long steadyNanos,
         long cpuNanos, long bytesWritten, Histogram latency, List<long[]> samples,
-        List<JobRun.Checkpoint> checkpoints) {
+        List<JobRun.Checkpoint> checkpoints, double fireMillis) {
 
     /** One completed checkpoint, from Flink's checkpoint statistics. */
     record Checkpoint(long id, long ms /* since the job was submitted, at its last acknowledgement */,
-            long fullBytes, long checkpointedBytes, long metadataBytes, long syncMillis, long asyncMillis) {}
+            long fullBytes, long checkpointedBytes, long metadataBytes, long syncMillis, long asyncMillis,
+            long durationMillis) {}
 
     boolean paced() {
         return rate > 0;
@@ -82,6 +84,12 @@ record JobRun(String job, String backend, int round, long records, long rate, do
     /** The largest full size of a checkpoint while the input was read; 0 without one. */
     long maxCheckpoint() {
         return duringRun().stream().mapToLong(Checkpoint::fullBytes).max().orElse(0);
+    }
+
+    /** The longest checkpoint (trigger to last acknowledgement) while the input was read; NaN without one. */
+    double maxCheckpointMillis() {
+        return duringRun().isEmpty() ? Double.NaN
+                : duringRun().stream().mapToLong(Checkpoint::durationMillis).max().getAsLong();
     }
 
     /** The full size of the final checkpoint (what is left once the input ended); -1 without one. */

@@ -1,5 +1,8 @@
 package io.lethe.bench.jobs;
 
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.accumulators.LongMaximum;
+import org.apache.flink.api.common.accumulators.LongMinimum;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.StateTtlConfig;
@@ -16,6 +19,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink;
 import org.apache.flink.streaming.api.functions.windowing.RichWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
@@ -35,6 +39,11 @@ final class Jobs {
     static final Duration TTL = Duration.ofSeconds(5);
     /** Accumulator: result latencies (µs). */
     static final String LATENCY = "latency-us";
+    /** Accumulators: when the first and the last window fired ({@link System#nanoTime}). */
+    static final String FIRST_FIRE = "first-fire-ns";
+    static final String LAST_FIRE = "last-fire-ns";
+    /** The timers job's windows: long enough to hold its whole input. */
+    static final Duration TIMERS_WINDOW = Duration.ofHours(1);
 
     private Jobs() {}
 
@@ -54,6 +63,23 @@ final class Jobs {
             WindowAssigner<Object, TimeWindow> windows) {
         events(env, records, rate, WINDOW_KEYS).keyBy(e -> e.f0).window(windows).apply(new CountWindow(rate))
                 .addSink(new DiscardingSink<>());
+    }
+
+    /**
+     * {@code keys} distinct keys, one event each, all in one tumbling window per key: a timer per key
+     * pending until the input ends, when one watermark step fires them all (each reads and clears
+     * its window's contents).
+     */
+    static void timersJob(StreamExecutionEnvironment env, long keys) {
+        events(env, keys, 0, Long.MAX_VALUE).keyBy(e -> e.f0).window(TumblingEventTimeWindows.of(TIMERS_WINDOW))
+                .apply(new CountWindow(0)).addSink(new DiscardingSink<>());
+    }
+
+    /** Milliseconds from the first window fired to the last; NaN if none fired. */
+    static double fireMillis(JobExecutionResult result) {
+        Long first = result.getAccumulatorResult(FIRST_FIRE);
+        Long last = result.getAccumulatorResult(LAST_FIRE);
+        return first == null || last == null ? Double.NaN : (last - first) / 1e6;
     }
 
     /** De-duplication with a TTL'd value state; every key arrives about four times, spread out. */
@@ -112,6 +138,8 @@ final class Jobs {
             extends RichWindowFunction<Tuple3<Long, Long, Long>, Long, Long, TimeWindow> {
         private final long rate;
         private transient LatencyAccumulator latency;
+        private transient LongMinimum firstFire;
+        private transient LongMaximum lastFire;
 
         CountWindow(long rate) {
             this.rate = rate;
@@ -121,6 +149,10 @@ final class Jobs {
         public void open(OpenContext ctx) {
             latency = new LatencyAccumulator();
             getRuntimeContext().addAccumulator(LATENCY, latency);
+            firstFire = new LongMinimum();
+            lastFire = new LongMaximum();
+            getRuntimeContext().addAccumulator(FIRST_FIRE, firstFire);
+            getRuntimeContext().addAccumulator(LAST_FIRE, lastFire);
         }
 
         @Override
@@ -136,6 +168,9 @@ final class Jobs {
                 long closeDue = newest.f2 + (long) (recordsToEnd * 1e9 / rate);
                 latency.add((System.nanoTime() - closeDue) / 1000);
             }
+            long now = System.nanoTime();
+            firstFire.add(now);
+            lastFire.add(now);
             out.collect(n);
         }
     }

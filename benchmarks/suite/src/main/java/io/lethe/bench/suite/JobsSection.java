@@ -21,7 +21,10 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * peer per metric (Flink's RocksDB backend with timers in RocksDB or on the heap, ForSt), and charts.
  */
 final class JobsSection {
-    static final List<String> JOBS = List.of("tumbling", "sliding", "tumbling-paced", "ttl");
+    static final List<String> JOBS = List.of("tumbling", "sliding", "tumbling-paced", "ttl", "timers");
+    /** The window jobs, where Lethe is also compared with each RocksDB timer service alone. */
+    static final List<String> WINDOW_JOBS = List.of("tumbling", "sliding", "tumbling-paced", "timers");
+    static final List<String> ROCKSDB = List.of("rocksdb", "rocksdb-heap-timers");
     static final List<String> BACKENDS = List.of("lethe", "lethe-h8", "rocksdb", "rocksdb-heap-timers", "forst",
             "hashmap");
     static final List<String> PEERS = List.of("rocksdb", "rocksdb-heap-timers", "forst");
@@ -63,6 +66,9 @@ final class JobsSection {
             r.md().append("### ").append(job).append("\n\n");
             perBackend(rows, job, backends);
             versusBestPeer(rows, job);
+            if (WINDOW_JOBS.contains(job)) {
+                versusRocksDb(rows, job);
+            }
             overTime(samples, job, backends, "local_bytes", false, "local state", "state-size");
             overTime(checkpoints, job, backends, "full_bytes", true, "checkpoint size", "checkpoint-size");
         }
@@ -86,31 +92,46 @@ final class JobsSection {
             } else {
                 cells.add(abs(values(sel, "steady_records_per_s")));
             }
+            if (job.equals("timers")) {
+                cells.add(abs(values(sel, "fire_ms")));
+            }
             cells.addAll(List.of(abs(values(sel, "cpu_us_per_record")), abs(values(sel, "bytes_written_per_record")),
                     abs(values(sel, "state_bytes_written_per_record")),
                     heap ? "heap" : mib(values(sel, "local_max_bytes")),
                     heap ? "heap" : mib(values(sel, "local_end_bytes")), abs(values(sel, "checkpoints")),
                     mib(values(sel, "max_checkpoint_bytes")), mib(values(sel, "final_checkpoint_bytes")),
-                    abs(values(sel, "checkpointed_bytes_per_record"))));
+                    abs(values(sel, "checkpointed_bytes_per_record")), abs(values(sel, "max_checkpoint_ms"))));
             table.add(cells.toArray(String[]::new));
         }
         List<String> header = new ArrayList<>(List.of("backend"));
         header.addAll(paced ? List.of("latency p50 (ms)", "latency p99 (ms)") : List.of("records/s (steady)"));
+        if (job.equals("timers")) {
+            header.add("watermark step (ms)");
+        }
         header.addAll(List.of("CPU µs/record", "bytes written/record", "without checkpoint files",
                 "local state max (MiB)", "at end (MiB)", "checkpoints", "largest checkpoint (MiB)",
-                "final checkpoint (MiB)", "checkpoint upload/record (bytes)"));
+                "final checkpoint (MiB)", "checkpoint upload/record (bytes)", "longest checkpoint (ms)"));
         r.md().append(Report.table(header.toArray(String[]::new), table));
     }
 
-    private void versusBestPeer(List<Row> rows, String job) {
+    private static List<Metric> metrics(String job) {
         List<Metric> metrics = new ArrayList<>(paced(job)
                 ? List.of(new Metric("latency_p50_us", "latency p50", false),
                         new Metric("latency_p99_us", "latency p99", false))
                 : List.of(new Metric("steady_records_per_s", "records/s", true)));
+        if (job.equals("timers")) {
+            metrics.add(new Metric("fire_ms", "watermark step", false));
+        }
         metrics.addAll(List.of(new Metric("cpu_us_per_record", "CPU per record", false),
                 new Metric("bytes_written_per_record", "bytes written per record", false),
                 new Metric("local_max_bytes", "max local state", false),
-                new Metric("max_checkpoint_bytes", "largest checkpoint", false)));
+                new Metric("max_checkpoint_bytes", "largest checkpoint", false),
+                new Metric("max_checkpoint_ms", "longest checkpoint", false)));
+        return metrics;
+    }
+
+    private void versusBestPeer(List<Row> rows, String job) {
+        List<Metric> metrics = metrics(job);
         List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
         List<Row> peers = rows.stream().filter(x -> x.s("job").equals(job) && PEERS.contains(x.s("backend")))
                 .toList();
@@ -123,6 +144,28 @@ final class JobsSection {
         }
         table.write("Lethe against the best on-disk peer of each round:", "best peer",
                 "Lethe / best (per-round ratios)");
+    }
+
+    /**
+     * Lethe against each configuration of Flink's RocksDB backend alone (timers in RocksDB, timers on
+     * the heap): the window jobs' timers are the difference between them.
+     */
+    private void versusRocksDb(List<Row> rows, String job) {
+        List<Row> lethe = Csv.where(rows, "job", job, "backend", "lethe");
+        List<String[]> table = new ArrayList<>();
+        for (Metric m : metrics(job)) {
+            List<String> cells = new ArrayList<>(List.of(m.label(), m.betterIs()));
+            for (String rocks : ROCKSDB) {
+                Spread ratio = BestPeer.of(lethe, Csv.where(rows, "job", job, "backend", rocks), m.column(),
+                        m.higherBetter(), "backend").ratio();
+                cells.add(Cells.ratioCell(ratio, "round"));
+                cells.add(Report.verdict(ratio, m.higherBetter()));
+            }
+            table.add(cells.toArray(String[]::new));
+        }
+        r.md().append("Lethe (timers in the engine) against each RocksDB configuration alone:\n\n")
+                .append(Report.table(new String[] {"metric", "better is", "Lethe / rocksdb (timers in RocksDB)",
+                        "verdict", "Lethe / rocksdb-heap-timers", "verdict"}, table));
     }
 
     private void allJobs(List<Row> rows, List<String> jobs, List<String> backends) throws IOException {
