@@ -367,6 +367,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         g.gauge("reads", (Gauge<Long>) store::reads);
         g.gauge("rows-read", (Gauge<Long>) store::rowsRead);
         g.gauge("horizon", (Gauge<Long>) store::publishedHorizon);
+        if (store.pendingTimers() >= 0) {
+            g.gauge("pending", (Gauge<Long>) store::pendingTimers);
+        }
     }
 
     // ---- Keys.

@@ -12,6 +12,7 @@ import io.lethe.flink.snapshot.CheckpointFile;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.StateRegistry;
 import io.lethe.flink.timers.EngineTimerQueues;
+import io.lethe.flink.timers.TimerQueueSettings;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -61,7 +62,8 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private boolean incrementalCheckpoints = true;
     private WindowExpiry window = WindowExpiry.none();
     private LetheOptions.TimerServiceFactory timerService = LetheOptions.TimerServiceFactory.LETHE;
-    private int timerCacheSize = LetheOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue();
+    private TimerQueueSettings timerSettings =
+            new TimerQueueSettings(LetheOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(), false);
 
     /**
      * @param instanceBasePath the engine's fresh working directory; deleted when the build fails
@@ -105,10 +107,11 @@ public final class LetheKeyedStateBackendBuilder<K> {
         return this;
     }
 
-    /** Where timers are kept, and how many per key group the engine's queues cache on the heap. */
-    public LetheKeyedStateBackendBuilder<K> setTimerService(LetheOptions.TimerServiceFactory factory, int cacheSize) {
+    /** Where timers are kept, and how the engine's queues run. */
+    public LetheKeyedStateBackendBuilder<K> setTimerService(LetheOptions.TimerServiceFactory factory,
+            TimerQueueSettings settings) {
         this.timerService = factory;
-        this.timerCacheSize = cacheSize;
+        this.timerSettings = settings;
         return this;
     }
 
@@ -190,7 +193,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
         KeyGroupRange range = parameters.getKeyGroupRange();
         int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
         EngineTimerQueues timers = new EngineTimerQueues(db, columnFamilyOptions, range, numberOfKeyGroups,
-                CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups), timerCacheSize,
+                CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups), timerSettings,
                 restored.engineQueueRecords());
         restored.engineQueues().forEach(timers::registerRestored);
         return timers;

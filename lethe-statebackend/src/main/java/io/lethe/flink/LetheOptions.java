@@ -213,6 +213,15 @@ public final class LetheOptions {
                     .withDescription("With LETHE timers: the timers each key group keeps on the heap, its next ones"
                             + " (as state.backend.rocksdb.timer-service.cache-size).");
 
+    public static final ConfigOption<Boolean> TIMER_SERVICE_COUNT_PENDING =
+            ConfigOptions.key("state.backend.lethe.timer-service.count-pending")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("With LETHE timers: count each queue's pending timers exactly, for the gauge"
+                            + " lethe.timers.<queue>.pending. Costs a read of the engine for each timer added or"
+                            + " removed beyond its key group's cache and not written lately, and a read of every"
+                            + " pending timer when a queue opens (after a restore).");
+
     public static final ConfigOption<Boolean> VERIFY_CHECKSUMS =
             ConfigOptions.key("state.backend.lethe.verify-checksums")
                     .booleanType()

@@ -3,6 +3,7 @@ package io.lethe.flink;
 import io.lethe.engine.MemoryBudget;
 import io.lethe.engine.internal.NativeLibrary;
 import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.timers.TimerQueueSettings;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -68,6 +69,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.WINDOW_EXPIRY,
             LetheOptions.TIMER_SERVICE_FACTORY,
             LetheOptions.TIMER_SERVICE_CACHE_SIZE,
+            LetheOptions.TIMER_SERVICE_COUNT_PENDING,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */
@@ -184,8 +186,9 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
                     .setIncrementalCheckpoints(isIncrementalCheckpointsEnabled())
                     .setWindowExpiry(window)
-                    .setTimerService(settings.get(LetheOptions.TIMER_SERVICE_FACTORY),
-                            settings.get(LetheOptions.TIMER_SERVICE_CACHE_SIZE))
+                    .setTimerService(settings.get(LetheOptions.TIMER_SERVICE_FACTORY), new TimerQueueSettings(
+                            settings.get(LetheOptions.TIMER_SERVICE_CACHE_SIZE),
+                            settings.get(LetheOptions.TIMER_SERVICE_COUNT_PENDING)))
                     .build();
         } catch (IOException | RuntimeException e) {
             if (memory != null) {

@@ -63,6 +63,7 @@ class LetheMetricsTest {
         RecordingGroup group = new RecordingGroup("", gauges);
         AbstractKeyedStateBackend<Integer> backend = new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
+                .with(LetheOptions.TIMER_SERVICE_COUNT_PENDING, true)
                 .createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "metrics-test",
                         IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127),
                         env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT, group,
@@ -113,6 +114,12 @@ class LetheMetricsTest {
             long horizon = lethe.db().horizon(lethe.db().columnFamily("_timer_state/event_user-timers"));
             assertEquals(30_000L ^ Long.MIN_VALUE, horizon, "the head's time, sign bit flipped");
             assertEquals(horizon, ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.horizon")).getValue());
+            // Counted exactly (count-pending is on): a pending timer added again, or a removed one that
+            // was never there, changes nothing; neither is written.
+            timers.add(new TimerHeapInternalTimer<>(39_999, 39_999, VoidNamespace.INSTANCE));
+            timers.remove(new TimerHeapInternalTimer<>(50_000, 50_000, VoidNamespace.INSTANCE));
+            assertEquals(10_000L, ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.pending")).getValue());
+            assertEquals(40_000L, ((Gauge<?>) gauges.get("lethe.timers.event_user-timers.writes")).getValue());
         } finally {
             backend.dispose();
             env.close();

@@ -38,19 +38,20 @@ public final class EngineTimerQueues {
     private final KeyGroupRange range;
     private final int numberOfKeyGroups;
     private final int keyGroupPrefixBytes;
-    private final int cacheSize;
+    private final TimerQueueSettings settings;
     private final Map<String, QueueRecord> restored;
     private final Map<String, Entry> queues = new LinkedHashMap<>();
 
     /** @param restored what the snapshot says of each queue, by name (empty for a fresh backend) */
     public EngineTimerQueues(LetheDb db, ColumnFamilyOptions columnFamilyOptions, KeyGroupRange range,
-            int numberOfKeyGroups, int keyGroupPrefixBytes, int cacheSize, Map<String, QueueRecord> restored) {
+            int numberOfKeyGroups, int keyGroupPrefixBytes, TimerQueueSettings settings,
+            Map<String, QueueRecord> restored) {
         this.db = db;
         this.columnFamilyOptions = columnFamilyOptions;
         this.range = range;
         this.numberOfKeyGroups = numberOfKeyGroups;
         this.keyGroupPrefixBytes = keyGroupPrefixBytes;
-        this.cacheSize = cacheSize;
+        this.settings = settings;
         this.restored = restored;
     }
 
@@ -102,7 +103,12 @@ public final class EngineTimerQueues {
             TimerStore store = new TimerStore(db, cf, keyGroupPrefixBytes, serializer instanceof TimerSerializer);
             QueueRecord record = restored.getOrDefault(name, QueueRecord.EMPTY);
             store.raiseStickyBelow(record.stickyBelow());
-            return new LetheTimerQueue<>(store, serializer, range, numberOfKeyGroups, cacheSize, record.lastPolled());
+            LetheTimerQueue<T> queue = new LetheTimerQueue<>(store, serializer, range, numberOfKeyGroups,
+                    settings.cacheSize(), record.lastPolled());
+            if (settings.countPending()) {
+                queue.startCounting();
+            }
+            return queue;
         } catch (LetheException e) {
             throw new FlinkRuntimeException("Failed to open the timer queue " + name + " in Lethe", e);
         }

@@ -66,6 +66,15 @@ public final class LetheTimerQueue<T extends HeapPriorityQueueElement & Priority
         return set;
     }
 
+    /** Counts the pending timers from now on (reads every one of them once). */
+    void startCounting() {
+        long pending = 0;
+        for (LetheTimerSet<?> set : sets) {
+            pending += set.size();
+        }
+        store.startCounting(pending);
+    }
+
     public TimerStore store() {
         return store;
     }

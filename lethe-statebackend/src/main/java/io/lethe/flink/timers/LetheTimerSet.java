@@ -73,6 +73,7 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
         }
         byte[] row = first.getKey();
         store.polled(row, first.getValue());
+        store.countPending(-1);
         if (lastPolled == null || Arrays.compareUnsigned(row, lastPolled) > 0) {
             lastPolled = row;
         }
@@ -93,6 +94,7 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
             if (cache.containsKey(row)) {
                 return false;
             }
+            store.countPending(1);
             if (full) {
                 cache.pollLastEntry(); // it stays in the engine
                 allInCache = false;
@@ -107,6 +109,9 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
             return false;
         }
         if (!store.recentlyWritten(row)) {
+            if (store.counting() && !pendingInEngine(row)) {
+                store.countPending(1);
+            }
             store.put(row, store.deleteKeyForAdd(row, lastPolled));
             allInCache = false;
         }
@@ -121,7 +126,12 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
         }
         byte[] row = codec.row(keyGroup, element);
         byte[] head = cache.firstKey();
-        cache.remove(row);
+        boolean beyondCache = !allInCache && Arrays.compareUnsigned(row, cache.lastKey()) > 0;
+        boolean cached = cache.remove(row) != null;
+        if (store.counting()
+                && (cached || beyondCache && (store.recentlyWritten(row) || pendingInEngine(row)))) {
+            store.countPending(-1);
+        }
         store.delete(row);
         if (cache.isEmpty()) {
             seekHint = row;
@@ -193,6 +203,13 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
                 store.recordRead(read);
             }
         };
+    }
+
+    /** Whether the row is pending in the engine (reads it; for counting). */
+    private boolean pendingInEngine(byte[] row) {
+        try (PendingRows rows = open(row)) {
+            return rows.isValid() && Arrays.equals(rows.row(), row);
+        }
     }
 
     /** Refills an empty cache from the engine, unless the engine holds nothing more. */

@@ -68,6 +68,8 @@ public final class TimerStore {
     private volatile long tombstones;
     private volatile long reads;
     private volatile long rowsRead;
+    /** Pending timers, once counting started; -1 before. */
+    private volatile long pendingTimers = -1;
 
     public TimerStore(LetheDb db, ColumnFamilyHandle cf, int keyGroupPrefixBytes, boolean timeOrdered)
             throws LetheException {
@@ -161,6 +163,27 @@ public final class TimerStore {
     void recordRead(int rows) {
         reads++;
         rowsRead += rows;
+    }
+
+    /** Starts counting pending timers from {@code pending}, the number pending now. */
+    void startCounting(long pending) {
+        pendingTimers = pending;
+    }
+
+    boolean counting() {
+        return pendingTimers >= 0;
+    }
+
+    /** Adds {@code delta} to the pending timers, if they are counted. */
+    void countPending(int delta) {
+        if (pendingTimers >= 0) {
+            pendingTimers += delta;
+        }
+    }
+
+    /** Pending timers; -1 when they are not counted. */
+    public long pendingTimers() {
+        return pendingTimers;
     }
 
     /** Timers polled. */

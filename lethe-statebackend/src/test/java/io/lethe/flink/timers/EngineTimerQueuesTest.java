@@ -44,7 +44,8 @@ class EngineTimerQueuesTest {
     Path dir;
 
     private EngineTimerQueues registry(LetheDb db, Map<String, QueueRecord> restored) {
-        return new EngineTimerQueues(db, ColumnFamilyOptions.DEFAULT, RANGE, 10, 1, 8, restored);
+        return new EngineTimerQueues(db, ColumnFamilyOptions.DEFAULT, RANGE, 10, 1,
+                new TimerQueueSettings(8, false), restored);
     }
 
     @Test
