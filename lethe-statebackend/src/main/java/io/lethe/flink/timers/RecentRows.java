@@ -10,35 +10,51 @@ import java.util.Arrays;
  *
  * <p>A direct-mapped table: a row takes the slot of its hash, replacing whatever was there, so it
  * costs one hash and one comparison and holds a fixed number of rows. Forgetting a row it does not
- * hold is a no-op; a row it does not hold is simply written again. Not thread-safe.
+ * hold is a no-op; a row it does not hold is simply written again. The slots are allocated on the
+ * first write, so a queue that is never written to (an unused processing-time queue) costs nothing.
+ * Not thread-safe.
  */
 final class RecentRows {
-    /** Slots per queue: enough for the timers a window operator re-registers between two elements of a key. */
+    /**
+     * Slots per queue. A window operator's repeated registration is caught when fewer distinct rows
+     * than about this were written since the key's previous element; beyond that some are written
+     * again, which costs a write and nothing else.
+     */
     static final int SLOTS = 1 << 15;
 
-    private final byte[][] slots;
+    private final int size;
     private final int mask;
+    private byte[][] slots;
 
     RecentRows(int slots) {
         if (Integer.bitCount(slots) != 1) {
             throw new IllegalArgumentException("slots must be a power of two: " + slots);
         }
-        this.slots = new byte[slots][];
+        this.size = slots;
         this.mask = slots - 1;
     }
 
     boolean contains(byte[] row) {
+        if (slots == null) {
+            return false;
+        }
         byte[] held = slots[slot(row)];
         return held != null && Arrays.equals(held, row);
     }
 
     /** Remembers a row just written; keeps it (the caller must not change it). */
     void add(byte[] row) {
+        if (slots == null) {
+            slots = new byte[size][];
+        }
         slots[slot(row)] = row;
     }
 
     /** Forgets a row that was polled or removed. */
     void forget(byte[] row) {
+        if (slots == null) {
+            return;
+        }
         int i = slot(row);
         if (slots[i] != null && Arrays.equals(slots[i], row)) {
             slots[i] = null;
