@@ -67,70 +67,47 @@ class LetheStateBackendFactoryTest {
         assertEquals(64, LetheOptions.pagesPerTile(c));
     }
 
+    /** The message of the configuration error that {@code setup}, applied to a Lethe configuration, causes. */
+    private String rejected(java.util.function.Consumer<Configuration> setup) {
+        Configuration c = letheConfig();
+        setup.accept(c);
+        return assertThrows(IllegalConfigurationException.class,
+                () -> new LetheStateBackendFactory().createFromConfig(c, getClass().getClassLoader())).getMessage();
+    }
+
     @Test
     void badValuesFailWithTheOptionName() {
-        Configuration c = letheConfig();
-        c.set(LetheOptions.PAGES_PER_TILE, "0");
-        IllegalConfigurationException e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(c, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("state.backend.lethe.pages-per-tile"), e.getMessage());
+        String m = rejected(c -> c.set(LetheOptions.PAGES_PER_TILE, "0"));
+        assertTrue(m.contains("state.backend.lethe.pages-per-tile"), m);
 
-        Configuration word = letheConfig();
-        word.set(LetheOptions.PAGES_PER_TILE, "many");
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(word, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("'auto'"), e.getMessage());
+        m = rejected(c -> c.set(LetheOptions.PAGES_PER_TILE, "many"));
+        assertTrue(m.contains("'auto'"), m);
 
-        Configuration ratio = letheConfig();
-        ratio.set(LetheOptions.WRITE_BUFFER_RATIO, 1.5);
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(ratio, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("write-buffer-ratio"), e.getMessage());
+        m = rejected(c -> c.set(LetheOptions.WRITE_BUFFER_RATIO, 1.5));
+        assertTrue(m.contains("write-buffer-ratio"), m);
 
-        Configuration threshold = letheConfig();
-        threshold.set(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, java.time.Duration.ofNanos(500_000));
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(threshold, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("state.backend.lethe.delete-persistence-threshold"), e.getMessage());
+        m = rejected(c -> c.set(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, java.time.Duration.ofNanos(500_000)));
+        assertTrue(m.contains("state.backend.lethe.delete-persistence-threshold"), m);
 
-        Configuration text = letheConfig();
-        text.setString("state.backend.lethe.size-ratio", "ten");
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(text, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("'ten'") && e.getMessage().contains("state.backend.lethe.size-ratio"),
-                e.getMessage());
+        m = rejected(c -> c.setString("state.backend.lethe.size-ratio", "ten"));
+        assertTrue(m.contains("'ten'") && m.contains("state.backend.lethe.size-ratio"), m);
 
-        Configuration pick = letheConfig();
-        pick.setString("state.backend.lethe.fade.file-pick", "newest");
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(pick, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("MOST_DELETES"), "names the values allowed: " + e.getMessage());
+        m = rejected(c -> c.setString("state.backend.lethe.fade.file-pick", "newest"));
+        assertTrue(m.contains("MOST_DELETES"), "names the values allowed: " + m);
 
-        Configuration codec = letheConfig();
-        codec.setString("state.backend.lethe.bottommost-compression", "snappy");
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(codec, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("state.backend.lethe.bottommost-compression")
-                && e.getMessage().contains("ZSTD"), "names the key and the codecs: " + e.getMessage());
+        m = rejected(c -> c.setString("state.backend.lethe.bottommost-compression", "snappy"));
+        assertTrue(m.contains("state.backend.lethe.bottommost-compression") && m.contains("ZSTD"),
+                "names the key and the codecs: " + m);
 
-        Configuration files = letheConfig();
-        files.set(LetheOptions.MAX_OPEN_FILES, 8);
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(files, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("state.backend.lethe.files.open"), e.getMessage());
+        m = rejected(c -> c.set(LetheOptions.MAX_OPEN_FILES, 8));
+        assertTrue(m.contains("state.backend.lethe.files.open"), m);
 
-        Configuration timers = letheConfig();
-        timers.setString("state.backend.lethe.timer-service.factory", "rocksdb");
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(timers, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("state.backend.lethe.timer-service.factory")
-                && e.getMessage().contains("LETHE"), "names the key and the choices: " + e.getMessage());
+        m = rejected(c -> c.setString("state.backend.lethe.timer-service.factory", "rocksdb"));
+        assertTrue(m.contains("state.backend.lethe.timer-service.factory") && m.contains("LETHE"),
+                "names the key and the choices: " + m);
 
-        Configuration cache = letheConfig();
-        cache.set(LetheOptions.TIMER_SERVICE_CACHE_SIZE, 0);
-        e = assertThrows(IllegalConfigurationException.class,
-                () -> new LetheStateBackendFactory().createFromConfig(cache, getClass().getClassLoader()));
-        assertTrue(e.getMessage().contains("state.backend.lethe.timer-service.cache-size"), e.getMessage());
+        m = rejected(c -> c.set(LetheOptions.TIMER_SERVICE_CACHE_SIZE, 0));
+        assertTrue(m.contains("state.backend.lethe.timer-service.cache-size"), m);
     }
 
     @Test
