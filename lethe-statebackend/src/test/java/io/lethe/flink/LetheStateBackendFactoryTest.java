@@ -108,6 +108,9 @@ class LetheStateBackendFactoryTest {
 
         m = rejected(c -> c.set(LetheOptions.TIMER_SERVICE_CACHE_SIZE, 0));
         assertTrue(m.contains("state.backend.lethe.timer-service.cache-size"), m);
+
+        m = rejected(c -> c.setString("state.backend.lethe.timer-service.count-pending", "maybe"));
+        assertTrue(m.contains("state.backend.lethe.timer-service.count-pending"), m);
     }
 
     @Test
