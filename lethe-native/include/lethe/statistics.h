@@ -114,7 +114,9 @@ enum class CompactionReason : int {
   X(kMemoryTableReaderBytes, memory_table_reader_bytes,                                             \
     "Open tables' index, filters and tombstones counted by the budget.")                            \
   X(kMemoryPinnedTableReaderBytes, memory_pinned_table_reader_bytes,                                \
-    "The part of those tables kept open for good.")
+    "The part of those tables kept open for good.")                                                 \
+  X(kTableOpens, table_opens,                                                                       \
+    "Table files opened, their whole index and filters read: once per file while tables stay open, again whenever a table left the table cache.")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -12,6 +12,7 @@
 
 #include "lethe/db.h"
 #include "lethe/env.h"
+#include "lethe/memory_budget.h"
 #include "sst/layout_printer.h"
 #include "test_util.h"
 #include "util/random.h"
@@ -337,6 +338,28 @@ TEST_F(PageDropTest, PatchTablesAreLiveFilesAndTravelWithCheckpoints) {
   std::unique_ptr<DB> copy;
   ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
   EXPECT_EQ(expected, CountEntries(copy.get()));
+}
+
+// Patch tables stay open as their files' tables do. When tables stay open
+// beyond the room of the budget's table cache, a patch table charged to that
+// cache would leave it at once, and every read of its file open it again.
+TEST_F(PageDropTest, PatchTablesStayOpenWhenPinnedTablesOutgrowTheTableCache) {
+  std::shared_ptr<MemoryBudget> budget;
+  ASSERT_TRUE(MemoryBudget::New(256 * 1024, 0.5, &budget).ok());  // a table cache of 96 KiB
+  options_.memory_budget = budget;
+  options_.cf_defaults.page_size = 512;
+  OpenNewDatabase();
+  PutKeys(20000, [](int i) { return i % 7; }, 0);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  ASSERT_GT(db_->GetStatistics().pages_rewritten, 0u);
+  const uint64_t live = Live();  // opens every table and patch table
+  ASSERT_GT(budget->GetUsage().pinned_table_readers, 96 * 1024u);
+  const uint64_t opens = db_->GetStatistics().table_opens;
+  EXPECT_EQ(live, Live());
+  EXPECT_EQ(live, Live());
+  EXPECT_EQ(opens, db_->GetStatistics().table_opens);
 }
 
 // An iterator reads the file as its version describes it. Two drops in a row

@@ -48,6 +48,7 @@ Status TableReader::EffectivePage(const PageMeta& meta, const PageOverrides* o, 
 Status TableReader::Open(const Options& options, std::string fname, uint64_t file_number,
                          std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
                          std::unique_ptr<TableReader>* result) {
+  if (options.counters) options.counters->opens.Add(1);
   std::unique_ptr<TableReader> r(new TableReader());
   r->options_ = options;
   r->fname_ = std::move(fname);

@@ -35,6 +35,7 @@ using PageCache = LruCache<const Page>;
 struct TableReadCounters {
   StripedCounter bytes_read;
   StripedCounter bloom_useful;
+  StripedCounter opens;  // tables opened: their index and filters read whole
 };
 
 class TableReader;

@@ -40,8 +40,19 @@ Status TableCache::Load(const FileMetaData& f, bool may_pin, std::shared_ptr<con
 
 Status TableCache::FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table) {
   if (pin_ && (*table = f.reader.shared()) != nullptr) return Status::OK();
+  // Pinned by the budget as a file's table would be; no record holds it, so
+  // the cache keeps it (at no charge on a shared budget) until the file goes.
   bool pinned = false;
-  return Load(f, false, table, &pinned);
+  return Load(f, pin_, table, &pinned);
+}
+
+const TableReader* TableCache::Resident(const FileMetaData& f, std::shared_ptr<const TableReader>* owner) {
+  owner->reset();
+  if (pin_) {
+    if (const TableReader* r = f.reader.get()) return r;
+  }
+  *owner = Cache()->Lookup(Key(f.number));
+  return owner->get();
 }
 
 Status TableCache::GetReader(const FileMetaData& f, const TableReader** reader,

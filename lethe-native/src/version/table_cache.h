@@ -33,8 +33,12 @@ class TableCache {
   // The reader of f. *owner keeps it alive, or stays null when the reader is
   // pinned to f (f keeps it alive).
   Status GetReader(const FileMetaData& f, const TableReader** reader, std::shared_ptr<const TableReader>* owner);
-  // The reader of file f.number, never pinned (for a record made up on the spot).
+  // The reader of file f.number, for a record made up on the spot (a patch
+  // table's): never pinned to it, but kept open as f's table would be.
   Status FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table);
+  // The reader of f if it is open now (pinned to f, or in the cache), else
+  // null; never opens the file. *owner keeps a cached one alive.
+  const TableReader* Resident(const FileMetaData& f, std::shared_ptr<const TableReader>* owner);
   void Evict(uint64_t number) { Cache()->Erase(Key(number)); }
 
  private:
