@@ -1,6 +1,7 @@
 #include "compaction/compaction_stream.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace lethe {
 
@@ -89,7 +90,13 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
 #endif
   if (secondary_ != nullptr) RemoveHidden(key);
   size_t emitted_before = out->size();
-  bool deeper = deeper_data_(key, key);
+  // Asked once, and only when the answer matters (a tombstone, or a merge
+  // chain with nothing older in its stripe): a flush answers it from files.
+  std::optional<bool> deeper_known;
+  auto deeper = [&] {
+    if (!deeper_known) deeper_known = deeper_data_(key, key);
+    return *deeper_known;
+  };
 
   auto emit = [&](SequenceNumber seq, EntryKind kind, std::string value, uint64_t dk) {
     out->push_back(OutputEntry{MakeInternalKey(key, seq, kind), std::move(value), dk});
@@ -147,7 +154,7 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
               break;
             }
           }
-          if (older_in_input || deeper) {
+          if (older_in_input || deeper()) {
             emit(v.seq, EntryKind::kTombstone, std::string(), v.delete_key);
           } else {
             stats_.dropped_point_tombstones++;
@@ -163,7 +170,7 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
     }
     if (!resolved && !operands.empty()) {
       // No base in this stripe: a value if nothing older can exist anywhere.
-      emit_chain(operands, nullptr, /*closed=*/!(j < n || deeper));
+      emit_chain(operands, nullptr, /*closed=*/!(j < n || deeper()));
     }
     i = j;
   }

@@ -105,5 +105,29 @@ TEST(CompactionStreamTest, RangeTombstones) {
   EXPECT_EQ(tombs, "[a,b)@3 [b,d)@4 [d,f)@4 ");
 }
 
+// A flush answers "may older data lie deeper?" from the files' Bloom filters,
+// which may mean opening tables: the stream asks only for a key whose output
+// depends on it (a tombstone, or merges with no value below them), once each.
+TEST(CompactionStreamTest, AsksAboutDeeperDataOnlyWhereTheOutputDependsOnIt) {
+  VectorIterator it(std::vector{Ent("a", 5, EntryKind::kValue, "1"), Ent("a", 4, EntryKind::kMerge, "x"),
+                                Ent("b", 6, EntryKind::kMerge, "2"), Ent("b", 3, EntryKind::kValue, "y"),
+                                Ent("c", 7, EntryKind::kMerge, "3"), Ent("c", 2, EntryKind::kMerge, "z"),
+                                Ent("d", 8, EntryKind::kTombstone), Ent("e", 9, EntryKind::kValue, "5")});
+  std::vector<std::string> asked;
+  CompactionStream stream(&it, {}, {}, [&](std::string_view lo, std::string_view) {
+    asked.emplace_back(lo);
+    return false;
+  });
+  std::vector<OutputEntry> out;
+  while (stream.NextKey(&out)) {
+  }
+  ASSERT_TRUE(stream.status().ok());
+  EXPECT_EQ(asked, (std::vector<std::string>{"c", "d"}));
+  // Nothing deeper: c's merges became a value, d's tombstone went.
+  ASSERT_EQ(out.size(), 4u);  // a, b, c, e
+  EXPECT_EQ(TagKind(ExtractTag(out[2].ikey)), EntryKind::kValue);
+  EXPECT_EQ(ExtractSortKey(out[2].ikey), "c");
+}
+
 }  // namespace
 }  // namespace lethe

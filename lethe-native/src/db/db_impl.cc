@@ -406,6 +406,16 @@ bool DBImpl::FilesMayContain(const ColumnFamilyFiles& files, std::string_view ke
   return may_exist;
 }
 
+bool DBImpl::ResidentFilesMayContain(const ColumnFamilyFiles& files, std::string_view key) {
+  bool may_exist = false;
+  ForEachFileContaining(files, key, [&](const FileRef& f) {
+    FileReaders t;
+    may_exist = !ResidentFileReaders(table_cache_.get(), *f, &t) || t.table->MayContain(key, &t.overrides);
+    return may_exist;
+  });
+  return may_exist;
+}
+
 std::vector<SequenceNumber> DBImpl::SnapshotList() {
   return std::vector<SequenceNumber>(snapshots_.begin(), snapshots_.end());
 }

@@ -182,6 +182,8 @@ class DBImpl final : public DB {
   bool KeyMayExist(ColumnFamilyData* cfd, std::string_view key);  // write_mu_ held, takes mu_
   // Whether a file of `files` may hold a version of `key` (Bloom filters; no page read).
   bool FilesMayContain(const ColumnFamilyFiles& files, std::string_view key);
+  // The same from the tables open now: a file whose table is not open may.
+  bool ResidentFilesMayContain(const ColumnFamilyFiles& files, std::string_view key);
   bool FadeFlushDue();                          // mu_ held: a memtable's tombstones are overdue
   bool BudgetFlushDue();                        // mu_ held: the memory budget asked for a flush
   uint64_t FadeCheckPeriod();                   // mu_ held: µs between FADE checks, 0 if off

@@ -143,10 +143,12 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     // Whether a file may hold an older version of a key: a point tombstone whose key no file can
     // hold deletes only what this memtable holds, and need not reach disk (a state cleared while
     // its data was still in memory). Files only ever gain keys by flushes, which run one at a
-    // time, so the files seen now cover everything below this flush.
+    // time, so the files seen now cover everything below this flush. Only tables open now are
+    // asked: opening others here, for every such key, would hold the flush up while writers
+    // wait for it; a file that is not asked may hold the key, which keeps its entries as they are.
     auto deeper = [this, files = job.files](std::string_view lo, std::string_view hi) {
       if (files == nullptr) return false;
-      return lo != hi || FilesMayContain(*files, lo);  // range tombstones: kept
+      return lo != hi || ResidentFilesMayContain(*files, lo);  // range tombstones: kept
     };
     CompactionStream stream(iter.get(), job.imm->RangeTombstones(), snapshots, deeper, secondary);
     TableWriterOptions wo;

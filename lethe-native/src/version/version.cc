@@ -147,6 +147,21 @@ Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* o
   return Status::OK();
 }
 
+bool ResidentFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out) {
+  out->patch = nullptr;
+  out->patch_owner.reset();
+  out->table = tables->Resident(f, &out->table_owner);
+  if (out->table == nullptr) return false;
+  if (f.patch_file != 0) {
+    FileMetaData patch;
+    patch.number = f.patch_file;
+    out->patch = tables->Resident(patch, &out->patch_owner);
+    if (out->patch == nullptr) return false;
+  }
+  out->overrides = PageOverrides{&f.dropped_pages, &f.patched_pages, out->patch};
+  return true;
+}
+
 Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out) {
   out->file = f;
   return OpenFileReaders(tables, *f, out);

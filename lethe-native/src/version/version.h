@@ -84,6 +84,9 @@ struct FileReaders {
   PageOverrides overrides;
 };
 Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out);
+// The same from readers open now only: false, opening nothing, when the
+// table or its patch table is not open.
+bool ResidentFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out);
 
 // The same, keeping the record alive too.
 struct FileTables : FileReaders {
