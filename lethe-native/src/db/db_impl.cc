@@ -395,22 +395,12 @@ bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
   return FilesMayContain(*sv->files, key);
 }
 
-bool DBImpl::FilesMayContain(const ColumnFamilyFiles& files, std::string_view key) {
+bool DBImpl::FilesMayContain(const ColumnFamilyFiles& files, std::string_view key, TableOpen open) {
   bool may_exist = false;
   ForEachFileContaining(files, key, [&](const FileRef& f) {
     FileReaders t;
-    // Unreadable file: assume the key may be there (a tombstone is kept).
-    may_exist = !OpenFileReaders(table_cache_.get(), *f, &t).ok() || t.table->MayContain(key, &t.overrides);
-    return may_exist;
-  });
-  return may_exist;
-}
-
-bool DBImpl::ResidentFilesMayContain(const ColumnFamilyFiles& files, std::string_view key) {
-  bool may_exist = false;
-  ForEachFileContaining(files, key, [&](const FileRef& f) {
-    FileReaders t;
-    may_exist = !ResidentFileReaders(table_cache_.get(), *f, &t) || t.table->MayContain(key, &t.overrides);
+    // Unreadable or not open: assume the key may be there (a tombstone is kept).
+    may_exist = !OpenFileReaders(table_cache_.get(), *f, &t, open).ok() || t.table->MayContain(key, &t.overrides);
     return may_exist;
   });
   return may_exist;

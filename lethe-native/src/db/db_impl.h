@@ -180,10 +180,10 @@ class DBImpl final : public DB {
   std::vector<SequenceNumber> SnapshotList();   // mu_ held
   uint64_t OldestSnapshot();                    // mu_ held; kMaxSequenceNumber if none
   bool KeyMayExist(ColumnFamilyData* cfd, std::string_view key);  // write_mu_ held, takes mu_
-  // Whether a file of `files` may hold a version of `key` (Bloom filters; no page read).
-  bool FilesMayContain(const ColumnFamilyFiles& files, std::string_view key);
-  // The same from the tables open now: a file whose table is not open may.
-  bool ResidentFilesMayContain(const ColumnFamilyFiles& files, std::string_view key);
+  // Whether a file of `files` may hold a version of `key` (Bloom filters; no page read). With
+  // TableOpen::kNever only tables open now are asked: a file whose table is not open may.
+  bool FilesMayContain(const ColumnFamilyFiles& files, std::string_view key,
+                       TableOpen open = TableOpen::kIfNeeded);
   bool FadeFlushDue();                          // mu_ held: a memtable's tombstones are overdue
   bool BudgetFlushDue();                        // mu_ held: the memory budget asked for a flush
   uint64_t FadeCheckPeriod();                   // mu_ held: µs between FADE checks, 0 if off

@@ -148,7 +148,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
     // wait for it; a file that is not asked may hold the key, which keeps its entries as they are.
     auto deeper = [this, files = job.files](std::string_view lo, std::string_view hi) {
       if (files == nullptr) return false;
-      return lo != hi || ResidentFilesMayContain(*files, lo);  // range tombstones: kept
+      return lo != hi || FilesMayContain(*files, lo, TableOpen::kNever);  // range tombstones: kept
     };
     CompactionStream stream(iter.get(), job.imm->RangeTombstones(), snapshots, deeper, secondary);
     TableWriterOptions wo;

@@ -11,8 +11,8 @@ std::string TableFileName(const std::string& dbname, uint64_t number) {
   return dbname + buf;
 }
 
-Status TableCache::Load(const FileMetaData& f, bool may_pin, std::shared_ptr<const TableReader>* table,
-                        bool* pinned) {
+Status TableCache::Load(const FileMetaData& f, bool may_pin, TableOpen open,
+                        std::shared_ptr<const TableReader>* table, bool* pinned) {
   const CacheKey key = Key(f.number);
   if ((*table = Cache()->Lookup(key)) != nullptr) {
     // On a shared budget, a cached table stays open for good once the
@@ -22,6 +22,7 @@ Status TableCache::Load(const FileMetaData& f, bool may_pin, std::shared_ptr<con
     return Status::OK();
   }
   std::string fname = TableFileName(dbname_, f.number);
+  if (open == TableOpen::kNever) return Status::NotFound(fname, "table not open");
   std::unique_ptr<RandomAccessFile> file;
   Status s = env_->NewRandomAccessFile(fname, &file);
   if (!s.ok()) return s;
@@ -38,30 +39,21 @@ Status TableCache::Load(const FileMetaData& f, bool may_pin, std::shared_ptr<con
   return Status::OK();
 }
 
-Status TableCache::FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table) {
+Status TableCache::FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table, TableOpen open) {
   if (pin_ && (*table = f.reader.shared()) != nullptr) return Status::OK();
   // Pinned by the budget as a file's table would be; no record holds it, so
   // the cache keeps it (at no charge on a shared budget) until the file goes.
   bool pinned = false;
-  return Load(f, pin_, table, &pinned);
-}
-
-const TableReader* TableCache::Resident(const FileMetaData& f, std::shared_ptr<const TableReader>* owner) {
-  owner->reset();
-  if (pin_) {
-    if (const TableReader* r = f.reader.get()) return r;
-  }
-  *owner = Cache()->Lookup(Key(f.number));
-  return owner->get();
+  return Load(f, pin_, open, table, &pinned);
 }
 
 Status TableCache::GetReader(const FileMetaData& f, const TableReader** reader,
-                             std::shared_ptr<const TableReader>* owner) {
+                             std::shared_ptr<const TableReader>* owner, TableOpen open) {
   owner->reset();
   if (pin_ && (*reader = f.reader.get()) != nullptr) return Status::OK();
   std::shared_ptr<const TableReader> table;
   bool pinned = false;
-  Status s = Load(f, pin_, &table, &pinned);
+  Status s = Load(f, pin_, open, &table, &pinned);
   if (!s.ok()) return s;
   if (pinned) {
     *reader = f.reader.Pin(std::move(table));

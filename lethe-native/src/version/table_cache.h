@@ -20,6 +20,10 @@ namespace lethe {
 
 std::string TableFileName(const std::string& dbname, uint64_t number);
 
+// Whether a lookup may open a table that is not open now (reading its whole
+// index and filters), or answers NotFound instead.
+enum class TableOpen { kIfNeeded, kNever };
+
 class TableCache {
  public:
   // reader_options.cache_namespace names this database's files in shared caches.
@@ -32,18 +36,19 @@ class TableCache {
 
   // The reader of f. *owner keeps it alive, or stays null when the reader is
   // pinned to f (f keeps it alive).
-  Status GetReader(const FileMetaData& f, const TableReader** reader, std::shared_ptr<const TableReader>* owner);
+  Status GetReader(const FileMetaData& f, const TableReader** reader, std::shared_ptr<const TableReader>* owner,
+                   TableOpen open = TableOpen::kIfNeeded);
   // The reader of file f.number, for a record made up on the spot (a patch
   // table's): never pinned to it, but kept open as f's table would be.
-  Status FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table);
-  // The reader of f if it is open now (pinned to f, or in the cache), else
-  // null; never opens the file. *owner keeps a cached one alive.
-  const TableReader* Resident(const FileMetaData& f, std::shared_ptr<const TableReader>* owner);
+  Status FindTable(const FileMetaData& f, std::shared_ptr<const TableReader>* table,
+                   TableOpen open = TableOpen::kIfNeeded);
   void Evict(uint64_t number) { Cache()->Erase(Key(number)); }
 
  private:
-  // The reader of f from the cache, or opened; *pinned: whether to pin it.
-  Status Load(const FileMetaData& f, bool may_pin, std::shared_ptr<const TableReader>* table, bool* pinned);
+  // The reader of f from the cache, or opened (if `open` allows); *pinned:
+  // whether to pin it.
+  Status Load(const FileMetaData& f, bool may_pin, TableOpen open, std::shared_ptr<const TableReader>* table,
+              bool* pinned);
   TableReaderCache* Cache() { return budget_->shared() ? budget_->table_readers() : &own_; }
   CacheKey Key(uint64_t number) const { return CacheKey{reader_options_.cache_namespace | number, 0}; }
 

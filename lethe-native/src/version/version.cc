@@ -130,36 +130,21 @@ Status Version::Apply(const VersionEdit& edit, std::shared_ptr<Version>* result)
   return Status::OK();
 }
 
-Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out) {
+Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out, TableOpen open) {
   out->patch = nullptr;
   out->patch_owner.reset();
-  Status s = tables->GetReader(f, &out->table, &out->table_owner);
+  Status s = tables->GetReader(f, &out->table, &out->table_owner, open);
   if (!s.ok()) return s;
   if (f.patch_file != 0) {
     FileMetaData patch;
     patch.number = f.patch_file;
     patch.file_size = f.patch_size;
-    s = tables->FindTable(patch, &out->patch_owner);
+    s = tables->FindTable(patch, &out->patch_owner, open);
     if (!s.ok()) return s;
     out->patch = out->patch_owner.get();
   }
   out->overrides = PageOverrides{&f.dropped_pages, &f.patched_pages, out->patch};
   return Status::OK();
-}
-
-bool ResidentFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out) {
-  out->patch = nullptr;
-  out->patch_owner.reset();
-  out->table = tables->Resident(f, &out->table_owner);
-  if (out->table == nullptr) return false;
-  if (f.patch_file != 0) {
-    FileMetaData patch;
-    patch.number = f.patch_file;
-    out->patch = tables->Resident(patch, &out->patch_owner);
-    if (out->patch == nullptr) return false;
-  }
-  out->overrides = PageOverrides{&f.dropped_pages, &f.patched_pages, out->patch};
-  return true;
 }
 
 Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out) {

@@ -83,10 +83,10 @@ struct FileReaders {
   std::shared_ptr<const TableReader> table_owner, patch_owner;
   PageOverrides overrides;
 };
-Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out);
-// The same from readers open now only: false, opening nothing, when the
-// table or its patch table is not open.
-bool ResidentFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out);
+// With TableOpen::kNever: NotFound, opening nothing, when the table or its
+// patch table is not open now.
+Status OpenFileReaders(TableCache* tables, const FileMetaData& f, FileReaders* out,
+                       TableOpen open = TableOpen::kIfNeeded);
 
 // The same, keeping the record alive too.
 struct FileTables : FileReaders {

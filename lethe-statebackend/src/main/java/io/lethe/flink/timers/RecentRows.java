@@ -22,7 +22,6 @@ final class RecentRows {
      */
     static final int SLOTS = 1 << 15;
 
-    private final int size;
     private final int mask;
     private byte[][] slots;
 
@@ -30,7 +29,6 @@ final class RecentRows {
         if (Integer.bitCount(slots) != 1) {
             throw new IllegalArgumentException("slots must be a power of two: " + slots);
         }
-        this.size = slots;
         this.mask = slots - 1;
     }
 
@@ -45,7 +43,7 @@ final class RecentRows {
     /** Remembers a row just written; keeps it (the caller must not change it). */
     void add(byte[] row) {
         if (slots == null) {
-            slots = new byte[size][];
+            slots = new byte[mask + 1][];
         }
         slots[slot(row)] = row;
     }
