@@ -38,7 +38,7 @@ std::atomic<int64_t> g_live_objects{0};
 // Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
 constexpr jlong kOptionsVersion = 4;
 constexpr jsize kDbOptionLongs = 13;
-constexpr jsize kCfOptionLongs = 12;
+constexpr jsize kCfOptionLongs = 13;
 
 void ThrowStatus(JNIEnv* env, const Status& s) {
   if (env->ExceptionCheck()) return;  // keep the first exception
@@ -144,6 +144,7 @@ void DecodeCfOptions(const jlong* v, lethe::ColumnFamilyOptions* o) {
   auto codec = [](jlong x) { return static_cast<lethe::Compression>(x >= 0 && x <= 2 ? x : 0xff); };
   o->compression = codec(v[10]);
   if (v[11] >= 0) o->bottommost_compression = codec(v[11]);
+  o->dynamic_level_bytes = v[12] != 0;
 }
 
 struct IteratorHolder {

@@ -49,6 +49,7 @@ struct OptionSet {
   std::optional<Compression> bottommost_compression = std::nullopt;
   int max_open_files = -1;  // every table open unless set
   size_t memory_budget = 0;  // bytes of a memory budget shared with an idle neighbour; 0: none
+  bool dynamic_level_bytes = true;
 };
 
 const OptionSet kOptionSets[] = {
@@ -73,6 +74,9 @@ const OptionSet kOptionSets[] = {
     // table cache of 12 KiB), pages share one cache.
     {"shared-budget-h2", 4 << 20, 256, 2, true, true, false, 64 << 10, 16 << 10, 4, 0,
      FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 64 << 10},
+    // Static level targets (level 1 holds level1_bytes), FADE on.
+    {"static-levels-fade-dd-h1", 8 << 10, 128, 1, true, true, false, 16 << 10, 4 << 10, 3, 100'000,
+     FadeFilePick::kOldestDelete, Compression::kLZ4, std::nullopt, -1, 0, false},
 };
 
 int64_t EnvInt(const char* name, int64_t dflt) {
@@ -100,6 +104,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     cf_options_.level1_bytes = set_.level1_bytes;
     cf_options_.target_file_size = set_.target_file_size;
     cf_options_.size_ratio = set_.size_ratio;
+    cf_options_.dynamic_level_bytes = set_.dynamic_level_bytes;
     cf_options_.level0_compaction_trigger = 3;
     cf_options_.delete_persistence_threshold_us = set_.delete_persistence_threshold_us;
     cf_options_.fade_file_pick = set_.fade_file_pick;

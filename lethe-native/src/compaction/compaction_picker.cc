@@ -3,14 +3,13 @@
 #include <algorithm>
 
 #include "compaction/fade.h"
+#include "compaction/level_targets.h"
 
 namespace lethe {
 
-uint64_t MaxBytesForLevel(const ColumnFamilyOptions& options, int level) {
-  double bytes = static_cast<double>(options.level1_bytes);
-  for (int l = 1; l < level; l++) bytes *= std::max(2, options.size_ratio);
-  return static_cast<uint64_t>(bytes);
-}
+// A level above the base still holding files outranks every level over its
+// target: level 0 cannot skip it.
+constexpr double kDrainScore = 1e6;
 
 static void KeyRange(const std::vector<FileRef>& files, std::string* lo, std::string* hi) {
   *lo = files.front()->smallest;
@@ -40,7 +39,8 @@ std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
                                              const ColumnFamilyOptions& options,
                                              const CompactionPointers& pointers, uint64_t now_us,
                                              uint64_t oldest_snapshot) {
-  if (auto plan = PickDeleteDriven(files, options, now_us, oldest_snapshot)) return plan;
+  const LevelTargets targets = ComputeLevelTargets(files, options);
+  if (auto plan = PickDeleteDriven(files, options, targets, now_us, oldest_snapshot)) return plan;
   int best_level = -1;
   double best_score = 1.0;
   double l0 = static_cast<double>(files.levels[0].size()) /
@@ -50,8 +50,10 @@ std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
     best_score = l0;
   }
   for (int l = 1; l < kNumLevels - 1; l++) {
-    double score = static_cast<double>(files.LevelBytes(l)) /
-                   static_cast<double>(MaxBytesForLevel(options, l));
+    if (files.levels[l].empty()) continue;
+    double score = targets.Draining(l) ? kDrainScore
+                                       : static_cast<double>(files.LevelBytes(l)) /
+                                             static_cast<double>(std::max<uint64_t>(1, targets.max_bytes[l]));
     if (score > best_score) {
       best_level = l;
       best_score = score;
@@ -60,7 +62,7 @@ std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
   if (best_level < 0) return std::nullopt;
 
   if (best_level == 0) {
-    CompactionPlan plan = PlanLevelCompaction(files, 0, 1, CompactionReason::kLevel0);
+    CompactionPlan plan = PlanLevelCompaction(files, 0, targets.level0_output, CompactionReason::kLevel0);
     plan.score = best_score;
     return plan;
   }

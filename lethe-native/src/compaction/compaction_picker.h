@@ -4,8 +4,8 @@
 //
 // Leveled LSM with size ratio T (paper §2): level 0 is compacted when it
 // holds level0_compaction_trigger files; level i >= 1 when its bytes exceed
-// level1_bytes * T^(i-1). File-granular: one file of level i (round robin
-// over the key space) plus the overlapping files of level i+1.
+// its target (level_targets.h). File-granular: one file of level i (round
+// robin over the key space) plus the overlapping files of level i+1.
 #pragma once
 
 #include <optional>
@@ -38,8 +38,6 @@ struct CompactionPlan {
 struct CompactionPointers {
   std::string after[kNumLevels];
 };
-
-uint64_t MaxBytesForLevel(const ColumnFamilyOptions& options, int level);
 
 // The most urgent compaction, or nothing if every level is within budget.
 // With FADE on (options.delete_persistence_threshold_us > 0), a file whose

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "compaction/level_targets.h"
+
 namespace lethe {
 namespace {
 
@@ -15,9 +17,16 @@ FileRef F(uint64_t n, std::string lo, std::string hi, uint64_t bytes, uint64_t s
   return f;
 }
 
+// The tests below build trees of static level targets (level_targets.h).
+ColumnFamilyOptions StaticOptions() {
+  ColumnFamilyOptions o;
+  o.dynamic_level_bytes = false;
+  return o;
+}
+
 TEST(CompactionPickerTest, NothingWhenWithinBudget) {
   ColumnFamilyFiles files;
-  ColumnFamilyOptions o;
+  ColumnFamilyOptions o = StaticOptions();
   files.levels[0] = {F(1, "a", "z", 100)};
   files.levels[1] = {F(2, "a", "m", 1000)};
   EXPECT_FALSE(PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber).has_value());
@@ -25,7 +34,7 @@ TEST(CompactionPickerTest, NothingWhenWithinBudget) {
 
 TEST(CompactionPickerTest, LevelZeroTakesAllFilesAndOverlaps) {
   ColumnFamilyFiles files;
-  ColumnFamilyOptions o;
+  ColumnFamilyOptions o = StaticOptions();
   o.level0_compaction_trigger = 2;
   files.levels[0] = {F(4, "c", "e", 10, 4), F(3, "a", "b", 10, 3)};
   files.levels[1] = {F(1, "a", "a", 10), F(2, "d", "d", 10), F(5, "x", "y", 10)};
@@ -41,12 +50,12 @@ TEST(CompactionPickerTest, LevelZeroTakesAllFilesAndOverlaps) {
 
 TEST(CompactionPickerTest, SaturatedLevelRoundRobin) {
   ColumnFamilyFiles files;
-  ColumnFamilyOptions o;
+  ColumnFamilyOptions o = StaticOptions();
   o.level1_bytes = 100;
   o.size_ratio = 10;
   files.levels[1] = {F(1, "a", "c", 60), F(2, "d", "f", 60), F(3, "g", "i", 60)};
   files.levels[2] = {F(4, "e", "h", 10)};
-  EXPECT_EQ(MaxBytesForLevel(o, 2), 1000u);
+  EXPECT_EQ(ComputeLevelTargets(files, o).max_bytes[2], 1000u);
   CompactionPointers p;
   auto plan = PickCompaction(files, o, p, 0, kMaxSequenceNumber);
   ASSERT_TRUE(plan.has_value());
@@ -61,6 +70,46 @@ TEST(CompactionPickerTest, SaturatedLevelRoundRobin) {
   p.after[1] = "i";  // wraps around
   plan = PickCompaction(files, o, p, 0, kMaxSequenceNumber);
   EXPECT_EQ(plan->inputs[0][0]->number, 1u);
+}
+
+// Dynamic level targets (the default) on a base of 100 bytes.
+ColumnFamilyOptions DynamicOptions() {
+  ColumnFamilyOptions o;
+  o.level1_bytes = 100;
+  o.size_ratio = 10;
+  o.level0_compaction_trigger = 2;
+  return o;
+}
+
+TEST(CompactionPickerTest, DynamicTargetsSendLevelZeroToTheBaseLevel) {
+  ColumnFamilyFiles files;
+  ColumnFamilyOptions o = DynamicOptions();
+  files.levels[0] = {F(9, "b", "c", 10, 9), F(8, "a", "b", 10, 8)};
+  files.levels[6] = {F(1, "a", "m", 5000), F(2, "n", "z", 5000)};  // base: level 4, target 100
+  auto plan = PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->level, 0);
+  EXPECT_EQ(plan->output_level, 4);
+  EXPECT_TRUE(plan->inputs[1].empty());
+}
+
+TEST(CompactionPickerTest, DynamicTargetsDrainLevelsAboveTheBaseFirst) {
+  ColumnFamilyFiles files;
+  ColumnFamilyOptions o = DynamicOptions();
+  files.levels[0] = {F(9, "b", "c", 10, 9), F(8, "a", "b", 10, 8), F(7, "a", "b", 10, 7)};
+  files.levels[2] = {F(3, "a", "c", 20, 3)};  // small, but above the base (level 4)
+  files.levels[6] = {F(1, "a", "m", 5000), F(2, "n", "z", 5000)};
+  auto plan = PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->level, 2);
+  EXPECT_EQ(plan->output_level, 3);
+  EXPECT_TRUE(plan->IsTrivialMove());
+  // Level 0 may not pass level 2's older data: it goes there while level 2 drains.
+  files.levels[2].clear();
+  files.levels[3] = {F(3, "a", "c", 20, 3)};
+  EXPECT_EQ(ComputeLevelTargets(files, o).level0_output, 3);
+  files.levels[3].clear();
+  EXPECT_EQ(ComputeLevelTargets(files, o).level0_output, 4);
 }
 
 }  // namespace

@@ -10,26 +10,30 @@ int FadeLastLevel(const ColumnFamilyFiles& files) {
   return std::max(0, files.DeepestNonEmptyLevel());
 }
 
-// A level's share of the budget follows its capacity: level 0 holds about as
-// much as level 1 before it is compacted, level i >= 1 holds T^(i-1) times
-// level 1.
-static double FadeWeight(int level, double t) { return level == 0 ? 1 : std::pow(t, level - 1); }
+// A rank's share of the budget follows its capacity: level 0 holds about as
+// much as the base level before it is compacted, rank r >= 1 holds T^(r-1)
+// times the base level.
+static double FadeWeight(int rank, double t) { return rank == 0 ? 1 : std::pow(t, rank - 1); }
 
-uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int level, int last_level) {
+int FadeRank(const LevelTargets& targets, int level) {
+  return level == 0 ? 0 : std::max(1, level - targets.base_level + 1);
+}
+
+uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int rank, int last_rank) {
   const double budget = static_cast<double>(options.delete_persistence_threshold_us) * (1 - kFadeSlack);
-  const int n = std::max(1, last_level);  // levels 0..n-1 share the budget
-  if (level >= n) return static_cast<uint64_t>(budget);
+  const int n = std::max(1, last_rank);  // ranks 0..n-1 share the budget
+  if (rank >= n) return static_cast<uint64_t>(budget);
   const double t = std::max(2, options.size_ratio);
   double total = 0, upto = 0;
-  for (int l = 0; l < n; l++) {
-    total += FadeWeight(l, t);
-    if (l <= level) upto += FadeWeight(l, t);
+  for (int r = 0; r < n; r++) {
+    total += FadeWeight(r, t);
+    if (r <= rank) upto += FadeWeight(r, t);
   }
   return std::max<uint64_t>(1, static_cast<uint64_t>(budget * upto / total));
 }
 
-uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_level) {
-  return std::max<uint64_t>(1, FadeDeadlineUs(options, 0, last_level) / 2);
+uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_rank) {
+  return std::max<uint64_t>(1, FadeDeadlineUs(options, 0, last_rank) / 2);
 }
 
 uint64_t FadeCheckPeriodUs(const ColumnFamilyOptions& options) {
@@ -74,15 +78,17 @@ static uint64_t OverlapBytes(const ColumnFamilyFiles& files, int level, const Fi
 }
 
 std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
-                                               const ColumnFamilyOptions& options, uint64_t now_us,
+                                               const ColumnFamilyOptions& options,
+                                               const LevelTargets& targets, uint64_t now_us,
                                                uint64_t oldest_snapshot) {
   if (options.delete_persistence_threshold_us == 0) return std::nullopt;
   const int last = FadeLastLevel(files);
+  const int last_rank = FadeRank(targets, last);
   // Best so far: (expiry time, -invalidated, level); smaller is more urgent.
   std::tuple<uint64_t, int64_t, int> best{UINT64_MAX, 0, 0};
   FileRef best_file;
   for (int level = 0; level <= last; level++) {
-    const uint64_t deadline = FadeDeadlineUs(options, level, last);
+    const uint64_t deadline = FadeDeadlineUs(options, FadeRank(targets, level), last_rank);
     for (const FileRef& f : files.levels[level]) {
       const uint64_t since = FadeInvalidSinceUs(files, *f);
       if (since == 0) continue;
@@ -102,7 +108,7 @@ std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
   CompactionPlan plan;
   if (level == 0) {
     // Level-0 files overlap: they move down together to keep newer above older.
-    plan = PlanLevelCompaction(files, 0, 1, CompactionReason::kDeleteDriven);
+    plan = PlanLevelCompaction(files, 0, targets.level0_output, CompactionReason::kDeleteDriven);
   } else {
     plan.level = level;
     plan.output_level = level < last ? level + 1 : level;

@@ -18,12 +18,18 @@
 // tombstone is overdue after d_0 / 2. The slack absorbs the timer period
 // (at most D_th / 20) and compaction time. Budgets follow the tree's depth:
 // they are recomputed from the files at every pick.
+//
+// Levels count by rank: level 0 is rank 0, the base level (level 0's target,
+// level_targets.h) rank 1, the next rank 2, and so on; levels above the base,
+// which only hand their files down, rank 1. A tree with dynamic level targets
+// thus gets the budgets of a static tree of the same depth.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
 #include "compaction/compaction_picker.h"
+#include "compaction/level_targets.h"
 
 namespace lethe {
 
@@ -33,12 +39,16 @@ constexpr double kFadeSlack = 0.1;
 // The deepest level holding a file (0 if none).
 int FadeLastLevel(const ColumnFamilyFiles& files);
 
-// The time (µs after a tombstone's write) by which it must have left `level`
-// of a tree whose last level is `last_level`. REQUIRES: FADE on.
-uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int level, int last_level);
+// The rank of `level` (see above).
+int FadeRank(const LevelTargets& targets, int level);
+
+// The time (µs after a tombstone's write) by which it must have left the
+// level of rank `rank` in a tree whose last level has rank `last_rank`.
+// REQUIRES: FADE on.
+uint64_t FadeDeadlineUs(const ColumnFamilyOptions& options, int rank, int last_rank);
 
 // The age at which a memtable holding a tombstone must be flushed.
-uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_level);
+uint64_t FadeMemtableDeadlineUs(const ColumnFamilyOptions& options, int last_rank);
 
 // When the file's oldest invalid entry became invalid: its oldest point or
 // range tombstone, or the earliest secondary delete covering part of it
@@ -78,7 +88,8 @@ uint64_t FadeHorizonCoalesceWindowUs(const ColumnFamilyOptions& options);
 // kMaxSequenceNumber without snapshots) is older than its newest entry: the
 // tombstones would survive the rewrite for that snapshot.
 std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
-                                               const ColumnFamilyOptions& options, uint64_t now_us,
+                                               const ColumnFamilyOptions& options,
+                                               const LevelTargets& targets, uint64_t now_us,
                                                uint64_t oldest_snapshot);
 
 // The file of `level` (>= 1) a saturation compaction takes under FADE's file

@@ -2,7 +2,8 @@
 // file format: test/datadriven.h).
 //
 // Commands:
-//   options size_ratio=T dth=µs pick=SO|SD|DD   (also clears the files)
+//   options size_ratio=T dth=µs pick=SO|SD|DD dynamic=0|1   (also clears the files;
+//                                    dynamic level targets only with dynamic=1)
 //   file L<level> n=<number> keys=<lo>-<hi> bytes=B entries=E pt=P rt=R b=B t=µs seq=S
 //   budgets                          level budgets of the current tree
 //   pick now=µs [snapshot=seq]       the compaction PickCompaction chooses
@@ -52,6 +53,7 @@ class Replay {
       options_.level1_bytes = DataDrivenNum(a, "level1_bytes", 1000);
       options_.level0_compaction_trigger = static_cast<int>(DataDrivenNum(a, "l0_trigger", 4));
       options_.delete_persistence_threshold_us = DataDrivenNum(a, "dth");
+      options_.dynamic_level_bytes = DataDrivenNum(a, "dynamic", 0) == 1;
       std::string pick = a.count("pick") ? a["pick"] : "SD";
       options_.fade_file_pick = pick == "SO"   ? FadeFilePick::kMinOverlap
                                 : pick == "DD" ? FadeFilePick::kOldestDelete
@@ -86,10 +88,15 @@ class Replay {
       return "";
     }
     if (cmd == "budgets") {
-      int last = FadeLastLevel(files_);
+      const int last = FadeLastLevel(files_);
+      const LevelTargets targets = ComputeLevelTargets(files_, options_);
+      const int last_rank = FadeRank(targets, last);
       std::ostringstream out;
-      out << "last level " << last << ": memtable " << FadeMemtableDeadlineUs(options_, last) << "us";
-      for (int l = 0; l <= last; l++) out << ", L" << l << " " << FadeDeadlineUs(options_, l, last) << "us";
+      out << "last level " << last << ": memtable " << FadeMemtableDeadlineUs(options_, last_rank) << "us";
+      for (int l = 0; l <= last; l++) {
+        if (l > 0 && l < targets.base_level && files_.levels[l].empty()) continue;
+        out << ", L" << l << " " << FadeDeadlineUs(options_, FadeRank(targets, l), last_rank) << "us";
+      }
       return out.str();
     }
     if (cmd == "pick") {

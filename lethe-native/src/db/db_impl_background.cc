@@ -81,8 +81,9 @@ bool DBImpl::FadeFlushDue() {
     uint64_t first = cfd->first_tombstone_time_us.load(std::memory_order_relaxed);
     if (cfd->options.delete_persistence_threshold_us == 0 || first == 0) continue;
     const ColumnFamilyFiles* files = versions_->current()->Find(id);
-    int last = files == nullptr ? 0 : FadeLastLevel(*files);
-    if (now >= first && now - first >= FadeMemtableDeadlineUs(cfd->options, last)) {
+    const int last_rank =
+        files == nullptr ? 0 : FadeRank(ComputeLevelTargets(*files, cfd->options), FadeLastLevel(*files));
+    if (now >= first && now - first >= FadeMemtableDeadlineUs(cfd->options, last_rank)) {
       return true;
     }
   }

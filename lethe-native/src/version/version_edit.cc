@@ -39,7 +39,7 @@ enum FileTag : uint32_t {
 enum OptTag : uint32_t {
   kOSizeRatio = 1, kOPageSize = 2, kOPagesPerTile = 3, kOBloomBits = 4, kOTargetFileSize = 5,
   kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8, kODeletePersistenceThreshold = 9,
-  kOFadeFilePick = 10, kOCompression = 11, kOBottommostCompression = 12,
+  kOFadeFilePick = 10, kOCompression = 11, kOBottommostCompression = 12, kODynamicLevelBytes = 13,
 };
 // The ranges a decoded option must lie in: DB::Open's checks (page size,
 // pages per tile; size ratio >= 2 is checked inline), the Java API's for
@@ -191,6 +191,7 @@ void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst) {
   v(kOFadeFilePick, static_cast<uint64_t>(o.fade_file_pick));
   v(kOCompression, static_cast<uint64_t>(o.compression));
   if (o.bottommost_compression) v(kOBottommostCompression, static_cast<uint64_t>(*o.bottommost_compression));
+  v(kODynamicLevelBytes, o.dynamic_level_bytes ? 1 : 0);
 }
 
 Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
@@ -200,6 +201,7 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
     return Status::Corruption("manifest: column family option out of range",
                               std::to_string(tag) + "=" + std::to_string(x));
   };
+  o->dynamic_level_bytes = false;  // a tree built before the option has static targets
   while (!in.empty()) {
     uint32_t tag;
     uint64_t x;
@@ -249,6 +251,10 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
         if (tag == kOCompression) o->compression = c; else o->bottommost_compression = c;
         break;
       }
+      case kODynamicLevelBytes:
+        if (x > 1) return bad(tag, x);
+        o->dynamic_level_bytes = x == 1;
+        break;
       default: break;  // an option from a newer writer: the default applies
     }
   }

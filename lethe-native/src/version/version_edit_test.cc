@@ -60,6 +60,7 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(d.added_cfs_[0].options.size_ratio, 6);
   EXPECT_EQ(d.added_cfs_[0].options.delete_persistence_threshold_us, 3'600'000'000u);
   EXPECT_EQ(d.added_cfs_[0].options.fade_file_pick, FadeFilePick::kOldestDelete);
+  EXPECT_TRUE(d.added_cfs_[0].options.dynamic_level_bytes);
   const FileMetaData& f = d.new_files_[0].meta;
   EXPECT_EQ(f.oldest_tombstone_time_us, 123456u);
   EXPECT_EQ(f.estimated_invalidated, 77u);
@@ -194,6 +195,7 @@ TEST(VersionEditTest, FuzzOutOfRangeColumnFamilyOptionsAreCorruption) {
       {3, 0, true}, {3, 4096, true}, {3, 4097, false},               // pages per tile (0: auto)
       {4, 0, true}, {4, 64, true}, {4, 65, false},                   // Bloom bits per key
       {7, INT32_MAX, true}, {8, uint64_t{INT32_MAX} + 1, false},     // level-0 triggers
+      {13, 0, true}, {13, 1, true}, {13, 2, false},                  // dynamic level targets
       {99, UINT64_MAX, true},                                        // unknown: ignored
   };
   for (const Case& c : cases) {
@@ -203,6 +205,24 @@ TEST(VersionEditTest, FuzzOutOfRangeColumnFamilyOptionsAreCorruption) {
     ColumnFamilyOptions o;
     EXPECT_EQ(c.ok, DecodeColumnFamilyOptions(opts, &o).ok()) << c.tag << "=" << c.value;
   }
+}
+
+TEST(VersionEditTest, DynamicLevelTargetsRoundTripAndOlderManifestsKeepStaticTargets) {
+  ColumnFamilyOptions o;
+  o.dynamic_level_bytes = false;
+  std::string enc;
+  EncodeColumnFamilyOptions(o, &enc);
+  ColumnFamilyOptions d;
+  ASSERT_TRUE(DecodeColumnFamilyOptions(enc, &d).ok());
+  EXPECT_FALSE(d.dynamic_level_bytes);
+  // Options as written before tag 13 existed: the tree was built with static targets.
+  std::string older;
+  PutVarint32(&older, 1);
+  PutVarint64(&older, 10);
+  ColumnFamilyOptions from_older;
+  ASSERT_TRUE(from_older.dynamic_level_bytes);
+  ASSERT_TRUE(DecodeColumnFamilyOptions(older, &from_older).ok());
+  EXPECT_FALSE(from_older.dynamic_level_bytes);
 }
 
 // Found by fuzz/manifest_fuzzer: a file record with its dropped-page list

@@ -6,7 +6,7 @@ package io.lethe.engine;
  */
 public final class ColumnFamilyOptions {
     /** Number of longs in the encoded form (see {@link #encodeTo}). */
-    static final int ENCODED_LONGS = 12;
+    static final int ENCODED_LONGS = 13;
 
     public static final ColumnFamilyOptions DEFAULT = builder().build();
 
@@ -18,6 +18,7 @@ public final class ColumnFamilyOptions {
     private final int pagesPerTile;
     private final int bloomBitsPerKey;
     private final long targetFileSizeBytes;
+    private final boolean dynamicLevelBytes;
     private final long level1Bytes;
     private final int level0CompactionTrigger;
     private final int level0StopWritesTrigger;
@@ -46,6 +47,7 @@ public final class ColumnFamilyOptions {
         this.pagesPerTile = b.pagesPerTile;
         this.bloomBitsPerKey = b.bloomBitsPerKey;
         this.targetFileSizeBytes = b.targetFileSizeBytes;
+        this.dynamicLevelBytes = b.dynamicLevelBytes;
         this.level1Bytes = b.level1Bytes;
         this.level0CompactionTrigger = b.level0CompactionTrigger;
         this.level0StopWritesTrigger = b.level0StopWritesTrigger;
@@ -79,6 +81,15 @@ public final class ColumnFamilyOptions {
         return targetFileSizeBytes;
     }
 
+    /**
+     * Whether level targets follow the largest level (each level a size ratio's share of the one below, so the last
+     * level holds most of the data), rather than growing from level 1's capacity.
+     */
+    public boolean dynamicLevelBytes() {
+        return dynamicLevelBytes;
+    }
+
+    /** With dynamic level targets: the most the level receiving level 0 may target. Else level 1's capacity. */
     public long level1Bytes() {
         return level1Bytes;
     }
@@ -114,6 +125,7 @@ public final class ColumnFamilyOptions {
         dst[offset + 9] = fadeFilePick.ordinal();
         dst[offset + 10] = compression.ordinal();
         dst[offset + 11] = bottommostCompression != null ? bottommostCompression.ordinal() : -1;
+        dst[offset + 12] = dynamicLevelBytes ? 1 : 0;
     }
 
     long[] encode() {
@@ -129,6 +141,7 @@ public final class ColumnFamilyOptions {
         private int pagesPerTile = 1;
         private int bloomBitsPerKey = 10;
         private long targetFileSizeBytes = 8L << 20;
+        private boolean dynamicLevelBytes = true;
         private long level1Bytes = 32L << 20;
         private int level0CompactionTrigger = 4;
         private int level0StopWritesTrigger = 20;
@@ -165,6 +178,11 @@ public final class ColumnFamilyOptions {
 
         public Builder targetFileSizeBytes(long v) {
             this.targetFileSizeBytes = checkLong(v, 4096, 1L << 40, "targetFileSizeBytes");
+            return this;
+        }
+
+        public Builder dynamicLevelBytes(boolean v) {
+            this.dynamicLevelBytes = v;
             return this;
         }
 

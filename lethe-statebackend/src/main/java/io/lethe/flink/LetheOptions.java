@@ -136,11 +136,25 @@ public final class LetheOptions {
                     .defaultValue(MemorySize.parse("8mb"))
                     .withDescription("Target size of a file written by compaction.");
 
+    public static final ConfigOption<Boolean> DYNAMIC_LEVEL_SIZE =
+            ConfigOptions.key("state.backend.lethe.dynamic-level-size")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Level targets follow the largest level: each level above the last targets a"
+                                    + " size-ratio-th of the one below, so the last level holds most of the state"
+                                    + " and the files take little more than the live data (as RocksDB's"
+                                    + " level_compaction_dynamic_level_bytes). false: level 1 holds level1-size and"
+                                    + " level i size-ratio^(i-1) times as much. A column family keeps the choice it"
+                                    + " was created with, also across restores.");
+
     public static final ConfigOption<MemorySize> LEVEL1_SIZE =
             ConfigOptions.key("state.backend.lethe.level1-size")
                     .memoryType()
                     .defaultValue(MemorySize.parse("32mb"))
-                    .withDescription("Capacity of level 1; level i holds size-ratio^(i-1) times as much.");
+                    .withDescription(
+                            "With dynamic-level-size: the most the level receiving level 0 targets. Without:"
+                                    + " the capacity of level 1; level i holds size-ratio^(i-1) times as much.");
 
     public static final ConfigOption<Duration> DELETE_PERSISTENCE_THRESHOLD =
             ConfigOptions.key("state.backend.lethe.delete-persistence-threshold")
@@ -260,6 +274,7 @@ public final class LetheOptions {
                     .pagesPerTile(pagesPerTile(config))
                     .bloomBitsPerKey(config.get(BLOOM_BITS_PER_KEY))
                     .targetFileSizeBytes(config.get(TARGET_FILE_SIZE).getBytes())
+                    .dynamicLevelBytes(config.get(DYNAMIC_LEVEL_SIZE))
                     .level1Bytes(config.get(LEVEL1_SIZE).getBytes())
                     .deletePersistenceThreshold(config.get(DELETE_PERSISTENCE_THRESHOLD))
                     .fadeFilePick(config.get(FADE_FILE_PICK))

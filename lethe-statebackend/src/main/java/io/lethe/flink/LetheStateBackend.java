@@ -61,6 +61,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.COMPRESSION,
             LetheOptions.BOTTOMMOST_COMPRESSION,
             LetheOptions.TARGET_FILE_SIZE,
+            LetheOptions.DYNAMIC_LEVEL_SIZE,
             LetheOptions.LEVEL1_SIZE,
             LetheOptions.VERIFY_CHECKSUMS,
             LetheOptions.DELETE_PERSISTENCE_THRESHOLD,

@@ -111,6 +111,17 @@ class LetheStateBackendFactoryTest {
 
         m = rejected(c -> c.setString("state.backend.lethe.timer-service.count-pending", "maybe"));
         assertTrue(m.contains("state.backend.lethe.timer-service.count-pending"), m);
+
+        m = rejected(c -> c.setString("state.backend.lethe.dynamic-level-size", "sometimes"));
+        assertTrue(m.contains("state.backend.lethe.dynamic-level-size"), m);
+    }
+
+    @Test
+    void dynamicLevelSizeReachesTheEngine() {
+        Configuration c = letheConfig();
+        assertTrue(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes(), "the default");
+        c.setString("state.backend.lethe.dynamic-level-size", "false");
+        assertFalse(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes());
     }
 
     @Test
