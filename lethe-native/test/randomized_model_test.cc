@@ -49,6 +49,8 @@ struct OptionSet {
   std::optional<Compression> bottommost_compression = std::nullopt;
   int max_open_files = -1;  // every table open unless set
   size_t memory_budget = 0;  // bytes of a memory budget shared with an idle neighbour; 0: none
+  // Dynamic level targets unless a set says otherwise: the static default is
+  // what the other engine tests run.
   bool dynamic_level_bytes = true;
 };
 

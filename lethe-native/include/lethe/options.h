@@ -60,14 +60,15 @@ struct ColumnFamilyOptions {
   std::optional<Compression> bottommost_compression;
   // Target size of a file written by compaction.
   size_t target_file_size = 8 << 20;
-  // Level targets (compaction/level_targets.h). Static: level 1 holds
-  // level1_bytes and level i size_ratio^(i-1) times as much. Dynamic (as
-  // RocksDB's level_compaction_dynamic_level_bytes): each level targets a
+  // Level targets (compaction/level_targets.h). Static (the default, as
+  // Flink's RocksDB backend runs RocksDB): level 1 holds level1_bytes and
+  // level i size_ratio^(i-1) times as much. Dynamic (RocksDB's
+  // level_compaction_dynamic_level_bytes): each level targets a
   // size_ratio-th of the one below, counted from the largest level, so the
   // last level holds most of the data and files take little more than the
-  // live data; level 0 goes to the first level whose target is at most
-  // level1_bytes.
-  bool dynamic_level_bytes = true;
+  // live data, for more compaction writes into the last level; level 0 goes
+  // to the first level whose target is at most level1_bytes.
+  bool dynamic_level_bytes = false;
   uint64_t level1_bytes = 32 << 20;
   // Number of level-0 files that triggers a level-0 compaction.
   int level0_compaction_trigger = 4;

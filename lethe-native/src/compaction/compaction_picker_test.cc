@@ -17,7 +17,7 @@ FileRef F(uint64_t n, std::string lo, std::string hi, uint64_t bytes, uint64_t s
   return f;
 }
 
-// The tests below build trees of static level targets (level_targets.h).
+// Static level targets (the default; level_targets.h).
 ColumnFamilyOptions StaticOptions() {
   ColumnFamilyOptions o;
   o.dynamic_level_bytes = false;
@@ -72,9 +72,10 @@ TEST(CompactionPickerTest, SaturatedLevelRoundRobin) {
   EXPECT_EQ(plan->inputs[0][0]->number, 1u);
 }
 
-// Dynamic level targets (the default) on a base of 100 bytes.
+// Dynamic level targets on a base of 100 bytes.
 ColumnFamilyOptions DynamicOptions() {
   ColumnFamilyOptions o;
+  o.dynamic_level_bytes = true;
   o.level1_bytes = 100;
   o.size_ratio = 10;
   o.level0_compaction_trigger = 2;

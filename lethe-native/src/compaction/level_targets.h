@@ -1,19 +1,21 @@
 // Level targets: how many bytes each level of a column family may hold before
 // it is compacted into the next, and which level receives level 0.
 //
-// Static (dynamic_level_bytes off): level 1 holds level1_bytes and level i
-// T^(i-1) times as much; level 0 is compacted into level 1. A tree whose
-// deepest level is far from full then keeps much of its data in the level
-// above it, as newer versions of keys the deepest level holds too: the files
-// can take up to twice the live data.
+// Static (the default): level 1 holds level1_bytes and level i T^(i-1) times
+// as much; level 0 is compacted into level 1. A tree whose deepest level is
+// far from full then keeps much of its data in the level above it, as newer
+// versions of keys the deepest level holds too: the files can take up to
+// twice the live data once most keys have been rewritten.
 //
-// Dynamic (the default, as RocksDB's level_compaction_dynamic_level_bytes):
+// Dynamic (dynamic_level_bytes, as RocksDB's level_compaction_dynamic_level_bytes):
 // the tree is anchored at the last level (kNumLevels - 1). With S the bytes of
 // the largest level, the level above the last targets S / T, the next S / T^2,
 // and so on up to the base level, the first whose target is at most
 // level1_bytes. Level 0 is compacted into the base level, and the levels
 // between 0 and the base stay empty. The last level then holds about (T-1)/T
-// of the files' bytes, so they take little more than the live data. A new tree
+// of the files' bytes, so they take little more than the live data, at the
+// cost of more writes: every byte reaching the last level is merged with
+// about T times as many of its bytes. A new tree
 // has its base at the last level; the base moves up as the tree grows and down
 // as it shrinks.
 //

@@ -42,6 +42,7 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   o.size_ratio = 6;
   o.delete_persistence_threshold_us = 3'600'000'000;
   o.fade_file_pick = FadeFilePick::kOldestDelete;
+  o.dynamic_level_bytes = true;
   e.AddColumnFamily({3, "state", o});
   e.DropColumnFamily(2);
   e.AddFile(3, 2, File(42, "a", "z"));
@@ -209,18 +210,18 @@ TEST(VersionEditTest, FuzzOutOfRangeColumnFamilyOptionsAreCorruption) {
 
 TEST(VersionEditTest, DynamicLevelTargetsRoundTripAndOlderManifestsKeepStaticTargets) {
   ColumnFamilyOptions o;
-  o.dynamic_level_bytes = false;
+  o.dynamic_level_bytes = true;
   std::string enc;
   EncodeColumnFamilyOptions(o, &enc);
   ColumnFamilyOptions d;
   ASSERT_TRUE(DecodeColumnFamilyOptions(enc, &d).ok());
-  EXPECT_FALSE(d.dynamic_level_bytes);
+  EXPECT_TRUE(d.dynamic_level_bytes);
   // Options as written before tag 13 existed: the tree was built with static targets.
   std::string older;
   PutVarint32(&older, 1);
   PutVarint64(&older, 10);
   ColumnFamilyOptions from_older;
-  ASSERT_TRUE(from_older.dynamic_level_bytes);
+  from_older.dynamic_level_bytes = true;
   ASSERT_TRUE(DecodeColumnFamilyOptions(older, &from_older).ok());
   EXPECT_FALSE(from_older.dynamic_level_bytes);
 }

@@ -141,7 +141,7 @@ public final class ColumnFamilyOptions {
         private int pagesPerTile = 1;
         private int bloomBitsPerKey = 10;
         private long targetFileSizeBytes = 8L << 20;
-        private boolean dynamicLevelBytes = true;
+        private boolean dynamicLevelBytes = false;
         private long level1Bytes = 32L << 20;
         private int level0CompactionTrigger = 4;
         private int level0StopWritesTrigger = 20;

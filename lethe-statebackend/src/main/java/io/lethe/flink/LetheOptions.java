@@ -139,14 +139,16 @@ public final class LetheOptions {
     public static final ConfigOption<Boolean> DYNAMIC_LEVEL_SIZE =
             ConfigOptions.key("state.backend.lethe.dynamic-level-size")
                     .booleanType()
-                    .defaultValue(true)
+                    .defaultValue(false)
                     .withDescription(
-                            "Level targets follow the largest level: each level above the last targets a"
+                            "true: level targets follow the largest level: each level above the last targets a"
                                     + " size-ratio-th of the one below, so the last level holds most of the state"
-                                    + " and the files take little more than the live data (as RocksDB's"
-                                    + " level_compaction_dynamic_level_bytes). false: level 1 holds level1-size and"
-                                    + " level i size-ratio^(i-1) times as much. A column family keeps the choice it"
-                                    + " was created with, also across restores.");
+                                    + " and the files take little more than the live data (RocksDB's"
+                                    + " level_compaction_dynamic_level_bytes), for more compaction writes. Suits"
+                                    + " state that is rewritten or expires as a whole, such as windows. false (as"
+                                    + " Flink's RocksDB backend): level 1 holds level1-size and level i"
+                                    + " size-ratio^(i-1) times as much. A column family keeps the choice it was"
+                                    + " created with, also across restores of native checkpoints.");
 
     public static final ConfigOption<MemorySize> LEVEL1_SIZE =
             ConfigOptions.key("state.backend.lethe.level1-size")

@@ -119,9 +119,9 @@ class LetheStateBackendFactoryTest {
     @Test
     void dynamicLevelSizeReachesTheEngine() {
         Configuration c = letheConfig();
-        assertTrue(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes(), "the default");
-        c.setString("state.backend.lethe.dynamic-level-size", "false");
-        assertFalse(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes());
+        assertFalse(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes(), "the default");
+        c.setString("state.backend.lethe.dynamic-level-size", "true");
+        assertTrue(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes());
     }
 
     @Test
