@@ -54,7 +54,8 @@ Shape SettleAfterOverwrites(bool dynamic) {
   EXPECT_TRUE(db->Flush().ok());
   EXPECT_TRUE(db->WaitForBackgroundWork().ok());
   Shape shape;
-  for (const LevelStatistics& l : db->GetStatistics().column_families[0].levels) {
+  const DbStatistics stats = db->GetStatistics();
+  for (const LevelStatistics& l : stats.column_families[0].levels) {
     shape.total += l.bytes;
     if (l.bytes > 0) {
       shape.last = l.bytes;
