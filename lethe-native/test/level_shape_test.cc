@@ -1,9 +1,12 @@
 // The shape a tree settles into under uniform overwrites of a fixed key set,
 // the common case of keyed state: with dynamic level targets the last level
 // holds the data once and the levels above it a small share, so the files
-// take little more than the live data. With static targets the same workload
-// leaves a full level of newer versions above a half-full last level; the
-// control run shows it, or the test could not fail.
+// take little more than the live data (measured by compacting everything into
+// one copy afterwards). With static targets the same workload keeps a much
+// larger share above the last level; the control run shows it, or the test
+// could not fail. (Which of the two takes more bytes in total depends on how
+// the background compactions interleave with the writes at this small size;
+// the benchmarks in docs/configuration.md measure that at scale.)
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -25,7 +28,21 @@ struct Shape {
   uint64_t total = 0;  // bytes of every level's files
   uint64_t last = 0;   // bytes of the deepest non-empty level
   int last_level = 0;
+  uint64_t live = 0;   // bytes of the files once everything is compacted into one copy
 };
+
+uint64_t TotalBytes(DB* db, Shape* shape) {
+  const DbStatistics stats = db->GetStatistics();
+  uint64_t total = 0;
+  for (const LevelStatistics& l : stats.column_families[0].levels) {
+    total += l.bytes;
+    if (shape != nullptr && l.bytes > 0) {
+      shape->last = l.bytes;
+      shape->last_level = l.level;
+    }
+  }
+  return total;
+}
 
 Shape SettleAfterOverwrites(bool dynamic) {
   std::unique_ptr<Env> env = NewMemEnv();
@@ -54,29 +71,25 @@ Shape SettleAfterOverwrites(bool dynamic) {
   EXPECT_TRUE(db->Flush().ok());
   EXPECT_TRUE(db->WaitForBackgroundWork().ok());
   Shape shape;
-  const DbStatistics stats = db->GetStatistics();
-  for (const LevelStatistics& l : stats.column_families[0].levels) {
-    shape.total += l.bytes;
-    if (l.bytes > 0) {
-      shape.last = l.bytes;
-      shape.last_level = l.level;
-    }
-  }
+  shape.total = TotalBytes(db.get(), &shape);
+  EXPECT_TRUE(db->CompactAll().ok());
+  shape.live = TotalBytes(db.get(), nullptr);
   return shape;
 }
 
 TEST(LevelShapeTest, DynamicTargetsKeepTheFilesCloseToTheLiveData) {
   const Shape dynamic = SettleAfterOverwrites(true);
   const Shape fixed = SettleAfterOverwrites(false);
-  const double dynamic_amp = static_cast<double>(dynamic.total) / static_cast<double>(dynamic.last);
-  const double static_amp = static_cast<double>(fixed.total) / static_cast<double>(fixed.last);
-  std::printf("files / last level: dynamic %.2f (last level %d), static %.2f (last level %d)\n", dynamic_amp,
-              dynamic.last_level, static_amp, fixed.last_level);
+  auto ratio = [](uint64_t a, uint64_t b) { return static_cast<double>(a) / static_cast<double>(b); };
+  std::printf("files / live data: dynamic %.2f, static %.2f; files / last level: dynamic %.2f (level %d), "
+              "static %.2f (level %d)\n",
+              ratio(dynamic.total, dynamic.live), ratio(fixed.total, fixed.live), ratio(dynamic.total, dynamic.last),
+              dynamic.last_level, ratio(fixed.total, fixed.last), fixed.last_level);
   EXPECT_EQ(dynamic.last_level, kNumLevels - 1);
-  // 1 + 1/T + 1/T^2 + level 0 at most: about 1.33 with T = 4.
-  EXPECT_LT(dynamic_amp, 1.45);
-  EXPECT_GT(static_amp, dynamic_amp + 0.2);
-  EXPECT_LT(dynamic.total, fixed.total);
+  // 1 + 1/T + 1/T^2 and level 0 at most: about 1.33 with T = 4.
+  EXPECT_LT(ratio(dynamic.total, dynamic.live), 1.45);
+  EXPECT_LT(ratio(dynamic.total, dynamic.last), 1.45);
+  EXPECT_GT(ratio(fixed.total, fixed.last), ratio(dynamic.total, dynamic.last) + 0.2);
 }
 
 }  // namespace
