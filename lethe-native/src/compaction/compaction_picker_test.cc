@@ -2,20 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "test_files.h"
+
 #include "compaction/level_targets.h"
 
 namespace lethe {
 namespace {
-
-FileRef F(uint64_t n, std::string lo, std::string hi, uint64_t bytes, uint64_t seq = 1) {
-  auto f = std::make_shared<FileMetaData>();
-  f->number = n;
-  f->smallest = std::move(lo);
-  f->largest = std::move(hi);
-  f->file_size = bytes;
-  f->largest_seq = seq;
-  return f;
-}
 
 // Static level targets (the default; level_targets.h).
 ColumnFamilyOptions StaticOptions() {
@@ -27,8 +19,8 @@ ColumnFamilyOptions StaticOptions() {
 TEST(CompactionPickerTest, NothingWhenWithinBudget) {
   ColumnFamilyFiles files;
   ColumnFamilyOptions o = StaticOptions();
-  files.levels[0] = {F(1, "a", "z", 100)};
-  files.levels[1] = {F(2, "a", "m", 1000)};
+  files.levels[0] = {TestFile(1, "a", "z", 100)};
+  files.levels[1] = {TestFile(2, "a", "m", 1000)};
   EXPECT_FALSE(PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber).has_value());
 }
 
@@ -36,8 +28,8 @@ TEST(CompactionPickerTest, LevelZeroTakesAllFilesAndOverlaps) {
   ColumnFamilyFiles files;
   ColumnFamilyOptions o = StaticOptions();
   o.level0_compaction_trigger = 2;
-  files.levels[0] = {F(4, "c", "e", 10, 4), F(3, "a", "b", 10, 3)};
-  files.levels[1] = {F(1, "a", "a", 10), F(2, "d", "d", 10), F(5, "x", "y", 10)};
+  files.levels[0] = {TestFile(4, "c", "e", 10, 4), TestFile(3, "a", "b", 10, 3)};
+  files.levels[1] = {TestFile(1, "a", "a", 10), TestFile(2, "d", "d", 10), TestFile(5, "x", "y", 10)};
   auto plan = PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->level, 0);
@@ -53,8 +45,8 @@ TEST(CompactionPickerTest, SaturatedLevelRoundRobin) {
   ColumnFamilyOptions o = StaticOptions();
   o.level1_bytes = 100;
   o.size_ratio = 10;
-  files.levels[1] = {F(1, "a", "c", 60), F(2, "d", "f", 60), F(3, "g", "i", 60)};
-  files.levels[2] = {F(4, "e", "h", 10)};
+  files.levels[1] = {TestFile(1, "a", "c", 60), TestFile(2, "d", "f", 60), TestFile(3, "g", "i", 60)};
+  files.levels[2] = {TestFile(4, "e", "h", 10)};
   EXPECT_EQ(ComputeLevelTargets(files, o).max_bytes[2], 1000u);
   CompactionPointers p;
   auto plan = PickCompaction(files, o, p, 0, kMaxSequenceNumber);
@@ -85,8 +77,8 @@ ColumnFamilyOptions DynamicOptions() {
 TEST(CompactionPickerTest, DynamicTargetsSendLevelZeroToTheBaseLevel) {
   ColumnFamilyFiles files;
   ColumnFamilyOptions o = DynamicOptions();
-  files.levels[0] = {F(9, "b", "c", 10, 9), F(8, "a", "b", 10, 8)};
-  files.levels[6] = {F(1, "a", "m", 5000), F(2, "n", "z", 5000)};  // base: level 4, target 100
+  files.levels[0] = {TestFile(9, "b", "c", 10, 9), TestFile(8, "a", "b", 10, 8)};
+  files.levels[6] = {TestFile(1, "a", "m", 5000), TestFile(2, "n", "z", 5000)};  // base: level 4, target 100
   auto plan = PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->level, 0);
@@ -97,9 +89,9 @@ TEST(CompactionPickerTest, DynamicTargetsSendLevelZeroToTheBaseLevel) {
 TEST(CompactionPickerTest, DynamicTargetsDrainLevelsAboveTheBaseFirst) {
   ColumnFamilyFiles files;
   ColumnFamilyOptions o = DynamicOptions();
-  files.levels[0] = {F(9, "b", "c", 10, 9), F(8, "a", "b", 10, 8), F(7, "a", "b", 10, 7)};
-  files.levels[2] = {F(3, "a", "c", 20, 3)};  // small, but above the base (level 4)
-  files.levels[6] = {F(1, "a", "m", 5000), F(2, "n", "z", 5000)};
+  files.levels[0] = {TestFile(9, "b", "c", 10, 9), TestFile(8, "a", "b", 10, 8), TestFile(7, "a", "b", 10, 7)};
+  files.levels[2] = {TestFile(3, "a", "c", 20, 3)};  // small, but above the base (level 4)
+  files.levels[6] = {TestFile(1, "a", "m", 5000), TestFile(2, "n", "z", 5000)};
   auto plan = PickCompaction(files, o, CompactionPointers(), 0, kMaxSequenceNumber);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->level, 2);
@@ -107,7 +99,7 @@ TEST(CompactionPickerTest, DynamicTargetsDrainLevelsAboveTheBaseFirst) {
   EXPECT_TRUE(plan->IsTrivialMove());
   // Level 0 may not pass level 2's older data: it goes there while level 2 drains.
   files.levels[2].clear();
-  files.levels[3] = {F(3, "a", "c", 20, 3)};
+  files.levels[3] = {TestFile(3, "a", "c", 20, 3)};
   EXPECT_EQ(ComputeLevelTargets(files, o).level0_output, 3);
   files.levels[3].clear();
   EXPECT_EQ(ComputeLevelTargets(files, o).level0_output, 4);

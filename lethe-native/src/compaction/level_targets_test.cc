@@ -2,17 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "test_files.h"
+
 namespace lethe {
 namespace {
-
-FileRef F(uint64_t n, std::string lo, std::string hi, uint64_t bytes) {
-  auto f = std::make_shared<FileMetaData>();
-  f->number = n;
-  f->smallest = std::move(lo);
-  f->largest = std::move(hi);
-  f->file_size = bytes;
-  return f;
-}
 
 ColumnFamilyOptions Options(bool dynamic) {
   ColumnFamilyOptions o;
@@ -24,7 +17,7 @@ ColumnFamilyOptions Options(bool dynamic) {
 
 TEST(LevelTargetsTest, StaticTargetsGrowFromLevelOne) {
   ColumnFamilyFiles files;
-  files.levels[6] = {F(1, "a", "z", 1'000'000)};
+  files.levels[6] = {TestFile(1, "a", "z", 1'000'000)};
   LevelTargets t = ComputeLevelTargets(files, Options(false));
   EXPECT_EQ(t.base_level, 1);
   EXPECT_EQ(t.level0_output, 1);
@@ -39,7 +32,7 @@ TEST(LevelTargetsTest, AnEmptyOrSmallTreeCompactsLevelZeroIntoTheLastLevel) {
   LevelTargets t = ComputeLevelTargets(files, Options(true));
   EXPECT_EQ(t.base_level, 6);
   EXPECT_EQ(t.level0_output, 6);
-  files.levels[6] = {F(1, "a", "z", 100)};
+  files.levels[6] = {TestFile(1, "a", "z", 100)};
   t = ComputeLevelTargets(files, Options(true));
   EXPECT_EQ(t.base_level, 6);
   for (uint64_t bytes : t.max_bytes) EXPECT_EQ(bytes, 0u);
@@ -47,11 +40,11 @@ TEST(LevelTargetsTest, AnEmptyOrSmallTreeCompactsLevelZeroIntoTheLastLevel) {
 
 TEST(LevelTargetsTest, TargetsFollowTheLargestLevelAndTheBaseMovesUpAsItGrows) {
   ColumnFamilyFiles files;
-  files.levels[6] = {F(1, "a", "z", 101)};
+  files.levels[6] = {TestFile(1, "a", "z", 101)};
   LevelTargets t = ComputeLevelTargets(files, Options(true));
   EXPECT_EQ(t.base_level, 5);
   EXPECT_EQ(t.max_bytes[5], 10u);
-  files.levels[6] = {F(1, "a", "z", 654'321)};
+  files.levels[6] = {TestFile(1, "a", "z", 654'321)};
   t = ComputeLevelTargets(files, Options(true));
   // 654,321 / 10^4 = 65 is the first target within (10, 100]: level 2.
   EXPECT_EQ(t.base_level, 2);
@@ -69,9 +62,9 @@ TEST(LevelTargetsTest, LevelsAboveTheBaseDrainAndLevelZeroStaysAboveTheirData) {
   // A tree laid out by static targets: most data one level above the last
   // non-empty one, nothing in levels 4 to 6.
   ColumnFamilyFiles files;
-  files.levels[1] = {F(1, "a", "z", 90)};
-  files.levels[2] = {F(2, "a", "z", 900)};
-  files.levels[3] = {F(3, "a", "z", 9'000)};
+  files.levels[1] = {TestFile(1, "a", "z", 90)};
+  files.levels[2] = {TestFile(2, "a", "z", 900)};
+  files.levels[3] = {TestFile(3, "a", "z", 9'000)};
   LevelTargets t = ComputeLevelTargets(files, Options(true));
   EXPECT_EQ(t.base_level, 4);  // 9,000 / 100 = 90
   EXPECT_EQ(t.level0_output, 1);
