@@ -56,6 +56,7 @@ struct Flags {
   int delete_percent = 5;  // ycsbdelete: share of all operations that are point deletes
   int64_t dth_ops = 0;     // FADE's D_th in operations (logical clock: 1 µs per op); 0 = off
   std::string fade_pick = "SD";  // FADE's saturation file choice: SO, SD or DD
+  std::string compression = "lz4";  // pages: none, lz4 or zstd
 };
 
 [[noreturn]] void Usage(const char* error) {
@@ -67,7 +68,7 @@ struct Flags {
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
-               "  [--fade_pick=SO|SD|DD]\n"
+               "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd]\n"
                "benchmarks: fillseq fillrandom overwrite readrandom readmissing deleterandom\n"
                "  seekrandom multireadrandom readseq ycsbdelete; steps: flush compact\n",
                error);
@@ -114,11 +115,15 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "delete_percent") f.delete_percent = static_cast<int>(ParseInt(name, v));
     else if (name == "dth_ops") f.dth_ops = ParseInt(name, v);
     else if (name == "fade_pick") f.fade_pick = v;
+    else if (name == "compression") f.compression = v;
     else Usage(("unknown flag --" + name).c_str());
   }
   if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.value_size > (1 << 19) || f.seek_nexts < 0 || f.threads < 1 ||
       f.batch_size < 1 || f.multi_get_threads < 0) Usage("out-of-range flag value");
   if (f.fade_pick != "SO" && f.fade_pick != "SD" && f.fade_pick != "DD") Usage("--fade_pick must be SO, SD or DD");
+  if (f.compression != "none" && f.compression != "lz4" && f.compression != "zstd") {
+    Usage("--compression must be none, lz4 or zstd");
+  }
   if (f.delete_percent < 0 || f.delete_percent > 50) Usage("--delete_percent must be in [0, 50]");
   if (f.reads < 0) f.reads = f.num;
   if (f.db.empty()) f.db = "/tmp/lethe_bench-" + std::to_string(getpid());
@@ -181,6 +186,9 @@ class Benchmark {
     o.cf_defaults.pages_per_tile = f_.pages_per_tile;
     o.cf_defaults.bloom_bits_per_key = f_.bloom_bits;
     o.cf_defaults.size_ratio = f_.size_ratio;
+    o.cf_defaults.compression = f_.compression == "none"   ? lethe::Compression::kNone
+                                : f_.compression == "zstd" ? lethe::Compression::kZSTD
+                                                           : lethe::Compression::kLZ4;
     if (f_.dth_ops > 0) {
       // Time is measured in operations: every operation moves the clock by 1 µs.
       o.clock = &clock_;
@@ -468,9 +476,9 @@ class Benchmark {
                 f_.key_size, f_.value_size, f_.num, f_.reads);
     if (f_.memory_budget > 0) std::printf("Memory:     a budget of %" PRId64 " B (write buffers half of it)\n", f_.memory_budget);
     std::printf("Options:    write_buffer %" PRId64 " B, page_cache %" PRId64 " B, page %" PRId64
-                " B, pages_per_tile %d, bloom %d bits/key, size_ratio %d, wal %s%s\n",
+                " B, pages_per_tile %d, bloom %d bits/key, size_ratio %d, compression %s, wal %s%s\n",
                 f_.write_buffer_size, f_.page_cache_bytes, f_.page_size, f_.pages_per_tile, f_.bloom_bits,
-                f_.size_ratio, f_.use_wal ? "on" : "off", f_.sync ? " (sync)" : "");
+                f_.size_ratio, f_.compression.c_str(), f_.use_wal ? "on" : "off", f_.sync ? " (sync)" : "");
     std::printf("Database:   %s\n------------------------------------------------\n", f_.db.c_str());
   }
 

@@ -107,6 +107,13 @@ struct Options {
   // Threads that help a MultiGet through a batch of more than 4 distinct
   // keys, beside the caller (0: the caller alone). Shared by the callers.
   int multi_get_threads = 1;
+  // After flushes and compactions, and when a database closes, give the
+  // memory the allocator holds free back to the operating system (glibc's
+  // malloc_trim), at most once per this many microseconds across the
+  // process. Without it the buffers compactions free, and a closed
+  // database's memory, stay resident: measured, a database holding 258 MiB
+  // had a resident set of 663 MiB after one close and reopen. 0: never.
+  uint64_t heap_trim_interval_us = 10'000'000;
 
   // Write-ahead log. Flink keeps its own durability through checkpoints and
   // runs with use_wal = false; then unflushed writes are lost on a crash.

@@ -145,6 +145,9 @@ class DBImpl final : public DB {
   // (write_batch_internal.h). REQUIRES: mu_ held.
   Status LogAndApply(VersionEdit* edit);
   ColumnFamilyData* AddColumnFamilyData(const ColumnFamilyDescriptor& d);
+  // Gives freed heap memory back to the operating system, at most once per
+  // Options::heap_trim_interval_us across the process; without mu_ meanwhile.
+  void TrimHeap(std::unique_lock<std::mutex>& l);
 
   // Write path.
   Status ValidateBatch(const WriteBatch& batch);
@@ -232,6 +235,14 @@ class DBImpl final : public DB {
   // h for the family's next file: its option, or chosen from the workload
   // when the option is kPagesPerTileAuto (mu_ held).
   int TileSizeFor(const ColumnFamilyData& cfd);
+
+  // Declared first of the members, so destroyed last: once everything else
+  // of a closing database is freed, gives the freed memory back to the
+  // operating system (util/heap_trim.h).
+  struct TrimHeapOnClose {
+    uint64_t interval_us;
+    ~TrimHeapOnClose();
+  } trim_heap_on_close_;
 
   const Options options_;
   const std::string dbname_;

@@ -6,6 +6,7 @@
 #include "compaction/table_writer.h"
 #include "db/db_impl.h"
 #include "iterator/merging_iterator.h"
+#include "util/heap_trim.h"
 #include "util/kill_point.h"
 
 namespace lethe {
@@ -108,7 +109,14 @@ void DBImpl::FlushThread() {
     Status s = FlushImmutable(l);
     if (!s.ok()) RecordBackgroundError(s);
     bg_cv_.notify_all();
+    TrimHeap(l);
   }
+}
+
+void DBImpl::TrimHeap(std::unique_lock<std::mutex>& l) {
+  l.unlock();
+  HeapTrimmer::Process().MaybeRelease(HeapTrimmer::NowMicros(), options_.heap_trim_interval_us);
+  l.lock();
 }
 
 // Writes every column family's immutable memtable to a level-0 file and
@@ -299,6 +307,7 @@ void DBImpl::CompactionThread() {
     }
     cl.unlock();
     bg_cv_.notify_all();
+    TrimHeap(l);
   }
 }
 

@@ -7,12 +7,13 @@
 #include "db/write_batch_internal.h"
 #include "sst/compression.h"
 #include "wal/log_reader.h"
+#include "util/heap_trim.h"
 #include "util/kill_point.h"
 
 namespace lethe {
 
 DBImpl::DBImpl(const Options& options, std::string dbname)
-    : options_(options), dbname_(std::move(dbname)),
+    : trim_heap_on_close_{options.heap_trim_interval_us}, options_(options), dbname_(std::move(dbname)),
       env_(options.env != nullptr ? options.env : Env::Default()),
       clock_(options.clock != nullptr ? options.clock : Clock::Default()) {
   budget_ = std::dynamic_pointer_cast<MemoryBudgetImpl>(options_.memory_budget);
@@ -29,6 +30,10 @@ DBImpl::DBImpl(const Options& options, std::string dbname)
   table_cache_ = std::make_unique<TableCache>(dbname_, env_, options_.max_open_files, ro, budget_);
   if (options_.multi_get_threads > 0) read_pool_ = std::make_unique<ReadPool>(std::min(options_.multi_get_threads, 64));
   versions_ = std::make_unique<VersionSet>(dbname_, env_);
+}
+
+DBImpl::TrimHeapOnClose::~TrimHeapOnClose() {
+  HeapTrimmer::Process().MaybeRelease(HeapTrimmer::NowMicros(), interval_us);
 }
 
 DBImpl::~DBImpl() {

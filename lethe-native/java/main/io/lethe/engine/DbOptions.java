@@ -8,9 +8,9 @@ import java.util.Objects;
  */
 public final class DbOptions {
     /** Layout version of the encoded form; the native side rejects other versions. */
-    static final long ENCODING_VERSION = 4;
+    static final long ENCODING_VERSION = 5;
 
-    static final int ENCODED_DB_LONGS = 13;
+    static final int ENCODED_DB_LONGS = 14;
 
     private final boolean createIfMissing;
     private final boolean errorIfExists;
@@ -23,6 +23,7 @@ public final class DbOptions {
     private final boolean backgroundCompactions;
     private final boolean avoidBlindDeletes;
     private final int multiGetThreads;
+    private final long heapTrimIntervalMillis;
     private final MemoryBudget memoryBudget;
     private final ColumnFamilyOptions defaultColumnFamilyOptions;
 
@@ -38,6 +39,7 @@ public final class DbOptions {
         this.backgroundCompactions = b.backgroundCompactions;
         this.avoidBlindDeletes = b.avoidBlindDeletes;
         this.multiGetThreads = b.multiGetThreads;
+        this.heapTrimIntervalMillis = b.heapTrimIntervalMillis;
         this.memoryBudget = b.memoryBudget;
         this.defaultColumnFamilyOptions = b.defaultColumnFamilyOptions;
     }
@@ -67,6 +69,10 @@ public final class DbOptions {
         return multiGetThreads;
     }
 
+    public long heapTrimIntervalMillis() {
+        return heapTrimIntervalMillis;
+    }
+
     public int maxOpenFiles() {
         return maxOpenFiles;
     }
@@ -94,6 +100,7 @@ public final class DbOptions {
         r[10] = avoidBlindDeletes ? 1 : 0;
         r[11] = multiGetThreads;
         r[12] = budgetHandle;
+        r[13] = heapTrimIntervalMillis * 1000;
         defaultColumnFamilyOptions.encodeTo(r, ENCODED_DB_LONGS);
         return r;
     }
@@ -111,6 +118,7 @@ public final class DbOptions {
         private boolean backgroundCompactions = true;
         private boolean avoidBlindDeletes = false;
         private int multiGetThreads = 1;
+        private long heapTrimIntervalMillis = 10_000;
         private MemoryBudget memoryBudget;
         private ColumnFamilyOptions defaultColumnFamilyOptions = ColumnFamilyOptions.DEFAULT;
 
@@ -147,6 +155,17 @@ public final class DbOptions {
          */
         public Builder multiGetThreads(int v) {
             this.multiGetThreads = ColumnFamilyOptions.check(v, 0, 64, "multiGetThreads");
+            return this;
+        }
+
+        /**
+         * After flushes and compactions, and when a database closes, the memory the C allocator
+         * holds free goes back to the operating system (glibc's malloc_trim), at most once per this
+         * many milliseconds across the process (0: never; at most a day). Without it, the buffers
+         * that compactions free and a closed database's memory stay resident.
+         */
+        public Builder heapTrimIntervalMillis(long v) {
+            this.heapTrimIntervalMillis = ColumnFamilyOptions.checkLong(v, 0, 86_400_000L, "heapTrimIntervalMillis");
             return this;
         }
 

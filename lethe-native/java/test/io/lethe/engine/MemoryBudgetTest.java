@@ -72,6 +72,8 @@ class MemoryBudgetTest {
         assertThrows(IllegalArgumentException.class, () -> MemoryBudget.create(1L << 20, 1));
         assertThrows(IllegalArgumentException.class, () -> MemoryBudget.create(1L << 20, Double.NaN));
         assertThrows(IllegalArgumentException.class, () -> DbOptions.builder().multiGetThreads(65));
+        assertThrows(IllegalArgumentException.class, () -> DbOptions.builder().heapTrimIntervalMillis(-1));
+        assertThrows(IllegalArgumentException.class, () -> DbOptions.builder().heapTrimIntervalMillis(86_400_001));
     }
 
     @Test

@@ -47,6 +47,14 @@ public class EngineBenchmark {
     @Param({"33554432"})
     public long cacheBytes;
 
+    /**
+     * The tree measured: {@code settled} (flushed and compacted completely) or {@code loaded} (as
+     * the load left it once background work stopped: its latest writes in a large memtable, the
+     * rest in files that were never compacted on purpose).
+     */
+    @Param({"settled"})
+    public String tree;
+
     private Path dir;
     private KeyValueStore store;
     private final byte[][] values = new byte[VALUE_POOL][VALUE_BYTES];
@@ -92,7 +100,11 @@ public class EngineBenchmark {
         for (int i = 0; i < keys; i++) {
             store.put(key(2 * ((i * 7919L) % keys)), values[i % VALUE_POOL]);
         }
-        store.settle();
+        if (tree.equals("settled")) {
+            store.settle();
+        } else {
+            store.quiesce();
+        }
     }
 
     @TearDown(Level.Trial)

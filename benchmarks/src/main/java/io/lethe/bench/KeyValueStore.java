@@ -28,4 +28,10 @@ interface KeyValueStore extends AutoCloseable {
      * engines are measured on a settled tree, whatever their compaction would have been doing.
      */
     void settle() throws Exception;
+
+    /**
+     * Returns when no flush or compaction runs or is pending, without flushing the memtable: the
+     * tree as a load leaves it, with its latest writes still in memory.
+     */
+    void quiesce() throws Exception;
 }

@@ -86,6 +86,11 @@ final class LetheStore implements KeyValueStore {
     }
 
     @Override
+    public void quiesce() throws Exception {
+        db.waitForBackgroundWork();
+    }
+
+    @Override
     public void close() {
         db.close();
     }

@@ -102,6 +102,11 @@ final class RocksStore implements KeyValueStore {
     }
 
     @Override
+    public void quiesce() throws Exception {
+        RocksIdle.await(db);
+    }
+
+    @Override
     public void close() {
         db.close();
         writeOptions.close();

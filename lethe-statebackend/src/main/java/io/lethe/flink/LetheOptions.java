@@ -58,6 +58,16 @@ public final class LetheOptions {
                             + " table stays open: its memory is counted and squeezes the page cache, but may take"
                             + " the slot past its managed memory when the state's index and filters outgrow it.");
 
+    public static final ConfigOption<Duration> HEAP_TRIM_INTERVAL =
+            ConfigOptions.key("state.backend.lethe.memory.heap-trim-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription("After flushes and compactions, and when an engine closes, the memory the C"
+                            + " allocator holds free goes back to the operating system (glibc's malloc_trim), at"
+                            + " most once per this interval in the TaskManager. Without it, the buffers that"
+                            + " compactions free and the memory of engines closed on a failover or rescale stay"
+                            + " resident. 0 turns it off (at most 1 day).");
+
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key("state.backend.lethe.write-buffer-size")
                     .memoryType()
@@ -261,6 +271,7 @@ public final class LetheOptions {
                     .memoryBudget(budget)
                     .verifyChecksums(config.get(VERIFY_CHECKSUMS))
                     .avoidBlindDeletes(config.get(AVOID_BLIND_DELETES))
+                    .heapTrimIntervalMillis(config.get(HEAP_TRIM_INTERVAL).toMillis())
                     .defaultColumnFamilyOptions(cf)
                     .build();
         } catch (IllegalArgumentException e) {
@@ -309,6 +320,10 @@ public final class LetheOptions {
         Duration threshold = config.get(DELETE_PERSISTENCE_THRESHOLD);
         if (threshold.isNegative() || (!threshold.isZero() && threshold.compareTo(Duration.ofMillis(1)) < 0)) {
             throw invalid(DELETE_PERSISTENCE_THRESHOLD, threshold, "0 (off) or a duration of at least 1 ms");
+        }
+        Duration trim = config.get(HEAP_TRIM_INTERVAL);
+        if (trim.isNegative() || trim.compareTo(Duration.ofDays(1)) > 0) {
+            throw invalid(HEAP_TRIM_INTERVAL, trim, "0 (off) or a duration of at most 1 day");
         }
         double ratio = config.get(WRITE_BUFFER_RATIO);
         if (!(ratio > 0 && ratio < 1)) {

@@ -50,6 +50,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.LOCAL_DIRECTORIES,
             LetheOptions.USE_MANAGED_MEMORY,
             LetheOptions.BOUND_OPEN_TABLES,
+            LetheOptions.HEAP_TRIM_INTERVAL,
             LetheOptions.WRITE_BUFFER_RATIO,
             LetheOptions.WRITE_BUFFER_SIZE,
             LetheOptions.PAGE_CACHE_SIZE,

@@ -114,6 +114,17 @@ class LetheStateBackendFactoryTest {
 
         m = rejected(c -> c.setString("state.backend.lethe.dynamic-level-size", "sometimes"));
         assertTrue(m.contains("state.backend.lethe.dynamic-level-size"), m);
+
+        m = rejected(c -> c.set(LetheOptions.HEAP_TRIM_INTERVAL, java.time.Duration.ofDays(2)));
+        assertTrue(m.contains("state.backend.lethe.memory.heap-trim-interval"), m);
+    }
+
+    @Test
+    void heapTrimIntervalReachesTheEngine() {
+        Configuration c = new Configuration();
+        assertEquals(10_000, LetheOptions.dbOptions(c, 1 << 20, 1 << 20, null).heapTrimIntervalMillis(), "the default");
+        c.setString("state.backend.lethe.memory.heap-trim-interval", "0 s");
+        assertEquals(0, LetheOptions.dbOptions(c, 1 << 20, 1 << 20, null).heapTrimIntervalMillis(), "off");
     }
 
     @Test
