@@ -106,12 +106,13 @@ Status TableReader::LoadIndex(std::vector<TileMeta> tiles, const Footer& footer)
   for (const TileMeta& t : tiles) pages += t.pages.size();
   if (pages > UINT32_MAX) return Status::Corruption(fname_, "too many pages");
   pages_.reserve(pages);
-  tile_starts_.reserve(tiles.size() + 1);
-  single_page_filters_.resize(tiles.size());
+  const bool one_page_each =
+      std::all_of(tiles.begin(), tiles.end(), [](const TileMeta& t) { return t.pages.size() == 1; });
+  if (!one_page_each) tile_starts_.reserve(tiles.size() + 1);
   for (size_t t = 0; t < tiles.size(); t++) {
     TileMeta& tile = tiles[t];
     if (!tile_keys_.Add(tile.smallest, tile.largest)) return Status::Corruption(fname_, "index keys over 4 GiB");
-    tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
+    if (!one_page_each) tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
     for (PageMeta& p : tile.pages) {
       p.index = static_cast<uint32_t>(pages_.size());
       if (!FitsIn(p.offset, p.size, footer.filter.offset, kBlockTrailerSize) ||
@@ -120,12 +121,9 @@ Status TableReader::LoadIndex(std::vector<TileMeta> tiles, const Footer& footer)
       }
       pages_.push_back(p);
     }
-    if (tile.pages.size() == 1 && tile.pages[0].filter_offset <= UINT32_MAX) {
-      single_page_filters_[t] = FilterRef{static_cast<uint32_t>(tile.pages[0].filter_offset), tile.pages[0].filter_size};
-    }
     tile = TileMeta();  // gives its memory back as it goes
   }
-  tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
+  if (!one_page_each) tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
   tile_keys_.Shrink();
   fences_.Build(&tile_keys_);
   return Status::OK();
@@ -136,8 +134,7 @@ static size_t HeapBytes(const std::string& s) { return s.capacity() > 15 ? s.cap
 
 size_t TableReader::ComputeMemoryUsage() const {
   size_t n = sizeof(*this) + HeapBytes(fname_) + fences_.MemoryUsage() + HeapBytes(filters_);
-  n += tile_keys_.MemoryUsage() + pages_.capacity() * sizeof(PageMeta) + tile_starts_.capacity() * sizeof(uint32_t) +
-       single_page_filters_.capacity() * sizeof(FilterRef);
+  n += tile_keys_.MemoryUsage() + pages_.capacity() * sizeof(PageMeta) + tile_starts_.capacity() * sizeof(uint32_t);
   size_t tombstones = tombstones_.capacity() * sizeof(RangeTombstone);
   for (const RangeTombstone& t : tombstones_) tombstones += HeapBytes(t.start) + HeapBytes(t.end);
   // The fragments hold about as much again.
@@ -213,13 +210,13 @@ std::string_view TableReader::PageFilter(const PageMeta& meta) const {
 
 bool TableReader::SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* o,
                                              bool* checked) const {
-  const FilterRef f = single_page_filters_[t];
+  const std::span<const PageMeta> pages = TilePages(t);
   // A dropped or patched page has its filter elsewhere, or none.
   const bool plain = o == nullptr || ((o->dropped == nullptr || o->dropped->empty()) &&
                                       (o->patched == nullptr || o->patched->empty()));
-  *checked = f.size != 0 && plain;
+  *checked = pages.size() == 1 && pages[0].filter_size != 0 && plain;
   if (!*checked) return true;
-  if (BloomMayContain(std::string_view(filters_).substr(f.offset, f.size), key)) return true;
+  if (BloomMayContain(PageFilter(pages[0]), key)) return true;
   if (options_.counters) options_.counters->bloom_useful.Add(1);
   return false;
 }

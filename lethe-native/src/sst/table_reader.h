@@ -116,6 +116,7 @@ class TableReader {
   // every page against the data and filter regions.
   Status LoadIndex(std::vector<TileMeta> tiles, const Footer& footer);
   std::span<const PageMeta> TilePages(size_t t) const {
+    if (tile_starts_.empty()) return std::span<const PageMeta>(pages_).subspan(t, 1);
     return std::span<const PageMeta>(pages_).subspan(tile_starts_[t], tile_starts_[t + 1] - tile_starts_[t]);
   }
   // Index of the first tile whose largest sort key >= key (tile_count() if none).
@@ -128,15 +129,10 @@ class TableReader {
   std::unique_ptr<RandomAccessFile> file_;
   TileKeys tile_keys_;
   std::vector<PageMeta> pages_;        // every page in file order: pages_[i].index == i
-  std::vector<uint32_t> tile_starts_;  // tile t's pages are [tile_starts_[t], tile_starts_[t + 1])
-  FenceIndex fences_;                  // over tile_keys_
-  // Per tile of a single page, where that page's filter lies (size 0: not
-  // such a tile), so that a lookup of an absent key tests the filter without
-  // reaching the tile's page list.
-  struct FilterRef {
-    uint32_t offset = 0, size = 0;
-  };
-  std::vector<FilterRef> single_page_filters_;
+  // Tile t's pages are [tile_starts_[t], tile_starts_[t + 1]); empty when
+  // every tile has one page (tile t is page t), as with the default h = 1.
+  std::vector<uint32_t> tile_starts_;
+  FenceIndex fences_;  // over tile_keys_
   // False if the filter of tile t, when it has one page of its own, rules key
   // out; *checked says whether that filter was tested (the page's own test
   // is then done).
