@@ -33,6 +33,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 public final class EngineBenchmarkRunner {
     /** The read operations, also run on several threads. */
     static final String READS = "(getHit|getMiss|multiGet100|seekNext100)";
+    /** The reads measured also on a tree as its load left it (quick mode: misses only). */
+    static final String LOADED_READS = "(getHit|getMiss|seekNext100)";
 
     private EngineBenchmarkRunner() {}
 
@@ -40,7 +42,8 @@ public final class EngineBenchmarkRunner {
     static String operation(RunResult r) {
         String op = r.getParams().getBenchmark().replaceAll(".*\\.", "");
         int threads = r.getParams().getThreads();
-        return threads == 1 ? op : op + " x" + threads;
+        String name = threads == 1 ? op : op + " x" + threads;
+        return "loaded".equals(r.getParams().getParam("tree")) ? name + " / unsettled" : name;
     }
 
     public static void main(String[] args) throws Exception {
@@ -65,6 +68,9 @@ public final class EngineBenchmarkRunner {
                 opts.param("keys", keys).threads(threads);
                 addRows(rows, round, new Runner(opts.build()).run(), EngineBenchmarkRunner::operation);
             }
+            if (full || round == 1) {
+                unsettledReads(rows, round, full, keys, timing, order);
+            }
             // Range deletes: the baseline once, then each pattern with its tombstones in either place
             // (the quick mode in its first round only).
             if (!full && round > 1) {
@@ -88,6 +94,10 @@ public final class EngineBenchmarkRunner {
             {"keys", keys + " keys of 16 B at even positions with random 100 B values (4096 distinct, so they"
                     + " do not compress), loaded in a scattered order, then flushed and compacted completely;"
                     + " both engines measured once no flush or compaction runs or is pending"},
+            {"unsettled", "operations marked / unsettled: the same load, measured as it left the tree once no"
+                    + " flush or compaction ran or was pending, without a flush or a full compaction: the latest"
+                    + " writes in a large memtable, the rest in files as background compaction left them"
+                    + (full ? "" : " (quick mode: getMiss on one thread, first round)")},
             {"operations", "put (overwrite), getHit, getMiss (an absent key at an odd position: inside the key"
                     + " range, so Bloom filters decide), multiGet100 (100 loaded keys in random order in one batched"
                     + " lookup, counted per key: Lethe's multiGet with a reused MultiGetBatch, RocksDB's"
@@ -107,6 +117,20 @@ public final class EngineBenchmarkRunner {
             {"rounds", rounds + " (engine order alternating), " + warmups + " x " + warmupSeconds + " s warmup, " + iterations
                     + " x " + seconds + " s measured, one JVM fork per engine and operation"},
         });
+    }
+
+    /**
+     * The reads on the tree as the load left it: a full memtable over files not compacted on purpose
+     * (the quick mode: misses on one thread).
+     */
+    private static void unsettledReads(List<String> rows, int round, boolean full, String keys, Timing timing,
+            String[] order) throws Exception {
+        for (int threads : full ? new int[] {1, 2} : new int[] {1}) {
+            String ops = full ? LOADED_READS : "getMiss";
+            OptionsBuilder opts = timing.options(EngineBenchmark.class.getSimpleName() + "\\." + ops + "$", order);
+            opts.param("keys", keys).param("tree", "loaded").threads(threads);
+            addRows(rows, round, new Runner(opts.build()).run(), EngineBenchmarkRunner::operation);
+        }
     }
 
     /** Writes {@code key,value} lines (the value may hold commas: readers split at the first one). */
