@@ -14,19 +14,18 @@ void ReleaseFreedHeap() {
 #endif
 }
 
+bool HeapTrimmer::Due(uint64_t now_us, uint64_t interval_us) const {
+  const uint64_t last = last_us_.load(std::memory_order_acquire);
+  return last == kNever || (now_us >= last && now_us - last >= interval_us);
+}
+
 bool HeapTrimmer::MaybeRelease(uint64_t now_us, uint64_t interval_us) {
-  if (interval_us == 0) return false;
-  if (released_.load(std::memory_order_acquire) && now_us - last_us_.load(std::memory_order_relaxed) < interval_us) {
-    return false;
-  }
+  if (interval_us == 0 || !Due(now_us, interval_us)) return false;
   if (busy_.exchange(true, std::memory_order_acquire)) return false;
-  // Checked again: another caller may have released since.
-  const bool due = !released_.load(std::memory_order_relaxed) ||
-                   now_us - last_us_.load(std::memory_order_relaxed) >= interval_us;
+  const bool due = Due(now_us, interval_us);  // another caller may have released since
   if (due) {
     release_();
-    last_us_.store(now_us, std::memory_order_relaxed);
-    released_.store(true, std::memory_order_release);
+    last_us_.store(now_us, std::memory_order_release);
   }
   busy_.store(false, std::memory_order_release);
   return due;

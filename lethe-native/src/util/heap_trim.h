@@ -39,10 +39,13 @@ class HeapTrimmer {
   static uint64_t NowMicros();
 
  private:
+  static constexpr uint64_t kNever = UINT64_MAX;
+  // Whether interval_us passed since the last release (or none happened).
+  bool Due(uint64_t now_us, uint64_t interval_us) const;
+
   void (*const release_)();
   std::atomic<bool> busy_{false};
-  std::atomic<bool> released_{false};
-  std::atomic<uint64_t> last_us_{0};
+  std::atomic<uint64_t> last_us_{kNever};  // when this trimmer last released
 };
 
 }  // namespace lethe
