@@ -2,6 +2,10 @@
 // value. Used for decoded pages (the page cache) and open table readers (the
 // table cache). Evicted values stay alive while a reader holds them.
 //
+// Each entry is one allocation (a Handle) that is at once a node of its
+// shard's hash chain and of its shard's LRU list, so a lookup walks one hash
+// chain and an insert walks one chain plus one per evicted entry.
+//
 // Entries leave the cache outside its locks: a value's destructor may take
 // other locks (a table reader gives its memory back to the budget).
 //
@@ -15,11 +19,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <iterator>
-#include <list>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <vector>
 
 namespace lethe {
 
@@ -42,52 +44,76 @@ class LruCache {
   // the shard's capacity (for pages a reader is about to use); without it
   // the capacity is a strict bound.
   explicit LruCache(size_t capacity, bool keep_newest = true) : capacity_(capacity), keep_(keep_newest ? 1 : 0) {}
+  LruCache(const LruCache&) = delete;
+  LruCache& operator=(const LruCache&) = delete;
 
   std::shared_ptr<V> Lookup(const CacheKey& key) {
-    Shard& s = ShardFor(key);
+    const size_t hash = CacheKeyHash()(key);
+    Shard& s = ShardFor(hash);
     std::lock_guard<std::mutex> l(s.mu);
-    auto it = s.map.find(key);
-    if (it == s.map.end()) {
+    Handle* e = *s.Find(key, hash);
+    if (e == nullptr) {
       s.misses++;
       return nullptr;
     }
-    s.lru.splice(s.lru.begin(), s.lru, it->second);
+    s.Unlink(e);
+    s.PushFront(e);
     s.hits++;
-    return it->second->value;
+    return e->value;
   }
 
   void Insert(const CacheKey& key, std::shared_ptr<V> value, size_t charge) {
-    std::list<Node> dead;  // destroyed after the lock is released
-    Shard& s = ShardFor(key);
-    std::lock_guard<std::mutex> l(s.mu);
-    auto it = s.map.find(key);
-    if (it != s.map.end()) Remove(s, it->second, &dead);
-    s.lru.push_front(Node{key, std::move(value), charge});
-    s.map[key] = s.lru.begin();
-    s.usage += charge;
-    EvictTo(s, ShardCapacity(), &dead);
+    const size_t hash = CacheKeyHash()(key);
+    Handle* fresh = new Handle(key, hash, std::move(value), charge);
+    Handle* dead = nullptr;  // freed after the lock is released
+    {
+      Shard& s = ShardFor(hash);
+      std::lock_guard<std::mutex> l(s.mu);
+      Handle** slot = s.Find(key, hash);
+      if (Handle* old = *slot) {
+        fresh->next_hash = old->next_hash;
+        *slot = fresh;
+        s.Unlink(old);
+        s.usage -= old->charge;
+        old->next_hash = dead;
+        dead = old;
+      } else {
+        *slot = fresh;
+        s.count++;
+        if (s.count > s.buckets.size()) s.Grow();
+      }
+      s.PushFront(fresh);
+      s.usage += charge;
+      EvictTo(s, ShardCapacity(), &dead);
+    }
+    Free(dead);
   }
 
   void Erase(const CacheKey& key) {
-    std::list<Node> dead;
-    Shard& s = ShardFor(key);
-    std::lock_guard<std::mutex> l(s.mu);
-    auto it = s.map.find(key);
-    if (it != s.map.end()) Remove(s, it->second, &dead);
+    const size_t hash = CacheKeyHash()(key);
+    Handle* dead = nullptr;
+    {
+      Shard& s = ShardFor(hash);
+      std::lock_guard<std::mutex> l(s.mu);
+      if (Handle* e = *s.Find(key, hash)) s.Remove(e, &dead);
+    }
+    Free(dead);
   }
 
   // Erases every entry whose key satisfies pred.
   template <typename Pred>
   void EraseIf(Pred pred) {
-    std::list<Node> dead;
+    Handle* dead = nullptr;
     for (Shard& s : shards_) {
       std::lock_guard<std::mutex> l(s.mu);
-      for (auto it = s.lru.begin(); it != s.lru.end();) {
-        auto next = std::next(it);
-        if (pred(it->key)) Remove(s, it, &dead);
-        it = next;
+      for (Links* n = s.lru.next; n != &s.lru;) {
+        Links* next = n->next;
+        Handle* e = static_cast<Handle*>(n);
+        if (pred(e->key)) s.Remove(e, &dead);
+        n = next;
       }
     }
+    Free(dead);
   }
 
   // Sets the reservation; when it grows, evicts what no longer fits.
@@ -95,11 +121,12 @@ class LruCache {
     size_t before = reserved_.exchange(bytes, std::memory_order_relaxed);
     if (bytes <= before) return;
     const size_t cap = ShardCapacity();
-    std::list<Node> dead;
+    Handle* dead = nullptr;
     for (Shard& s : shards_) {
       std::lock_guard<std::mutex> l(s.mu);
       EvictTo(s, cap, &dead);
     }
+    Free(dead);
   }
 
   size_t capacity() const { return capacity_; }
@@ -109,32 +136,96 @@ class LruCache {
   size_t usage() { return static_cast<size_t>(Sum(&Shard::usage)); }
 
  private:
-  struct Node {
+  struct Links {
+    Links* prev = this;
+    Links* next = this;
+  };
+  struct Handle : Links {
+    Handle(const CacheKey& k, size_t h, std::shared_ptr<V> v, size_t c)
+        : key(k), hash(h), value(std::move(v)), charge(c) {}
     CacheKey key;
+    size_t hash;
     std::shared_ptr<V> value;
     size_t charge;
+    Handle* next_hash = nullptr;  // the bucket's chain; also the chain of dead entries
   };
   // A cache line of its own: threads working in different shards share nothing.
+  // Invariants: every entry is in exactly one bucket chain and in the LRU
+  // list; count is their number and usage the sum of their charges.
   struct alignas(64) Shard {
     std::mutex mu;
-    std::list<Node> lru;  // most recently used first
-    std::unordered_map<CacheKey, typename std::list<Node>::iterator, CacheKeyHash> map;
+    Links lru;  // circular; lru.next is the most recently used entry
+    std::vector<Handle*> buckets = std::vector<Handle*>(16);  // a power of two
+    size_t count = 0;
     uint64_t usage = 0;
     uint64_t hits = 0, misses = 0;
+
+    Shard() = default;
+    Shard(const Shard&) = delete;
+    Shard& operator=(const Shard&) = delete;
+    ~Shard() {
+      for (Links* n = lru.next; n != &lru;) {
+        Links* next = n->next;
+        delete static_cast<Handle*>(n);
+        n = next;
+      }
+    }
+    // The slot that points at key's entry, or the null slot ending its chain.
+    Handle** Find(const CacheKey& key, size_t hash) {
+      Handle** p = &buckets[hash & (buckets.size() - 1)];
+      while (*p != nullptr && ((*p)->hash != hash || !((*p)->key == key))) p = &(*p)->next_hash;
+      return p;
+    }
+    void Grow() {
+      std::vector<Handle*> grown(buckets.size() * 2);
+      for (Handle* chain : buckets) {
+        while (chain != nullptr) {
+          Handle* next = chain->next_hash;
+          Handle*& head = grown[chain->hash & (grown.size() - 1)];
+          chain->next_hash = head;
+          head = chain;
+          chain = next;
+        }
+      }
+      buckets.swap(grown);
+    }
+    void Unlink(Links* e) {
+      e->prev->next = e->next;
+      e->next->prev = e->prev;
+    }
+    void PushFront(Links* e) {
+      e->next = lru.next;
+      e->prev = &lru;
+      lru.next->prev = e;
+      lru.next = e;
+    }
+    // Takes e out of the shard and onto the dead chain.
+    void Remove(Handle* e, Handle** dead) {
+      Handle** slot = Find(e->key, e->hash);
+      *slot = e->next_hash;
+      Unlink(e);
+      count--;
+      usage -= e->charge;
+      e->next_hash = *dead;
+      *dead = e;
+    }
   };
-  // The top bits: the map's buckets use the low ones.
-  Shard& ShardFor(const CacheKey& key) { return shards_[(CacheKeyHash()(key) >> 58) % kShards]; }
+
+  // The top bits: the buckets use the low ones.
+  Shard& ShardFor(size_t hash) { return shards_[(static_cast<uint64_t>(hash) >> 58) % kShards]; }
   size_t ShardCapacity() const {
     size_t reserved = std::min(reserved_.load(std::memory_order_relaxed), capacity_);
     return (capacity_ - reserved) / kShards + 1;
   }
-  static void Remove(Shard& s, typename std::list<Node>::iterator it, std::list<Node>* dead) {
-    s.usage -= it->charge;
-    s.map.erase(it->key);
-    dead->splice(dead->end(), s.lru, it);
+  void EvictTo(Shard& s, size_t cap, Handle** dead) {
+    while (s.usage > cap && s.count > keep_) s.Remove(static_cast<Handle*>(s.lru.prev), dead);
   }
-  void EvictTo(Shard& s, size_t cap, std::list<Node>* dead) {
-    while (s.usage > cap && s.lru.size() > keep_) Remove(s, std::prev(s.lru.end()), dead);
+  static void Free(Handle* dead) {
+    while (dead != nullptr) {
+      Handle* next = dead->next_hash;
+      delete dead;
+      dead = next;
+    }
   }
   uint64_t Sum(uint64_t Shard::*counter) {
     uint64_t n = 0;

@@ -8,6 +8,7 @@
 // that source and older ones, and the sequence comparison decides.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,8 +52,12 @@ class GetContext {
   }
 
   // Feeds one point entry of the key (REQUIRES seq <= read_seq, entries of a
-  // source newest first). Returns true when the lookup is resolved.
-  bool SaveEntry(SequenceNumber seq, EntryKind kind, std::string_view value, uint64_t delete_key) {
+  // source newest first). Returns true when the lookup is resolved. A value
+  // is kept as a view until Finish: `pin` (may be null) holds the memory it
+  // points into; without a pin, that memory must outlive Finish (a
+  // memtable's, which the caller's super version holds).
+  bool SaveEntry(SequenceNumber seq, EntryKind kind, std::string_view value, uint64_t delete_key,
+                 const std::shared_ptr<const void>& pin = nullptr) {
     if (seq < tombstone_seq_) kind = EntryKind::kTombstone;  // under a range tombstone
     if (secondary_ != nullptr && secondary_->Hides(seq, kind, delete_key, read_seq_)) {
       kind = EntryKind::kTombstone;
@@ -64,6 +69,7 @@ class GetContext {
     switch (kind) {
       case EntryKind::kValue:
         base_ = value;
+        base_pin_ = pin;
         state_ = State::kFound;
         break;
       case EntryKind::kTombstone:
@@ -109,7 +115,8 @@ class GetContext {
   const SecondaryDeletes* secondary_;
   SequenceNumber tombstone_seq_ = 0;
   State state_ = State::kSearching;
-  std::optional<std::string> base_;
+  std::optional<std::string_view> base_;
+  std::shared_ptr<const void> base_pin_;  // keeps base_'s memory alive
   std::vector<std::string> operands_;  // newest first
   uint64_t delete_key_ = kMaxDeleteKey;
   bool have_delete_key_ = false;

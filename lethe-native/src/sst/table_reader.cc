@@ -1,8 +1,10 @@
 #include "sst/table_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory_resource>
 #include <vector>
 
 #include "iterator/merging_iterator.h"
@@ -256,10 +258,17 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     EntryKind kind;
     std::string_view value;
     uint64_t delete_key;
+    size_t page;  // in `pages`, which keeps `value` alive
   };
-  std::vector<Found> found;
-  std::vector<PageRef> pages;  // keeps the views in `found` alive
-  std::string lookup;  // made once a page is read: most misses stop at the filters
+  // A lookup reads one page or a few: their bookkeeping lives on the stack.
+  std::array<std::byte, 512> stack;
+  std::pmr::monotonic_buffer_resource arena(stack.data(), stack.size());
+  std::pmr::vector<Found> found(&arena);
+  std::pmr::vector<std::shared_ptr<const void>> pages(&arena);
+  // Made once a page is read (most misses stop at the filters); one buffer
+  // per thread, not an allocation per lookup.
+  thread_local std::string lookup;
+  lookup.clear();
   for (const PageMeta& m : TilePages(t)) {
     bool present;
     const TableReader* reader;
@@ -275,11 +284,11 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     PageRef page;
     s = reader->ReadPage(*meta, fill_cache, &page);
     if (!s.ok()) return s;
-    if (lookup.empty()) lookup = MakeInternalKey(ctx->key(), ctx->read_seq(), kSeekKind);
+    if (lookup.empty()) AppendInternalKey(&lookup, ctx->key(), ctx->read_seq(), kSeekKind);
     PageIterator it(page);
     for (it.Seek(lookup); it.Valid() && ExtractSortKey(it.key()) == ctx->key(); it.Next()) {
       uint64_t tag = ExtractTag(it.key());
-      found.push_back(Found{TagSequence(tag), TagKind(tag), it.value(), it.delete_key()});
+      found.push_back(Found{TagSequence(tag), TagKind(tag), it.value(), it.delete_key(), pages.size()});
       if (TagKind(tag) != EntryKind::kMerge) break;  // older versions in this page are hidden
     }
     if (!it.status().ok()) return Status::Corruption(fname_, it.status().message());
@@ -289,7 +298,7 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
     std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.seq > b.seq; });
   }
   for (const Found& f : found) {
-    if (ctx->SaveEntry(f.seq, f.kind, f.value, f.delete_key)) break;
+    if (ctx->SaveEntry(f.seq, f.kind, f.value, f.delete_key, pages[f.page])) break;
   }
   return Status::OK();
 }
