@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "util/crc32c.h"
-
 namespace lethe {
 
 TEST(CodingTest, VarintRoundTripAndBounds) {
@@ -42,21 +40,6 @@ TEST(CodingTest, LengthPrefixed) {
   EXPECT_EQ(b, "");
   std::string_view bad("\x05hi");
   EXPECT_FALSE(GetLengthPrefixed(&bad, &a));
-}
-
-TEST(Crc32cTest, KnownValues) {
-  // RFC 3720 test vectors.
-  std::string zeros(32, '\0'), ones(32, '\xff');
-  EXPECT_EQ(crc32c::Value(zeros.data(), zeros.size()), 0x8a9136aau);
-  EXPECT_EQ(crc32c::Value(ones.data(), ones.size()), 0x62a8ab43u);
-  std::string seq;
-  for (int i = 0; i < 32; i++) seq.push_back(static_cast<char>(i));
-  EXPECT_EQ(crc32c::Value(seq.data(), seq.size()), 0x46dd794eu);
-  EXPECT_EQ(crc32c::Value("123456789", 9), 0xe3069283u);
-  uint32_t c = crc32c::Value("hello world", 11);
-  EXPECT_EQ(crc32c::Extend(crc32c::Value("hello ", 6), "world", 5), c);
-  EXPECT_EQ(crc32c::Unmask(crc32c::Mask(c)), c);
-  EXPECT_NE(crc32c::Mask(c), c);
 }
 
 }  // namespace lethe
