@@ -207,6 +207,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   write_share_->Flushed();
   KillPoint("flush.installed");
   Record(Ticker::kFlushes, 1);
+  version.reset();  // files replaced meanwhile go now
   DeleteObsoleteFiles();
   bg_cv_.notify_all();
   return TidySecondaryDeletes();
@@ -437,6 +438,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   for (const FileRef& f : plan.inputs[0]) largest = std::max(largest, f->largest);
   cfd->pointers.after[plan.level] = largest;
   InstallSuperVersions();
+  version.reset();  // else the inputs it pins would stay on disk until the next flush or compaction
   DeleteObsoleteFiles();
   return TidySecondaryDeletes();
 }

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "lethe/db.h"
 #include "lethe/env.h"
@@ -136,6 +139,33 @@ TEST_F(DBTest, CrashLosesNoSyncedWrite) {
   env_->SimulateCrash();
   Reopen();
   for (int i = 0; i < 2000; i++) EXPECT_EQ(Get("k" + std::to_string(i)), std::string(100, 'x'));
+}
+
+// A compaction's inputs leave the directory once its outputs are installed,
+// not at some later flush or compaction: an idle database keeps only its
+// live files on disk.
+TEST_F(DBTest, CompactionInputsLeaveWhenReplaced) {
+  for (int round = 0; round < 4; round++) {
+    for (int i = 0; i < 2000; i++) Put("key" + std::to_string(i), std::string(20, static_cast<char>('a' + round)));
+    ASSERT_TRUE(db_->Flush().ok());
+  }
+  ASSERT_TRUE(db_->CompactAll().ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  std::vector<LiveFile> live;
+  ASSERT_TRUE(db_->GetLiveFiles(false, &live).ok());
+  auto is_table = [](const std::string& name) { return name.size() > 4 && name.substr(name.size() - 4) == ".sst"; };
+  std::set<std::string> live_tables, on_disk;
+  for (const LiveFile& f : live) {
+    if (is_table(f.name)) live_tables.insert(f.name);
+  }
+  std::vector<std::string> children;
+  ASSERT_TRUE(env_->GetChildren("/db", &children).ok());
+  for (const std::string& c : children) {
+    if (is_table(c)) on_disk.insert(c);
+  }
+  EXPECT_GT(live_tables.size(), 1u);
+  EXPECT_EQ(on_disk, live_tables);
+  EXPECT_EQ(Get("key1999"), std::string(20, 'd'));
 }
 
 TEST_F(DBTest, CheckpointIsIndependentCopy) {
