@@ -525,7 +525,7 @@ FileView DescribeFile(DB* db) {
 // uncorrelated with the sort keys, before and after secondary deletes.
 // Regenerate with LETHE_UPDATE_GOLDEN=1.
 TEST_F(SecondaryDeleteTest, GoldenLayoutBeforeAndAfterPageDrops) {
-  options_.cf_defaults.page_size = 96;
+  options_.cf_defaults.page_size = 64;
   options_.cf_defaults.pages_per_tile = 4;
   db_.reset();
   ASSERT_TRUE(DestroyDB("/db", options_).ok());

@@ -24,11 +24,11 @@ void TableBuilder::Add(std::string_view ikey, std::string_view value, uint64_t d
     FlushTile();
   }
   last_sort_key_.assign(sort_key);
+  tile_bytes_ += EncodedSize(ikey, value, delete_key);
   tile_.push_back(Entry{tile_data_.size(), static_cast<uint32_t>(ikey.size()),
                         static_cast<uint32_t>(value.size()), delete_key});
   tile_data_.append(ikey.data(), ikey.size());
   tile_data_.append(value.data(), value.size());
-  tile_bytes_ += ikey.size() + value.size() + 8;
 
   uint64_t tag = ExtractTag(ikey);
   props_.entries++;
@@ -40,6 +40,20 @@ void TableBuilder::Add(std::string_view ikey, std::string_view value, uint64_t d
   props_.delete_key_max = std::max(props_.delete_key_max, delete_key);
   props_.smallest_seq = std::min(props_.smallest_seq, TagSequence(tag));
   props_.largest_seq = std::max(props_.largest_seq, TagSequence(tag));
+}
+
+uint32_t TableBuilder::EncodedSize(std::string_view ikey, std::string_view value, uint64_t delete_key) const {
+  size_t shared = 0;
+  const bool restart = tile_.size() % PageBuilder::kRestartInterval == 0;
+  if (!restart) {
+    const std::string_view prev = EntryKey(tile_.back());
+    const size_t n = std::min(prev.size(), ikey.size());
+    while (shared < n && prev[shared] == ikey[shared]) shared++;
+  }
+  const size_t unshared = ikey.size() - shared;
+  const size_t bytes = VarintLength(shared) + VarintLength(unshared) + VarintLength(value.size()) + unshared +
+                       value.size() + VarintLength(delete_key + 1) + (restart ? 4 : 0);
+  return static_cast<uint32_t>(bytes);
 }
 
 void TableBuilder::AddRangeTombstone(const RangeTombstone& t) {
@@ -64,8 +78,13 @@ void TableBuilder::FlushTile() {
       return tile_[a].delete_key < tile_[b].delete_key;
     });
   }
+  // The parts are balanced on key, value and a fixed 8 bytes per entry, so
+  // that the split does not depend on how the order shares key prefixes.
+  auto part_size = [](const Entry& e) { return e.key_size + e.value_size + 8; };
+  size_t split_bytes = 0;
+  for (const Entry& e : tile_) split_bytes += part_size(e);
   size_t pages = std::min<size_t>(static_cast<size_t>(options_.pages_per_tile), tile_.size());
-  size_t target = (tile_bytes_ + pages - 1) / pages;
+  size_t target = (split_bytes + pages - 1) / pages;
   std::vector<size_t> part;
   size_t part_bytes = 0, written_pages = 0;
   auto emit = [&]() {
@@ -81,7 +100,7 @@ void TableBuilder::FlushTile() {
   for (size_t i = 0; i < order.size(); i++) {
     const Entry& e = tile_[order[i]];
     part.push_back(order[i]);
-    part_bytes += e.key_size + e.value_size + 8;
+    part_bytes += part_size(e);
     size_t left = order.size() - i - 1;
     if (part_bytes >= target && written_pages + 1 < pages && left > 0) emit();
   }

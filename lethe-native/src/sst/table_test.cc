@@ -290,6 +290,28 @@ TEST_F(TableTest, CompressedTablesReadBackExactly) {
   EXPECT_LT(sizes[Compression::kZSTD], sizes[Compression::kNone] / 2);
 }
 
+// With one page per tile, a page ends at page_size or less than one entry
+// past it (the last, which may run over), counted in encoded bytes:
+// prefix-shared keys do not leave pages short.
+TEST_F(TableTest, OnePageTilesFillTheirPageSize) {
+  constexpr size_t kPageSize = 4096;
+  std::vector<TestEntry> entries;
+  for (int i = 0; i < 20000; i++) {
+    char key[24];
+    std::snprintf(key, sizeof(key), "user%012d", i);  // long shared prefixes
+    entries.push_back({key, static_cast<SequenceNumber>(i + 1), EntryKind::kValue, std::string(100, 'v'), kMaxDeleteKey});
+  }
+  Build(entries, TableBuilderOptions{kPageSize, 1, 10, Compression::kNone});
+  ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+  const size_t largest_entry = 3 + 16 + 8 + 100 + 1 + 4;  // varints, key, tag, value, delete key, restart
+  ASSERT_GT(table_->tile_count(), 10u);
+  for (size_t t = 0; t + 1 < table_->tile_count(); t++) {  // the last page holds what is left
+    const PageMeta& p = table_->tile(t).pages[0];
+    EXPECT_GE(p.raw_size, kPageSize) << "tile " << t;
+    EXPECT_LT(p.raw_size, kPageSize + largest_entry + 4) << "tile " << t;  // + the restart count
+  }
+}
+
 // A compressed page whose bytes are damaged but whose checksum matches (a
 // bug, or no verification): the codec's failure is Corruption naming the
 // file, never a crash or a page of garbage.
