@@ -12,7 +12,9 @@ CompactionStream::CompactionStream(InternalIterator* input,
                                    const SecondaryDeletes* secondary)
     : input_(input), fragments_(tombstones), snapshots_(std::move(snapshots)),
       deeper_data_(std::move(deeper_data)),
-      secondary_(secondary != nullptr && !secondary->empty() ? secondary : nullptr) {
+      secondary_(secondary != nullptr && !secondary->empty() ? secondary : nullptr),
+      oldest_range_record_(secondary_ != nullptr && !secondary_->ranges.empty() ? secondary_->ranges.front().seq
+                                                                                 : kMaxSequenceNumber) {
   std::sort(snapshots_.begin(), snapshots_.end());
 }
 
@@ -31,6 +33,12 @@ bool CompactionStream::Covered(std::string_view key, SequenceNumber seq, size_t 
     if (t <= upper) return true;
   }
   return false;
+}
+
+bool CompactionStream::UnderAnyTombstone(std::string_view key) {
+  const auto& frags = fragments_.fragments();
+  while (fragment_cursor_ < frags.size() && frags[fragment_cursor_].end <= key) fragment_cursor_++;
+  return fragment_cursor_ < frags.size() && !(key < frags[fragment_cursor_].start);
 }
 
 void CompactionStream::RemoveHidden(std::string_view key) {
@@ -98,7 +106,13 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
     return *deeper_known;
   };
 
+  // See ZeroOldSequences; the cheap tests first.
+  auto zero = [&](SequenceNumber seq, EntryKind kind) {
+    return zero_old_sequences_ && kind == EntryKind::kValue && seq < oldest_range_record_ && Stripe(seq) == 0 &&
+           !UnderAnyTombstone(key) && !deeper();
+  };
   auto emit = [&](SequenceNumber seq, EntryKind kind, std::string value, uint64_t dk) {
+    if (seq != 0 && zero(seq, kind)) seq = 0;
     out->push_back(OutputEntry{MakeInternalKey(key, seq, kind), std::move(value), dk});
   };
   // Emits a merge chain (operands newest first, then an optional base value).

@@ -16,6 +16,12 @@
 //    horizon covers it (every older version is covered too, by the monotone
 //    delete-key contract), otherwise turned into a point tombstone, which the
 //    rule above drops when nothing older remains.
+//  * With ZeroOldSequences (compactions): a value that every snapshot sees,
+//    with no version of its key in a deeper level, under no range tombstone
+//    of the input and older than every delete-key range record, is written
+//    with sequence number 0. Nothing it is compared with can tell (every
+//    other version of the key, tombstone and record is newer), and a page of
+//    such values compresses better: the sequence numbers no longer differ.
 //
 // Thread-safety: one thread.
 #pragma once
@@ -55,6 +61,9 @@ class CompactionStream {
                    std::function<bool(std::string_view, std::string_view)> deeper_data,
                    const SecondaryDeletes* secondary = nullptr);
 
+  // Turns on the sequence zeroing above; flushes leave it off.
+  void ZeroOldSequences() { zero_old_sequences_ = true; }
+
   // Appends the surviving entries of the next sort key (newest first).
   // Returns false when the input is exhausted (or failed: see status()).
   bool NextKey(std::vector<OutputEntry>* out);
@@ -71,6 +80,8 @@ class CompactionStream {
   void RemoveHidden(std::string_view key);
   // Whether a tombstone newer than seq, in the same stripe, covers key.
   bool Covered(std::string_view key, SequenceNumber seq, size_t stripe);
+  // Whether a range tombstone of the input, of any sequence, covers key.
+  bool UnderAnyTombstone(std::string_view key);
 
   InternalIterator* input_;
   FragmentedTombstones fragments_;
@@ -78,6 +89,8 @@ class CompactionStream {
   std::vector<SequenceNumber> snapshots_;  // ascending
   std::function<bool(std::string_view, std::string_view)> deeper_data_;
   const SecondaryDeletes* secondary_;
+  bool zero_old_sequences_ = false;
+  SequenceNumber oldest_range_record_;  // kMaxSequenceNumber without delete-key range records
   CompactionStreamStats stats_;
   Status status_;
   bool started_ = false;

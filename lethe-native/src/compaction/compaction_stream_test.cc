@@ -129,5 +129,71 @@ TEST(CompactionStreamTest, AsksAboutDeeperDataOnlyWhereTheOutputDependsOnIt) {
   EXPECT_EQ(ExtractSortKey(out[2].ikey), "c");
 }
 
+// Sequence zeroing (ZeroOldSequences). `deeper_keys`: the keys a deeper
+// level holds (a range asks whether it holds any of them).
+std::string CompactZeroing(std::vector<VectorIterator::E> in, std::vector<RangeTombstone> tombs,
+                           std::vector<SequenceNumber> snaps, std::vector<std::string> deeper_keys,
+                           const SecondaryDeletes* secondary = nullptr, std::string* tomb_out = nullptr) {
+  VectorIterator it(std::move(in));
+  auto deeper = [deeper_keys](std::string_view lo, std::string_view hi) {
+    return std::any_of(deeper_keys.begin(), deeper_keys.end(), [&](const std::string& k) { return lo <= k && k <= hi; });
+  };
+  CompactionStream stream(&it, tombs, snaps, deeper, secondary);
+  stream.ZeroOldSequences();
+  std::vector<OutputEntry> out;
+  while (stream.NextKey(&out)) {
+  }
+  std::string r;
+  for (const auto& e : out) {
+    uint64_t tag = ExtractTag(e.ikey);
+    const char* kind = TagKind(tag) == EntryKind::kValue ? "V" : TagKind(tag) == EntryKind::kMerge ? "M" : "D";
+    r += std::string(ExtractSortKey(e.ikey)) + "@" + std::to_string(TagSequence(tag)) + kind + " ";
+  }
+  if (tomb_out != nullptr) {
+    tomb_out->clear();
+    for (const auto& t : stream.OutputTombstones()) *tomb_out += "[" + t.start + "," + t.end + ")@" + std::to_string(t.seq) + " ";
+  }
+  return r;
+}
+
+TEST(CompactionStreamTest, ZeroesSequencesOfValuesNothingCanTellApart) {
+  auto in = std::vector{Ent("a", 7, EntryKind::kValue, "x"), Ent("b", 8, EntryKind::kValue, "y"),
+                        Ent("b", 3, EntryKind::kValue, "old")};
+  EXPECT_EQ(CompactZeroing(in, {}, {}, {}), "a@0V b@0V ");
+}
+
+TEST(CompactionStreamTest, KeepsSequencesThatSomethingStillComparesWith) {
+  // A snapshot older than the value reads older versions (here none), and
+  // one taken between two versions keeps both apart.
+  EXPECT_EQ(CompactZeroing({Ent("a", 7, EntryKind::kValue)}, {}, {5}, {}), "a@7V ");
+  EXPECT_EQ(CompactZeroing({Ent("a", 7, EntryKind::kValue), Ent("a", 3, EntryKind::kValue)}, {}, {5}, {}),
+            "a@7V a@0V ");
+  // An older version of the key in a deeper level.
+  EXPECT_EQ(CompactZeroing({Ent("a", 7, EntryKind::kValue)}, {}, {}, {"a"}), "a@7V ");
+  // Merge operands and tombstones keep their order with what lies deeper.
+  EXPECT_EQ(CompactZeroing({Ent("a", 7, EntryKind::kMerge, "m")}, {}, {}, {"a"}), "a@7M ");
+  EXPECT_EQ(CompactZeroing({Ent("a", 7, EntryKind::kTombstone)}, {}, {}, {"a"}), "a@7D ");
+}
+
+// A range tombstone older than the value stays (it covers a deeper key),
+// so the value must stay newer than it.
+TEST(CompactionStreamTest, KeepsTheSequenceOfAValueInsideAKeptRangeTombstone) {
+  std::string tombs;
+  EXPECT_EQ(CompactZeroing({Ent("b", 10, EntryKind::kValue), Ent("y", 11, EntryKind::kValue)}, {{"a", "x", 5}}, {},
+                           {"w"}, nullptr, &tombs),
+            "b@10V y@0V ");
+  EXPECT_EQ(tombs, "[a,x)@5 ");
+}
+
+// A delete-key range record hides only what was written before it: a value
+// written after it must not become older than it.
+TEST(CompactionStreamTest, KeepsSequencesNewerThanADeleteKeyRangeRecord) {
+  SecondaryDeletes secondary;
+  secondary.ranges.push_back(DeleteKeyRangeRecord{6, 0, 100, 0});
+  EXPECT_EQ(CompactZeroing({Ent("a", 4, EntryKind::kValue, "", 500), Ent("b", 9, EntryKind::kValue, "", 50)}, {}, {},
+                           {}, &secondary),
+            "a@0V b@9V ");
+}
+
 }  // namespace
 }  // namespace lethe

@@ -383,6 +383,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
       return false;
     };
     CompactionStream stream(input.get(), tombstones, snapshots, deeper, &files->secondary);
+    stream.ZeroOldSequences();
     TableWriterOptions wo;
     wo.dbname = dbname_;
     wo.env = env_;
