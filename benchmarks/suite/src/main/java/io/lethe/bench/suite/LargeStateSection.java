@@ -27,6 +27,14 @@ final class LargeStateSection {
     private static final int SMOOTHING = 10;
     private static final int MIN_POINTS = 5;
 
+    /**
+     * A column the report adds: the size of a backend's last checkpoint taken before it had made as many
+     * records as the job's slowest backend made by the end of its steady phase. A faster backend has
+     * overwritten more state at the end of the run, and overwritten versions take space until compaction
+     * reaches them; this compares the backends after the same work.
+     */
+    static final String EQUAL_WORK_CHECKPOINT = "checkpoint_bytes_equal_work";
+
     private static final List<Metric> METRICS = List.of(
             new Metric("steady_records_per_s", "records/s, steady", true),
             new Metric("latency_p99_us", "latency p99", false),
@@ -34,10 +42,12 @@ final class LargeStateSection {
             new Metric("local_bytes_end", "local state at the end", false),
             new Metric("checkpoint_async_ms_p50", "checkpoint async part (median)", false),
             new Metric("checkpoint_full_bytes", "checkpoint size", false),
+            new Metric(EQUAL_WORK_CHECKPOINT, "checkpoint size after equal work", false),
             new Metric("restore_checkpoint_ms", "restore from the checkpoint", false),
             new Metric("restore_savepoint_ms", "restore from the canonical savepoint", false),
             new Metric("cold_records_per_s", "records/s, cold page cache", true),
             new Metric("native_max_bytes", "native memory (max)", false));
+
 
     /** A column of the timeline drawn over time: scaled, named, and the end of its chart's file name. */
     private record Plot(String column, double scale, String what, String fileSuffix) {}
@@ -70,11 +80,16 @@ final class LargeStateSection {
                 + " restored from their last incremental checkpoint with a cold page cache and from a canonical"
                 + " savepoint: Lethe; Flink's RocksDB backend (timers in RocksDB, and on the heap where the job has"
                 + " timers); ForSt. Each run in a JVM of its own, limited as a TaskManager container would be (see the"
-                + " memory limit below), one round: each ratio is one run against one run.");
+                + " memory limit below), one round: each ratio is one run against one run. Checkpoint size after"
+                + " equal work: each backend's last checkpoint taken before it had made as many records as the job's"
+                + " slowest backend made in its load and steady phases (a faster backend has overwritten more state by"
+                + " the end of the run, and overwritten versions take space until compaction reaches them).");
         if (rows == null) {
             return;
         }
         List<Row> timeline = Csv.read(r.dataDir().resolve("largestate-timeline.csv"));
+        rows = EqualWork.addCheckpointColumn(rows, timeline,
+                Csv.read(r.dataDir().resolve("largestate-checkpoints.csv")), EQUAL_WORK_CHECKPOINT);
         for (String job : Csv.distinct(rows, "job", JOBS)) {
             List<String> backends = Csv.distinct(Csv.where(rows, "job", job), "backend", BACKENDS);
             r.md().append("### ").append(job).append("\n\n");
@@ -117,7 +132,8 @@ final class LargeStateSection {
             table.add(new String[] {backend, abs(values(sel, "checkpoints")),
                 abs(values(sel, "checkpoint_sync_ms_p50")), abs(values(sel, "checkpoint_sync_ms_max")),
                 abs(values(sel, "checkpoint_async_ms_p50")), abs(values(sel, "checkpoint_async_ms_max")),
-                mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, "checkpointed_bytes_p50")),
+                mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, EQUAL_WORK_CHECKPOINT)),
+                mib(values(sel, "checkpointed_bytes_p50")),
                 savepoint(sel, abs(values(sel, "savepoint_ms"))), savepoint(sel, mib(values(sel, "savepoint_bytes"))),
                 abs(values(sel, "restore_checkpoint_ms")), savepoint(sel, abs(values(sel, "restore_savepoint_ms"))),
                 mib(values(sel, "rss_max_bytes")), mib(values(sel, "native_max_bytes")),
@@ -125,7 +141,8 @@ final class LargeStateSection {
                 mib(values(sel, "container_limit_bytes")), sel.isEmpty() ? "" : sel.get(0).s("cold_cache")});
         }
         r.md().append(Report.table(new String[] {"backend", "checkpoints (steady)", "sync ms p50", "sync ms max",
-            "async ms p50", "async ms max", "checkpoint size (MiB)", "uploaded p50 (MiB)", "savepoint ms",
+            "async ms p50", "async ms max", "checkpoint size (MiB)", "checkpoint after equal work (MiB)",
+            "uploaded p50 (MiB)", "savepoint ms",
             "savepoint (MiB)", "restore from checkpoint (ms)", "restore from savepoint (ms)", "RSS max (MiB)",
             "native max (MiB)", "managed memory (MiB)", "container max (MiB)", "container limit (MiB)",
             "page cache before restore"}, table));
