@@ -23,22 +23,22 @@ size_t CompactionStream::Stripe(SequenceNumber seq) const {
                              snapshots_.begin());
 }
 
-bool CompactionStream::Covered(std::string_view key, SequenceNumber seq, size_t stripe) {
+const FragmentedTombstones::Fragment* CompactionStream::FragmentAt(std::string_view key) {
   const auto& frags = fragments_.fragments();
   while (fragment_cursor_ < frags.size() && frags[fragment_cursor_].end <= key) fragment_cursor_++;
-  if (fragment_cursor_ == frags.size() || key < frags[fragment_cursor_].start) return false;
+  if (fragment_cursor_ == frags.size() || key < frags[fragment_cursor_].start) return nullptr;
+  return &frags[fragment_cursor_];
+}
+
+bool CompactionStream::Covered(std::string_view key, SequenceNumber seq, size_t stripe) {
+  const FragmentedTombstones::Fragment* fragment = FragmentAt(key);
+  if (fragment == nullptr) return false;
   SequenceNumber upper = stripe < snapshots_.size() ? snapshots_[stripe] : kMaxSequenceNumber;
-  for (SequenceNumber t : frags[fragment_cursor_].seqs) {  // descending
+  for (SequenceNumber t : fragment->seqs) {  // descending
     if (t <= seq) break;
     if (t <= upper) return true;
   }
   return false;
-}
-
-bool CompactionStream::UnderAnyTombstone(std::string_view key) {
-  const auto& frags = fragments_.fragments();
-  while (fragment_cursor_ < frags.size() && frags[fragment_cursor_].end <= key) fragment_cursor_++;
-  return fragment_cursor_ < frags.size() && !(key < frags[fragment_cursor_].start);
 }
 
 void CompactionStream::RemoveHidden(std::string_view key) {
@@ -109,7 +109,7 @@ bool CompactionStream::NextKey(std::vector<OutputEntry>* out) {
   // See ZeroOldSequences; the cheap tests first.
   auto zero = [&](SequenceNumber seq, EntryKind kind) {
     return zero_old_sequences_ && kind == EntryKind::kValue && seq < oldest_range_record_ && Stripe(seq) == 0 &&
-           !UnderAnyTombstone(key) && !deeper();
+           FragmentAt(key) == nullptr && !deeper();
   };
   auto emit = [&](SequenceNumber seq, EntryKind kind, std::string value, uint64_t dk) {
     if (seq != 0 && zero(seq, kind)) seq = 0;

@@ -80,8 +80,9 @@ class CompactionStream {
   void RemoveHidden(std::string_view key);
   // Whether a tombstone newer than seq, in the same stripe, covers key.
   bool Covered(std::string_view key, SequenceNumber seq, size_t stripe);
-  // Whether a range tombstone of the input, of any sequence, covers key.
-  bool UnderAnyTombstone(std::string_view key);
+  // The input's range tombstone fragment holding key, or null; keys come
+  // in ascending order.
+  const FragmentedTombstones::Fragment* FragmentAt(std::string_view key);
 
   InternalIterator* input_;
   FragmentedTombstones fragments_;

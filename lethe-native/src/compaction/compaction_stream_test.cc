@@ -43,24 +43,31 @@ VectorIterator::E Ent(std::string k, SequenceNumber s, EntryKind kind, std::stri
   return {MakeInternalKey(k, s, kind), std::move(v), dk};
 }
 
+// Runs the stream to its end: "key@seqKIND[:value] " per output entry, and
+// "[start,end)@seq " per output tombstone into tomb_out (if not null).
+std::string Drain(CompactionStream* stream, bool with_values, std::string* tomb_out) {
+  std::vector<OutputEntry> out;
+  while (stream->NextKey(&out)) {
+  }
+  std::string r;
+  for (const auto& e : out) {
+    uint64_t tag = ExtractTag(e.ikey);
+    const char* kind = TagKind(tag) == EntryKind::kValue ? "V" : TagKind(tag) == EntryKind::kMerge ? "M" : "D";
+    r += std::string(ExtractSortKey(e.ikey)) + "@" + std::to_string(TagSequence(tag)) + kind;
+    r += (with_values ? ":" + e.value : std::string()) + " ";
+  }
+  if (tomb_out) {
+    tomb_out->clear();
+    for (const auto& t : stream->OutputTombstones()) *tomb_out += "[" + t.start + "," + t.end + ")@" + std::to_string(t.seq) + " ";
+  }
+  return r;
+}
+
 std::string Compact(std::vector<VectorIterator::E> in, std::vector<RangeTombstone> tombs,
                 std::vector<SequenceNumber> snaps, bool deeper, std::string* tomb_out = nullptr) {
   VectorIterator it(std::move(in));
   CompactionStream stream(&it, tombs, snaps, [deeper](std::string_view, std::string_view) { return deeper; });
-  std::string r;
-  std::vector<OutputEntry> out;
-  while (stream.NextKey(&out)) {
-  }
-  for (const auto& e : out) {
-    uint64_t tag = ExtractTag(e.ikey);
-    const char* kind = TagKind(tag) == EntryKind::kValue ? "V" : TagKind(tag) == EntryKind::kMerge ? "M" : "D";
-    r += std::string(ExtractSortKey(e.ikey)) + "@" + std::to_string(TagSequence(tag)) + kind + ":" + e.value + " ";
-  }
-  if (tomb_out) {
-    tomb_out->clear();
-    for (const auto& t : stream.OutputTombstones()) *tomb_out += "[" + t.start + "," + t.end + ")@" + std::to_string(t.seq) + " ";
-  }
-  return r;
+  return Drain(&stream, true, tomb_out);
 }
 
 TEST(CompactionStreamTest, KeepsNewestPerSnapshotStripe) {
@@ -140,20 +147,7 @@ std::string CompactZeroing(std::vector<VectorIterator::E> in, std::vector<RangeT
   };
   CompactionStream stream(&it, tombs, snaps, deeper, secondary);
   stream.ZeroOldSequences();
-  std::vector<OutputEntry> out;
-  while (stream.NextKey(&out)) {
-  }
-  std::string r;
-  for (const auto& e : out) {
-    uint64_t tag = ExtractTag(e.ikey);
-    const char* kind = TagKind(tag) == EntryKind::kValue ? "V" : TagKind(tag) == EntryKind::kMerge ? "M" : "D";
-    r += std::string(ExtractSortKey(e.ikey)) + "@" + std::to_string(TagSequence(tag)) + kind + " ";
-  }
-  if (tomb_out != nullptr) {
-    tomb_out->clear();
-    for (const auto& t : stream.OutputTombstones()) *tomb_out += "[" + t.start + "," + t.end + ")@" + std::to_string(t.seq) + " ";
-  }
-  return r;
+  return Drain(&stream, false, tomb_out);
 }
 
 TEST(CompactionStreamTest, ZeroesSequencesOfValuesNothingCanTellApart) {

@@ -15,11 +15,29 @@ void PageBuilder::Reset() {
   count_ = 0;
 }
 
+namespace {
+
+size_t SharedPrefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t shared = 0;
+  while (shared < n && a[shared] == b[shared]) shared++;
+  return shared;
+}
+
+}  // namespace
+
+size_t PageBuilder::EntrySize(std::string_view prev_key, bool restart, std::string_view ikey, size_t value_size,
+                              uint64_t delete_key) {
+  const size_t shared = restart ? 0 : SharedPrefix(prev_key, ikey);
+  const size_t unshared = ikey.size() - shared;
+  return VarintLength(shared) + VarintLength(unshared) + VarintLength(value_size) + unshared + value_size +
+         VarintLength(delete_key + 1) + (restart ? 4 : 0);
+}
+
 void PageBuilder::Add(std::string_view ikey, std::string_view value, uint64_t delete_key) {
   size_t shared = 0;
   if (counter_ < kRestartInterval) {
-    size_t n = std::min(last_key_.size(), ikey.size());
-    while (shared < n && last_key_[shared] == ikey[shared]) shared++;
+    shared = SharedPrefix(last_key_, ikey);
   } else {
     restarts_.push_back(static_cast<uint32_t>(buf_.size()));
     counter_ = 0;

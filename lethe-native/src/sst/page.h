@@ -27,6 +27,10 @@ class PageBuilder {
 
   PageBuilder() { Reset(); }
   void Add(std::string_view ikey, std::string_view value, uint64_t delete_key);
+  // The bytes Add writes for an entry after `prev_key` (none at a restart),
+  // its restart offset included.
+  static size_t EntrySize(std::string_view prev_key, bool restart, std::string_view ikey, size_t value_size,
+                          uint64_t delete_key);
   // Returns the finished page contents (valid until Reset).
   std::string_view Finish();
   void Reset();

@@ -24,7 +24,11 @@ void TableBuilder::Add(std::string_view ikey, std::string_view value, uint64_t d
     FlushTile();
   }
   last_sort_key_.assign(sort_key);
-  tile_bytes_ += EncodedSize(ikey, value, delete_key);
+  // Counted as the page will hold the tile in this order, so that pages come
+  // out at page_size.
+  const bool restart = tile_.size() % PageBuilder::kRestartInterval == 0;
+  tile_bytes_ += PageBuilder::EntrySize(restart ? std::string_view() : EntryKey(tile_.back()), restart, ikey,
+                                        value.size(), delete_key);
   tile_.push_back(Entry{tile_data_.size(), static_cast<uint32_t>(ikey.size()),
                         static_cast<uint32_t>(value.size()), delete_key});
   tile_data_.append(ikey.data(), ikey.size());
@@ -40,20 +44,6 @@ void TableBuilder::Add(std::string_view ikey, std::string_view value, uint64_t d
   props_.delete_key_max = std::max(props_.delete_key_max, delete_key);
   props_.smallest_seq = std::min(props_.smallest_seq, TagSequence(tag));
   props_.largest_seq = std::max(props_.largest_seq, TagSequence(tag));
-}
-
-uint32_t TableBuilder::EncodedSize(std::string_view ikey, std::string_view value, uint64_t delete_key) const {
-  size_t shared = 0;
-  const bool restart = tile_.size() % PageBuilder::kRestartInterval == 0;
-  if (!restart) {
-    const std::string_view prev = EntryKey(tile_.back());
-    const size_t n = std::min(prev.size(), ikey.size());
-    while (shared < n && prev[shared] == ikey[shared]) shared++;
-  }
-  const size_t unshared = ikey.size() - shared;
-  const size_t bytes = VarintLength(shared) + VarintLength(unshared) + VarintLength(value.size()) + unshared +
-                       value.size() + VarintLength(delete_key + 1) + (restart ? 4 : 0);
-  return static_cast<uint32_t>(bytes);
 }
 
 void TableBuilder::AddRangeTombstone(const RangeTombstone& t) {

@@ -64,10 +64,6 @@ class TableBuilder {
   std::string_view EntryValue(const Entry& e) const {
     return {tile_data_.data() + e.offset + e.key_size, e.value_size};
   }
-  // The bytes the entry takes in a page that holds the tile in its order
-  // (page.cc's encoding: prefix-shared key, varints, restart offsets), so
-  // that pages come out at page_size.
-  uint32_t EncodedSize(std::string_view ikey, std::string_view value, uint64_t delete_key) const;
   void FlushTile();
   void WritePage(const std::vector<const Entry*>& entries, TileMeta* tile);
   void WriteBlock(std::string_view contents, BlockHandle* handle);
