@@ -13,6 +13,7 @@
 // (dropped and patched pages) and through a page cache. Every outcome must
 // be a Status: no crash, hang, huge allocation or sanitizer report.
 // Seeds: `table_reader_fuzzer --write_seeds=DIR`.
+#include <algorithm>
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <set>
@@ -93,6 +94,31 @@ Status Open(MemEnv* env, bool verify, PageCache* cache, std::unique_ptr<TableRea
   return TableReader::Open(options, kTable, 5, std::move(file), size, table);
 }
 
+// The answer of a finished lookup, as one comparable string.
+std::string Answer(GetContext* ctx) {
+  std::string value;
+  uint64_t dk = 0;
+  Status s = ctx->Finish(&value, &dk);
+  return s.ToString() + "|" + value + "|" + std::to_string(dk);
+}
+
+// One batch of the sorted keys must answer each key as Get does.
+void ExerciseMultiGet(const TableReader& table, std::vector<std::string> keys, const PageOverrides* overrides) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<GetContext> ctxs;
+  ctxs.reserve(keys.size());
+  std::vector<GetContext*> batch;
+  for (const std::string& k : keys) batch.push_back(&ctxs.emplace_back(k, kMaxSequenceNumber));
+  table.MultiGet(batch, /*fill_cache=*/false, overrides);
+  for (size_t i = 0; i < keys.size(); i++) {
+    GetContext single(keys[i], kMaxSequenceNumber);
+    Status s = table.Get(&single, /*fill_cache=*/false, overrides);
+    if (!s.ok()) single.Fail(s);
+    FUZZ_CHECK(Answer(batch[i]) == Answer(&single));
+  }
+}
+
 // Reads everything `table` offers; failures must come back as a Status.
 void Exercise(const TableReader& table, const std::vector<std::string>& probes,
               const PageOverrides* overrides) {
@@ -123,6 +149,7 @@ void Exercise(const TableReader& table, const std::vector<std::string>& probes,
     }
     (void)table.MayContain(k, overrides);
   }
+  ExerciseMultiGet(table, std::move(keys), overrides);
 }
 
 // Opens the file in `env` and, if it opens, reads all of it, also with page

@@ -402,7 +402,7 @@ class Benchmark {
   lethe::Status FillSeq(Worker& w, int64_t i, bool*) { return Write(w, i); }
   lethe::Status FillRandom(Worker& w, int64_t, bool*) { return Write(w, static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))); }
   lethe::Status ReadRandom(Worker& w, int64_t, bool* found) {
-    std::string v;
+    thread_local std::string v;  // reused, as MultiReadRandom's buffers are
     lethe::Status s = db_->Get(lethe::ReadOptions(), cf_, Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))), &v);
     if (s.IsNotFound()) return lethe::Status::OK();
     *found = s.ok();
@@ -412,9 +412,14 @@ class Benchmark {
   // One MultiGet of --batch_size random keys; adds its hits to w.found.
   lethe::Status MultiReadRandom(Worker& w, int64_t, bool*) {
     const size_t n = static_cast<size_t>(f_.batch_size);
-    std::vector<std::string> keys(n), values(n);
-    std::vector<std::string_view> views(n);
-    std::vector<lethe::Status> statuses(n);
+    // Reused from batch to batch, as a caller with a steady stream of batches would.
+    thread_local std::vector<std::string> keys, values;
+    thread_local std::vector<std::string_view> views;
+    thread_local std::vector<lethe::Status> statuses;
+    keys.resize(n);
+    values.resize(n);
+    views.resize(n);
+    statuses.resize(n);
     for (size_t i = 0; i < n; i++) {
       keys[i] = Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num))));
       views[i] = keys[i];

@@ -2,6 +2,8 @@
 #include "db/db_impl.h"
 
 #include <algorithm>
+#include <array>
+#include <span>
 
 #include "db/memtable_inserter.h"
 #include "db/write_batch_internal.h"
@@ -17,10 +19,26 @@ namespace lethe {
 constexpr size_t kMaxKeyBytes = 64u << 20;
 constexpr size_t kBudgetChargeStep = 64u << 10;
 constexpr size_t kMaxValueBytes = 1u << 30;
-// Keys of a MultiGet batch per chunk shared out to the read pool.
-constexpr size_t kMultiGetChunk = 4;
+// The most keys of a MultiGet batch in one chunk: neighbours in key order,
+// looked up together.
+constexpr size_t kMultiGetChunk = 16;
+// The fewest, bar the last.
+constexpr size_t kMultiGetMinChunk = 2;
 
 namespace {
+
+// Where the chunks of a MultiGet batch of n keys shared by `workers` threads
+// start, with n at the end: a chunk takes a share of the keys left, so that
+// chunks shrink towards the end and the threads finish close together.
+std::vector<size_t> MultiGetChunkStarts(size_t n, size_t workers) {
+  std::vector<size_t> starts{0};
+  for (size_t at = 0; at < n;) {
+    const size_t share = (n - at + 2 * workers - 1) / (2 * workers);
+    at += std::min(n - at, std::clamp(share, kMultiGetMinChunk, kMultiGetChunk));
+    starts.push_back(at);
+  }
+  return starts;
+}
 
 // Each source's iterator passes over what newer sources' tombstones cover:
 // iters[i] reads source source_of[i]; sources are numbered newest first.
@@ -293,28 +311,38 @@ void DBImpl::MultiGet(const ReadOptions& o, ColumnFamilyHandle* cf, size_t n, co
       o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
   SuperVersionCache::Lease sv = cfd->super_versions.Acquire(n, 0);
   if (sv.get() == nullptr) return std::fill(statuses, statuses + n, DroppedFamily(cf));
-  // Sorted, so that the batch walks each file's index forwards; a repeated
-  // key is looked up once.
+  // Sorted, so that the batch walks each level once; a repeated key is
+  // looked up once.
   std::vector<uint32_t> order(n), firsts;
   for (size_t i = 0; i < n; i++) order[i] = static_cast<uint32_t>(i);
   std::stable_sort(order.begin(), order.end(), [keys](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
   for (size_t j = 0; j < n; j++) {
     if (j == 0 || keys[order[j]] != keys[order[j - 1]]) firsts.push_back(order[j]);
   }
-  auto lookup = [&](uint32_t i) {
+  std::vector<GetContext> ctxs;
+  ctxs.reserve(firsts.size());
+  for (uint32_t i : firsts) ctxs.emplace_back(keys[i], seq, &sv.get()->files->secondary);
+  // A chunk is a run of neighbouring keys, looked up together.
+  const std::vector<size_t> starts =
+      MultiGetChunkStarts(firsts.size(), read_pool_ != nullptr ? 1 + read_pool_->threads() : 1);
+  auto look_up = [&](size_t c) {
+    const size_t begin = starts[c], end = starts[c + 1];
+    const std::span<GetContext> chunk = std::span<GetContext>(ctxs).subspan(begin, end - begin);
     try {
-      statuses[i] = GetFrom(*sv.get(), o, seq, keys[i], &values[i], delete_keys != nullptr ? &delete_keys[i] : nullptr);
-    } catch (const std::exception& e) {  // e.g. bad_alloc on a helper thread
-      statuses[i] = Status::IOError("multiget", e.what());
+      MultiGetFrom(*sv.get(), o, chunk);
+      for (size_t j = begin; j < end; j++) {
+        const uint32_t i = firsts[j];
+        statuses[i] = ctxs[j].Finish(&values[i], delete_keys != nullptr ? &delete_keys[i] : nullptr);
+      }
+    } catch (const std::exception& e) {  // e.g. bad_alloc on a helper thread: the chunk fails
+      for (size_t j = begin; j < end; j++) statuses[firsts[j]] = Status::IOError("multiget", e.what());
     }
   };
-  const size_t chunks = (firsts.size() + kMultiGetChunk - 1) / kMultiGetChunk;
+  const size_t chunks = starts.size() - 1;
   if (read_pool_ != nullptr && chunks > 1) {
-    read_pool_->ParallelFor(chunks, [&](size_t c) {
-      for (size_t j = c * kMultiGetChunk; j < std::min(firsts.size(), (c + 1) * kMultiGetChunk); j++) lookup(firsts[j]);
-    });
+    read_pool_->ParallelFor(chunks, look_up);
   } else {
-    for (uint32_t i : firsts) lookup(i);
+    for (size_t c = 0; c < chunks; c++) look_up(c);
   }
   for (size_t j = 1; j < n; j++) {
     const uint32_t i = order[j], prev = order[j - 1];
@@ -323,6 +351,17 @@ void DBImpl::MultiGet(const ReadOptions& o, ColumnFamilyHandle* cf, size_t n, co
     values[i] = values[prev];
     if (delete_keys != nullptr) delete_keys[i] = delete_keys[prev];
   }
+}
+
+void DBImpl::MultiGetFrom(const SuperVersion& sv, const ReadOptions& o, std::span<GetContext> ctxs) {
+  std::array<GetContext*, kMultiGetChunk> rest;
+  size_t left = 0;
+  for (GetContext& ctx : ctxs) {
+    sv.mem->Get(&ctx);
+    if (!ctx.EndSource() && sv.imm) sv.imm->Get(&ctx);
+    if (!ctx.EndSource()) rest[left++] = &ctx;
+  }
+  if (left > 0) MultiGetFromFiles(*sv.files, table_cache_.get(), std::span<GetContext* const>(rest.data(), left), o.fill_cache);
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) {

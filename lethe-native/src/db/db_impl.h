@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -165,6 +166,9 @@ class DBImpl final : public DB {
   // One point lookup in a super version, at seq.
   Status GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNumber seq, std::string_view key,
                  std::string* value, uint64_t* delete_key);
+  // The lookups of one run of a MultiGet batch, sorted by key: memtables,
+  // then the files (MultiGetFromFiles). At most kMultiGetChunk contexts.
+  void MultiGetFrom(const SuperVersion& sv, const ReadOptions& o, std::span<GetContext> ctxs);
   Status WaitForFlush(std::unique_lock<std::mutex>& l);
 
   // Statistics (db_impl_statistics.cc): one family's memtables and levels (mu_ held).

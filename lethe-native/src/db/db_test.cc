@@ -2,6 +2,7 @@
 // snapshots, reopen, crash recovery, checkpoints, column families, errors.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 #include "lethe/db.h"
 #include "lethe/env.h"
 #include "test_util.h"
+#include "util/random.h"
 
 namespace lethe {
 namespace {
@@ -233,6 +235,54 @@ TEST_F(DBTest, MultiGetRefusesWhatItCannotReadInEveryStatus) {
   db_->MultiGet(ReadOptions(), other, 3, keys, values, statuses);
   for (const Status& s : statuses) EXPECT_TRUE(s.IsInvalidArgument()) << "dropped: " << s.ToString();
   db_->MultiGet(ReadOptions(), cf_, 0, nullptr, nullptr, nullptr);  // nothing to do
+}
+
+// A batch walks level 0's overlapping files and each deeper level once;
+// every key (found, deleted, covered by a range tombstone, merged, absent,
+// repeated) gets Get's answer, with and without helper threads.
+TEST_F(DBTest, MultiGetWalksEveryLevelAsGetDoes) {
+  for (int helpers : {0, 2}) {
+    SCOPED_TRACE("helper threads " + std::to_string(helpers));
+    options_.multi_get_threads = helpers;
+    options_.background_compactions = false;
+    DestroyDB("/db", options_);
+    Reopen();
+    auto key = [](int i) {
+      char k[16];
+      std::snprintf(k, sizeof(k), "k%05d", i);
+      return std::string(k);
+    };
+    for (int i = 0; i < 3000; i++) Put(key(i), "base" + std::to_string(i));
+    ASSERT_TRUE(db_->CompactAll().ok());  // deeper levels
+    for (int i = 0; i < 3000; i += 7) Put(key(i), "l0a" + std::to_string(i));
+    ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, key(1000), key(1400)).ok());
+    ASSERT_TRUE(db_->Flush().ok());
+    for (int i = 0; i < 3000; i += 11) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, key(i)).ok());
+    for (int i = 1; i < 3000; i += 13) ASSERT_TRUE(db_->Merge(WriteOptions(), cf_, key(i), "m").ok());
+    ASSERT_TRUE(db_->Flush().ok());
+    for (int i = 0; i < 3000; i += 17) Put(key(i), "mem" + std::to_string(i));  // in the memtable
+    std::string l0, deeper;
+    ASSERT_TRUE(db_->GetProperty(cf_, "lethe.num-files-at-level0", &l0));
+    ASSERT_TRUE(db_->GetProperty(cf_, "lethe.num-files-at-level1", &deeper));
+    ASSERT_EQ(l0, "2");
+    ASSERT_NE(deeper, "0");
+    // Batches of 100 random keys in [-50, 3050), some repeated.
+    Random rnd(5);
+    for (int b = 0; b < 60; b++) {
+      std::vector<std::string> keys;
+      for (int i = 0; i < 100; i++) {
+        keys.push_back(i > 0 && rnd.OneIn(10) ? keys[rnd.Uniform(i)] : key(static_cast<int>(rnd.Uniform(3100)) - 50));
+      }
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      std::vector<std::string> values(keys.size());
+      std::vector<Status> statuses(keys.size());
+      db_->MultiGet(ReadOptions(), cf_, keys.size(), views.data(), values.data(), statuses.data());
+      for (size_t i = 0; i < keys.size(); i++) {
+        const std::string got = statuses[i].IsNotFound() ? "NOT_FOUND" : statuses[i].ok() ? values[i] : statuses[i].ToString();
+        ASSERT_EQ(got, Get(keys[i])) << keys[i];
+      }
+    }
+  }
 }
 
 TEST_F(DBTest, CorruptTableIsReportedNotCrashed) {

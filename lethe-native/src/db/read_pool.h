@@ -35,6 +35,7 @@ class ReadPool {
   // Runs fn(i) for every i in [0, chunks), on the calling thread and the
   // pool's; returns when all have run. fn must not throw.
   void ParallelFor(size_t chunks, const std::function<void(size_t)>& fn);
+  size_t threads() const { return threads_.size(); }
 
  private:
   struct Job;

@@ -85,9 +85,17 @@ class GetContext {
     return done();
   }
 
-  // After every source was visited (or done()): the value, NotFound, or
-  // Corruption.
+  // Ends the lookup with an error (a source that could not be read), which
+  // Finish returns.
+  void Fail(Status error) {
+    error_ = std::move(error);
+    state_ = State::kFailed;
+  }
+
+  // After every source was visited (or done()): the value, NotFound,
+  // Corruption, or the error the lookup failed with.
   Status Finish(std::string* value, uint64_t* delete_key) {
+    if (state_ == State::kFailed) return error_;
     if (state_ == State::kCorrupt) return Status::Corruption("unknown entry kind for key");
     if (state_ == State::kDeleted || (state_ == State::kSearching && operands_.empty())) {
       return Status::NotFound("");
@@ -108,7 +116,7 @@ class GetContext {
   }
 
  private:
-  enum class State { kSearching, kFound, kDeleted, kCorrupt };
+  enum class State { kSearching, kFound, kDeleted, kCorrupt, kFailed };
 
   std::string_view key_;
   SequenceNumber read_seq_;
@@ -120,6 +128,7 @@ class GetContext {
   std::vector<std::string> operands_;  // newest first
   uint64_t delete_key_ = kMaxDeleteKey;
   bool have_delete_key_ = false;
+  Status error_;  // kFailed
 };
 
 }  // namespace lethe

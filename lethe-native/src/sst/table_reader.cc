@@ -245,14 +245,60 @@ bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* ove
   return false;
 }
 
-Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* overrides) const {
+size_t TableReader::LocateTile(GetContext* ctx) const {
   if (fragmented_ != nullptr) {
     ctx->AddCoveringTombstone(fragmented_->MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
-  size_t t = FindTile(ctx->key());
-  if (t == tile_count() || fences_.BeforeTile(t, ctx->key())) return Status::OK();
+  const size_t t = FindTile(ctx->key());
+  return t == tile_count() || fences_.BeforeTile(t, ctx->key()) ? tile_count() : t;
+}
+
+void TableReader::PrefetchFilter(size_t t) const {
+  const std::span<const PageMeta> pages = TilePages(t);
+  if (pages.empty() || pages[0].filter_size == 0) return;
+  const PageMeta& first = pages[0];
+  const char* filter = filters_.data() + first.filter_offset;
+  __builtin_prefetch(filter);
+  __builtin_prefetch(filter + first.filter_size - 1);
+}
+
+Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* overrides) const {
+  const size_t t = LocateTile(ctx);
+  if (t == tile_count()) return Status::OK();
   bool filter_checked;
   if (!SinglePageFilterMayContain(t, ctx->key(), overrides, &filter_checked)) return Status::OK();
+  return GetFromTile(ctx, t, filter_checked, fill_cache, overrides);
+}
+
+void TableReader::MultiGet(std::span<GetContext* const> ctxs, bool fill_cache, const PageOverrides* overrides) const {
+  // In waves: every key of a wave finds its tile and fetches its filter
+  // before the first filter is tested, so that their cache misses overlap.
+  constexpr size_t kWave = 16;
+  std::array<size_t, kWave> tiles;
+  for (size_t base = 0; base < ctxs.size(); base += kWave) {
+    const std::span<GetContext* const> wave = ctxs.subspan(base, std::min(kWave, ctxs.size() - base));
+    // Three passes, each fetching what the next reads: the tiles' page
+    // metadata, then their filters.
+    for (size_t i = 0; i < wave.size(); i++) {
+      tiles[i] = LocateTile(wave[i]);
+      if (tiles[i] != tile_count()) __builtin_prefetch(TilePages(tiles[i]).data());
+    }
+    for (size_t i = 0; i < wave.size(); i++) {
+      if (tiles[i] != tile_count()) PrefetchFilter(tiles[i]);
+    }
+    for (size_t i = 0; i < wave.size(); i++) {
+      bool filter_checked;
+      if (tiles[i] == tile_count() || !SinglePageFilterMayContain(tiles[i], wave[i]->key(), overrides, &filter_checked)) {
+        continue;
+      }
+      Status s = GetFromTile(wave[i], tiles[i], filter_checked, fill_cache, overrides);
+      if (!s.ok()) wave[i]->Fail(std::move(s));
+    }
+  }
+}
+
+Status TableReader::GetFromTile(GetContext* ctx, size_t t, bool filter_checked, bool fill_cache,
+                                const PageOverrides* overrides) const {
   struct Found {
     SequenceNumber seq;
     EntryKind kind;

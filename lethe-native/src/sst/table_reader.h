@@ -76,6 +76,11 @@ class TableReader {
 
   // Feeds the entries of ctx->key() visible at ctx->read_seq(), newest first.
   Status Get(GetContext* ctx, bool fill_cache, const PageOverrides* overrides = nullptr) const;
+  // Get for several keys in one pass (`ctxs` sorted by key, none done):
+  // the tiles of a few keys are found and their filters fetched before the
+  // first filter is tested, so that those memory reads overlap. A key whose
+  // page cannot be read fails alone (GetContext::Fail).
+  void MultiGet(std::span<GetContext* const> ctxs, bool fill_cache, const PageOverrides* overrides = nullptr) const;
   // False only if no entry of `sort_key` is in this file (its tile's page
   // Bloom filters say so). Reads no page.
   bool MayContain(std::string_view sort_key, const PageOverrides* overrides = nullptr) const;
@@ -121,6 +126,15 @@ class TableReader {
   }
   // Index of the first tile whose largest sort key >= key (tile_count() if none).
   size_t FindTile(std::string_view sort_key) const;
+  // Get's steps. The tile that may hold ctx's key (tile_count() if none),
+  // after feeding ctx the table's range tombstone covering it.
+  size_t LocateTile(GetContext* ctx) const;
+  // Starts reading tile t's first filter into the CPU cache.
+  void PrefetchFilter(size_t t) const;
+  // Reads the pages of tile t that may hold ctx's key (`filter_checked`:
+  // the tile's single filter already said yes) and feeds ctx their entries.
+  Status GetFromTile(GetContext* ctx, size_t t, bool filter_checked, bool fill_cache,
+                     const PageOverrides* overrides) const;
   friend class TableIterator;
 
   Options options_;

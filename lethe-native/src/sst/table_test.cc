@@ -2,6 +2,7 @@
 // filters, corruption, and the golden annotated layout of a small file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "format/internal_key.h"
@@ -56,6 +57,50 @@ class TableTest : public ::testing::Test {
     std::string v;
     s = ctx.Finish(&v, nullptr);
     return s.ok() ? v : (s.IsNotFound() ? "NOT_FOUND" : s.ToString());
+  }
+
+  // MultiGet of sorted keys, each answer written as Get writes it.
+  std::vector<std::string> MultiGet(const std::vector<std::string>& keys, SequenceNumber seq = kMaxSequenceNumber) {
+    std::vector<GetContext> ctxs;
+    ctxs.reserve(keys.size());
+    std::vector<GetContext*> ptrs;
+    for (const std::string& k : keys) ptrs.push_back(&ctxs.emplace_back(k, seq));
+    table_->MultiGet(ptrs, false);
+    std::vector<std::string> out;
+    for (GetContext& ctx : ctxs) {
+      std::string v;
+      Status s = ctx.Finish(&v, nullptr);
+      out.push_back(s.ok() ? v : (s.IsNotFound() ? "NOT_FOUND" : s.ToString()));
+    }
+    return out;
+  }
+  // Every key of `entries` and the absent keys around and between them, sorted.
+  static std::vector<std::string> KeysAndGaps(const std::vector<TestEntry>& entries) {
+    std::vector<std::string> keys{"", "a"};
+    for (const TestEntry& e : entries) {
+      if (keys.back() != e.key) keys.push_back(e.key);
+      keys.push_back(e.key + "0");
+    }
+    keys.push_back("zzz");
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return keys;
+  }
+  // MultiGet answers every key as Get does, in batches of several sizes
+  // (waves of the batch included), at the newest sequence and an older one.
+  void ExpectMultiGetAsGet(const std::vector<TestEntry>& entries) {
+    const std::vector<std::string> keys = KeysAndGaps(entries);
+    for (SequenceNumber seq : {kMaxSequenceNumber, SequenceNumber{600}}) {
+      for (size_t batch : {size_t{1}, size_t{3}, size_t{17}, size_t{40}}) {
+        for (size_t at = 0; at < keys.size(); at += batch) {
+          std::vector<std::string> part(keys.begin() + at, keys.begin() + std::min(keys.size(), at + batch));
+          std::vector<std::string> got = MultiGet(part, seq);
+          for (size_t i = 0; i < part.size(); i++) {
+            ASSERT_EQ(got[i], Get(part[i], seq)) << "key '" << part[i] << "' batch " << batch << " seq " << seq;
+          }
+        }
+      }
+    }
   }
 
   static std::vector<TestEntry> RandomEntries(int n, uint64_t seed) {
@@ -162,6 +207,44 @@ TEST_F(TableTest, TombstonesMergesAndRangeTombstones) {
   EXPECT_EQ(table_->properties().point_tombstones, 1u);
   EXPECT_EQ(table_->properties().merges, 2u);
   EXPECT_EQ(table_->properties().range_tombstones, 1u);
+}
+
+TEST_F(TableTest, MultiGetAnswersEveryKeyAsGet) {
+  std::vector<TestEntry> entries = RandomEntries(400, 11);
+  // Merges, point tombstones and a range tombstone among them.
+  entries.insert(entries.begin(), {{"key", 9000, EntryKind::kMerge, "m2", 1}, {"key", 8999, EntryKind::kMerge, "m1", 1}});
+  entries.push_back({"key~", 9001, EntryKind::kTombstone, "", kMaxDeleteKey});
+  const std::vector<RangeTombstone> tombstones{{"key000100", "key000150", 500}};
+  for (int pages_per_tile : {1, 4}) {
+    SCOPED_TRACE("pages per tile " + std::to_string(pages_per_tile));
+    Build(entries, TableBuilderOptions{256, pages_per_tile, 10}, tombstones);
+    ASSERT_TRUE(open_status_.ok());
+    ExpectMultiGetAsGet(entries);
+  }
+}
+
+TEST_F(TableTest, MultiGetFailsOnlyTheKeysOfADamagedPage) {
+  const std::vector<TestEntry> entries = RandomEntries(300, 3);
+  Build(entries, TableBuilderOptions{256, 1, 10});
+  std::string data;
+  ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
+  data[10] ^= 0x20;  // in the first page
+  ASSERT_TRUE(env_->WriteStringToFile("/t.sst", data).ok());
+  Open();
+  ASSERT_TRUE(open_status_.ok());
+  const std::vector<std::string> keys = KeysAndGaps(entries);
+  const std::vector<std::string> got = MultiGet(keys);
+  size_t failed = 0, found = 0;
+  for (size_t i = 0; i < keys.size(); i++) {
+    ASSERT_EQ(got[i], Get(keys[i])) << keys[i];
+    if (got[i].find("Corruption") != std::string::npos) {
+      failed++;
+      EXPECT_NE(got[i].find("/t.sst"), std::string::npos) << got[i];
+    }
+    if (got[i] != "NOT_FOUND" && got[i].find("Corruption") == std::string::npos) found++;
+  }
+  EXPECT_GT(failed, 0u);
+  EXPECT_GT(found, 250u);
 }
 
 TEST_F(TableTest, CorruptionIsReportedWithTheFileName) {

@@ -166,6 +166,56 @@ Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetConte
 
 namespace {
 
+// Looks up the keys of `group` in file f, then ends the source for each.
+void GetGroupFromFile(TableCache* tables, const FileMetaData& f, std::span<GetContext* const> group,
+                      bool fill_cache) {
+  FileReaders t;
+  const Status s = OpenFileReaders(tables, f, &t);
+  if (s.ok()) t.table->MultiGet(group, fill_cache, &t.overrides);
+  for (GetContext* ctx : group) {
+    if (!s.ok()) ctx->Fail(s);
+    ctx->EndSource();
+  }
+}
+
+}  // namespace
+
+void MultiGetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, std::span<GetContext* const> ctxs,
+                       bool fill_cache) {
+  std::vector<GetContext*> group;
+  group.reserve(ctxs.size());
+  auto look_up = [&](const FileMetaData& f) {
+    if (!group.empty()) GetGroupFromFile(tables, f, group, fill_cache);
+    group.clear();
+  };
+  for (const FileRef& f : files.levels[0]) {
+    for (GetContext* ctx : ctxs) {
+      if (!ctx->done() && f->Contains(ctx->key())) group.push_back(ctx);
+    }
+    look_up(*f);
+  }
+  for (int l = 1; l < kNumLevels; l++) {
+    const auto& level = files.levels[l];
+    auto it = level.begin();
+    const FileMetaData* current = nullptr;
+    for (GetContext* ctx : ctxs) {
+      if (ctx->done()) continue;
+      // Keys ascend, so the file holding the next one is never to the left.
+      it = std::lower_bound(it, level.end(), ctx->key(), [](const FileRef& f, std::string_view k) {
+        return std::string_view(f->largest) < k;
+      });
+      if (it == level.end()) break;
+      if (ctx->key() < std::string_view((*it)->smallest)) continue;
+      if (it->get() != current && current != nullptr) look_up(*current);
+      current = it->get();
+      group.push_back(ctx);
+    }
+    if (current != nullptr) look_up(*current);
+  }
+}
+
+namespace {
+
 class LevelIterator final : public InternalIterator {
  public:
   LevelIterator(std::vector<FileRef> files, TableCache* tables, bool fill_cache)

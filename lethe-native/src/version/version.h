@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -97,6 +98,12 @@ Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out);
 // Point lookup through a column family's files (after the memtables).
 Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
                     bool fill_cache);
+// Point lookups of a batch through a column family's files (`ctxs` sorted
+// by key, none done): each level is walked once, and the keys that fall in
+// one file are looked up together (TableReader::MultiGet). A key whose file
+// cannot be read fails alone (GetContext::Fail).
+void MultiGetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, std::span<GetContext* const> ctxs,
+                       bool fill_cache);
 
 // Adds one iterator per level-0 file and one per deeper level, and for each
 // of them the range tombstones of its files.
