@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "iterator/internal_iterator.h"
+#include "util/recycled_buffer.h"
 
 namespace lethe {
 
@@ -48,9 +49,9 @@ class PageBuilder {
 // A page's bytes (without the checksum trailer), shared by the page cache
 // and iterators. A plain buffer: a std::string would zero-fill before read.
 struct Page {
-  std::unique_ptr<char[]> buf;
+  RecycledBuffer buf;
   size_t size = 0;
-  std::string_view data() const { return {buf.get(), size}; }
+  std::string_view data() const { return {buf.data(), size}; }
 };
 using PageRef = std::shared_ptr<const Page>;
 

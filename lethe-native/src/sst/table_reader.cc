@@ -179,7 +179,7 @@ Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* pag
   Status s = ReadPageContents(meta, p.get());
   if (!s.ok()) return s;
   if (options_.page_cache != nullptr && fill_cache) {
-    options_.page_cache->Insert(key, p, p->size + sizeof(Page) + 64);
+    options_.page_cache->Insert(key, p, p->buf.capacity() + sizeof(Page) + 64);
   }
   *page = std::move(p);
   return Status::OK();
@@ -188,9 +188,9 @@ Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* pag
 Status TableReader::ReadPageContents(const PageMeta& meta, Page* page) const {
   const auto type = static_cast<Compression>(meta.compression);
   if (type == Compression::kNone) {
-    page->buf.reset(new char[meta.size + kBlockTrailerSize]);
+    page->buf = RecycledBuffer(meta.size + kBlockTrailerSize);
     page->size = meta.size;
-    return ReadVerified(BlockHandle{meta.offset, meta.size}, page->buf.get());
+    return ReadVerified(BlockHandle{meta.offset, meta.size}, page->buf.data());
   }
   // The stored bytes only live until decoded: one buffer per thread, not an
   // allocation per page read.
@@ -198,9 +198,9 @@ Status TableReader::ReadPageContents(const PageMeta& meta, Page* page) const {
   stored.resize(meta.size + kBlockTrailerSize);
   Status s = ReadVerified(BlockHandle{meta.offset, meta.size}, stored.data());
   if (!s.ok()) return s;
-  page->buf.reset(new char[meta.raw_size]);
+  page->buf = RecycledBuffer(meta.raw_size);
   page->size = meta.raw_size;
-  s = UncompressPage(type, std::string_view(stored.data(), meta.size), page->buf.get(), meta.raw_size);
+  s = UncompressPage(type, std::string_view(stored.data(), meta.size), page->buf.data(), meta.raw_size);
   if (!s.ok()) return Status::Corruption(fname_, s.message() + " at offset " + std::to_string(meta.offset));
   return Status::OK();
 }
