@@ -30,7 +30,7 @@
 
 namespace lethe {
 
-using PageCache = LruCache<const Page>;
+using PageCache = LruCache<const Page, 64>;
 
 struct TableReadCounters {
   StripedCounter bytes_read;
