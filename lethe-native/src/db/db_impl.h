@@ -182,7 +182,11 @@ class DBImpl final : public DB {
   Status RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* cfd,
                        const CompactionPlan& plan);
   bool PickBackgroundCompaction(ColumnFamilyData** cfd, CompactionPlan* plan);  // mu_ held
-  void DeleteObsoleteFiles();  // REQUIRES: mu_ held
+  // Removes the files no version or pending output needs and punches the
+  // holes of dropped pages nothing reads any more. Decided under mu_ (held
+  // via l), done with mu_ released: unlinking large files and punching holes
+  // take milliseconds, and writers wait for mu_.
+  void DeleteObsoleteFiles(std::unique_lock<std::mutex>& l);
   void RecordBackgroundError(const Status& s);  // mu_ held
   std::vector<SequenceNumber> SnapshotList();   // mu_ held
   uint64_t OldestSnapshot();                    // mu_ held; kMaxSequenceNumber if none
@@ -230,8 +234,16 @@ class DBImpl final : public DB {
   Status InstallPageDrops(std::vector<PageDropChange>& changes, const PageDropCounts& counts);
   // Removes patch tables no edit names (mu_ held).
   void DiscardPatches(const std::vector<FileMetaData>& patches);
-  // Punches holes for dropped pages no reader or checkpoint link needs any more.
-  void PunchDroppedPages();  // mu_ held
+  // Holes to punch, in one file.
+  struct Punch {
+    std::string fname;
+    std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, length
+  };
+  // Takes from pending_punches_ the holes no reader or checkpoint link needs
+  // any more (mu_ held).
+  std::vector<Punch> TakeDuePunches();
+  // Punches them (without mu_: they are no longer pending).
+  void PunchHoles(const std::vector<Punch>& punches);
   // Writes a smaller record list for each family where some records no
   // longer matter (mu_ held).
   Status TidySecondaryDeletes();

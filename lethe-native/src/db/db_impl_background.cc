@@ -208,7 +208,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   KillPoint("flush.installed");
   Record(Ticker::kFlushes, 1);
   version.reset();  // files replaced meanwhile go now
-  DeleteObsoleteFiles();
+  DeleteObsoleteFiles(l);
   bg_cv_.notify_all();
   return TidySecondaryDeletes();
 }
@@ -267,7 +267,7 @@ void DBImpl::CompactionThread() {
         if (s.ok()) {
           // After the drop's references to the old file records are gone:
           // whole files go, holes are punched where nothing reads them.
-          DeleteObsoleteFiles();
+          DeleteObsoleteFiles(l);
           s = TidySecondaryDeletes();
         }
         compaction_running_ = false;
@@ -440,32 +440,44 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   cfd->pointers.after[plan.level] = largest;
   InstallSuperVersions();
   version.reset();  // else the inputs it pins would stay on disk until the next flush or compaction
-  DeleteObsoleteFiles();
+  DeleteObsoleteFiles(l);
   return TidySecondaryDeletes();
 }
 
-void DBImpl::DeleteObsoleteFiles() {
+void DBImpl::DeleteObsoleteFiles(std::unique_lock<std::mutex>& l) {
   std::set<uint64_t> live = pending_outputs_;
   versions_->AddLiveFiles(&live);
   std::vector<std::string> children;
   if (!env_->GetChildren(dbname_, &children).ok()) return;
+  std::vector<std::pair<uint64_t, std::string>> obsolete;  // table number (0 if not a table), name
   for (const std::string& c : children) {
     uint64_t n;
     bool keep = true;
-    switch (ParseFileName(c, &n)) {
+    const FileType type = ParseFileName(c, &n);
+    switch (type) {
       case FileType::kTable: keep = live.count(n) > 0; break;
       case FileType::kLog: keep = n >= versions_->log_number() || n == log_number_; break;
       case FileType::kManifest: keep = n >= versions_->manifest_number(); break;
-      case FileType::kTemp: keep = false; break;
+      case FileType::kTemp:
+        // Left by an interrupted manifest switch: removed at once, while no
+        // switch can write one.
+        env_->RemoveFile(dbname_ + "/" + c);
+        break;
       default: break;
     }
-    if (!keep) {
-      if (ParseFileName(c, &n) == FileType::kTable) table_cache_->Evict(n);
-      env_->RemoveFile(dbname_ + "/" + c);
-      KillPoint("obsolete_files.removing");
-    }
+    // A file found obsolete stays so: numbers are never reused.
+    if (!keep) obsolete.emplace_back(type == FileType::kTable ? n : 0, dbname_ + "/" + c);
   }
-  PunchDroppedPages();
+  const std::vector<Punch> punches = TakeDuePunches();
+  if (obsolete.empty() && punches.empty()) return;
+  l.unlock();
+  for (const auto& [table, fname] : obsolete) {
+    if (table != 0) table_cache_->Evict(table);
+    env_->RemoveFile(fname);
+    KillPoint("obsolete_files.removing");
+  }
+  PunchHoles(punches);
+  l.lock();
 }
 
 Status DBImpl::WaitForFlush(std::unique_lock<std::mutex>& l) {

@@ -286,7 +286,7 @@ Status DBImpl::OpenImpl() {
     s = LogAndApply(&edit);
     if (!s.ok()) return s;
   }
-  DeleteObsoleteFiles();
+  DeleteObsoleteFiles(l);
   flush_thread_ = std::thread([this] { FlushThread(); });
   compaction_thread_ = std::thread([this] { CompactionThread(); });
   return Status::OK();
@@ -338,7 +338,7 @@ Status DBImpl::DropColumnFamily(ColumnFamilyHandle* handle) {
   cfd->mem.reset();
   cfd->imm.reset();
   cfds_.erase(it);
-  DeleteObsoleteFiles();
+  DeleteObsoleteFiles(l);
   return Status::OK();
 }
 

@@ -317,8 +317,9 @@ void DBImpl::DiscardPatches(const std::vector<FileMetaData>& patches) {
   for (const FileMetaData& p : patches) env_->RemoveFile(TableFileName(dbname_, p.number));
 }
 
-void DBImpl::PunchDroppedPages() {
-  if (pending_punches_.empty()) return;
+std::vector<DBImpl::Punch> DBImpl::TakeDuePunches() {
+  std::vector<Punch> due;
+  if (pending_punches_.empty()) return due;
   std::set<uint64_t> current;
   for (const auto& [id, files] : versions_->current()->cfs) {
     for (int l = 0; l < kNumLevels; l++) {
@@ -330,29 +331,36 @@ void DBImpl::PunchDroppedPages() {
     if (current.count(p.file_number) == 0) continue;  // the file goes away whole
     // A reader may still read these pages: one holding the record the drop
     // replaced, or a version whose record of the file predates even that one.
+    // (Readers that start later read the current record, which drops them.)
     if (!p.before.expired() || versions_->AnyLiveRecordReads(p.file_number, p.pages)) {
       waiting.push_back(std::move(p));
       continue;
     }
-    const std::string fname = TableFileName(dbname_, p.file_number);
+    std::string fname = TableFileName(dbname_, p.file_number);
     uint64_t links = 0;
-    Status s = env_->GetLinkCount(fname, &links);
-    if (!s.ok()) continue;
+    if (!env_->GetLinkCount(fname, &links).ok()) continue;
     if (links > 1) {
-      // A checkpoint shares the file (hard link): its copy must stay whole.
-      // Retried later, when the checkpoint directory may be gone.
+      // A checkpoint taken before the drop shares the file (hard link): its
+      // copy must stay whole. Retried later, when the checkpoint directory
+      // may be gone. (A checkpoint taken later names the current record.)
       waiting.push_back(std::move(p));
       continue;
     }
+    due.push_back(Punch{std::move(fname), std::move(p.extents)});
+  }
+  pending_punches_ = std::move(waiting);
+  return due;
+}
+
+void DBImpl::PunchHoles(const std::vector<Punch>& punches) {
+  for (const Punch& p : punches) {
     for (const auto& [offset, len] : p.extents) {
       uint64_t freed = 0;
-      s = env_->PunchHole(fname, offset, len, &freed);
-      if (!s.ok()) break;  // NotSupported or an error: the space stays used, nothing is lost
+      if (!env_->PunchHole(p.fname, offset, len, &freed).ok()) break;  // NotSupported or an error: the space stays used, nothing is lost
       KillPoint("page_drop.punching");
       Record(Ticker::kBytesPunched, freed);
     }
   }
-  pending_punches_ = std::move(waiting);
 }
 
 }  // namespace lethe

@@ -2,13 +2,19 @@
 // snapshots, reopen, crash recovery, checkpoints, column families, errors.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lethe/db.h"
+#include "env/fault_injection_env.h"
 #include "lethe/env.h"
 #include "test_util.h"
 #include "util/random.h"
@@ -283,6 +289,54 @@ TEST_F(DBTest, MultiGetWalksEveryLevelAsGetDoes) {
       }
     }
   }
+}
+
+// Removing a compaction's inputs (slow for large files) holds up no writer
+// or reader: the database mutex is released meanwhile.
+TEST_F(DBTest, WritesGoOnWhileObsoleteFilesAreRemoved) {
+  FaultInjectionEnv slow(env_.get());
+  std::mutex mu;
+  std::condition_variable cv;
+  bool removing = false, release = false;
+  slow.SetRemoveHook([&](const std::string& fname) {
+    if (!fname.ends_with(".sst")) return;
+    std::unique_lock<std::mutex> l(mu);
+    removing = true;
+    cv.notify_all();
+    cv.wait(l, [&] { return release; });
+  });
+  db_.reset();
+  options_.env = &slow;
+  options_.background_compactions = false;
+  Reopen();
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 500; i++) Put("k" + std::to_string(i), std::string(100, static_cast<char>('a' + round)));
+    ASSERT_TRUE(db_->Flush().ok());
+  }
+  std::thread compaction([&] { EXPECT_TRUE(db_->CompactAll().ok()); });
+  {
+    std::unique_lock<std::mutex> l(mu);
+    ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(30), [&] { return removing; }));
+  }
+  // The compaction's thread is inside a removal now.
+  auto write = std::async(std::launch::async, [&] {
+    Status s = db_->Put(WriteOptions(), cf_, "during", "removal");
+    std::string v;
+    if (s.ok()) s = db_->Get(ReadOptions(), cf_, "k7", &v);
+    return s.ok() && v == std::string(100, 'b');
+  });
+  const bool done = write.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  compaction.join();
+  ASSERT_TRUE(done) << "the write waited for the removal";
+  EXPECT_TRUE(write.get());
+  EXPECT_EQ(Get("during"), "removal");
+  db_.reset();
+  options_.env = env_.get();
 }
 
 TEST_F(DBTest, CorruptTableIsReportedNotCrashed) {

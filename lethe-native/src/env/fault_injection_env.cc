@@ -128,6 +128,7 @@ Status FaultInjectionEnv::NewWritableFile(const std::string& fname, std::unique_
 }
 
 Status FaultInjectionEnv::RemoveFile(const std::string& fname) {
+  if (remove_hook_) remove_hook_(fname);
   Status s = base_->RemoveFile(fname);
   if (s.ok()) Journal('X', fname);
   return s;

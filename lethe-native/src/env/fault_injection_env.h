@@ -5,7 +5,8 @@
 // Faults: after a given number of further operations of one kind (appends,
 // syncs, renames, file creations), that kind fails with an IOError, once or
 // until cleared; a space limit makes appends fail with NoSpace once the
-// bytes appended through this Env reach it (a full disk).
+// bytes appended through this Env reach it (a full disk); a hook may hold
+// up removals (a slow file system).
 //
 // Sync journal: with a journal file descriptor set, every file creation,
 // completed Sync, SyncDir, rename, link and removal appends one line to it
@@ -20,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +46,10 @@ class FaultInjectionEnv final : public Env {
   void ClearFaults();
   // Faults that fired (operations failed) since creation.
   uint64_t faults_injected() const { return faults_injected_.load(); }
+
+  // Runs `hook` before every file removal (null: none), e.g. to make
+  // removals slow. Set it before the Env is in use.
+  void SetRemoveHook(std::function<void(const std::string& fname)> hook) { remove_hook_ = std::move(hook); }
 
   // Journals durability events to `fd` (-1: off). The caller owns fd.
   void SetSyncJournal(int fd) { journal_fd_.store(fd); }
@@ -99,6 +105,7 @@ class FaultInjectionEnv final : public Env {
   std::atomic<int64_t> space_left_{-1};  // -1: unlimited
   std::atomic<uint64_t> faults_injected_{0};
   std::atomic<int> journal_fd_{-1};
+  std::function<void(const std::string&)> remove_hook_;
 };
 
 }  // namespace lethe
