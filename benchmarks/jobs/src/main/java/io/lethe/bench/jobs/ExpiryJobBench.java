@@ -199,12 +199,12 @@ public final class ExpiryJobBench {
                 .getProcessCpuTime();
     }
 
-    /** Samples the local directory's size every 250 ms until {@code done}, printing it every 5 s. */
+    /** Samples the local directory's disk usage ({@link DiskUsage}) every 250 ms until {@code done}, printing it every 5 s. */
     static void sample(String what, Path local, long start, AtomicBoolean done, List<long[]> samples) {
         long nextPrint = 5_000;
         while (!done.get()) {
             long t = (System.nanoTime() - start) / 1_000_000;
-            long[] s = {t, size(local)};
+            long[] s = {t, DiskUsage.of(local)};
             synchronized (samples) {
                 samples.add(s);
             }
@@ -236,20 +236,6 @@ public final class ExpiryJobBench {
             }
             return write - cancelled;
         } catch (IOException | NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    static long size(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException e) {
-                    return 0;  // deleted while walking
-                }
-            }).sum();
-        } catch (IOException | java.io.UncheckedIOException e) {
             return 0;
         }
     }

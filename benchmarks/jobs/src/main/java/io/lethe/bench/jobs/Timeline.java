@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * A large-state run over time: once a second the records made so far, the process's memory, the local
- * state's size, the bytes written and the latencies of that second, labelled with the run's phase.
+ * state's disk usage ({@link DiskUsage}), the bytes written and the latencies of that second, labelled
+ * with the run's phase.
  * It also gathers the latencies of the current phase. Thread-safe: a sampler thread of its own writes,
  * the run changes phases and reads.
  */
@@ -82,7 +83,7 @@ final class Timeline implements AutoCloseable {
 
     private void take(double now, long records, double rate) {
         ProcessMemory memory = ProcessMemory.now();
-        long localBytes = ExpiryJobBench.size(local);
+        long localBytes = DiskUsage.of(local);
         Sample s;
         synchronized (this) {
             Histogram second = LiveMetrics.LATENCY_NANOS.getIntervalHistogram();
