@@ -316,6 +316,9 @@ class DBImpl final : public DB {
   };
   std::vector<PendingPunch> pending_punches_;
   bool compaction_running_ = false;
+  // DeleteObsoleteFiles calls removing files with mu_ released: background
+  // work is not done, nor a flush, until they have finished.
+  int removals_running_ = 0;
 
   std::thread flush_thread_, compaction_thread_;
 

@@ -470,6 +470,7 @@ void DBImpl::DeleteObsoleteFiles(std::unique_lock<std::mutex>& l) {
   }
   const std::vector<Punch> punches = TakeDuePunches();
   if (obsolete.empty() && punches.empty()) return;
+  removals_running_++;
   l.unlock();
   for (const auto& [table, fname] : obsolete) {
     if (table != 0) table_cache_->Evict(table);
@@ -478,10 +479,12 @@ void DBImpl::DeleteObsoleteFiles(std::unique_lock<std::mutex>& l) {
   }
   PunchHoles(punches);
   l.lock();
+  removals_running_--;
+  bg_cv_.notify_all();
 }
 
 Status DBImpl::WaitForFlush(std::unique_lock<std::mutex>& l) {
-  bg_cv_.wait(l, [this] { return !imm_pending_ || !bg_error_.ok() || shutting_down_; });
+  bg_cv_.wait(l, [this] { return (!imm_pending_ && removals_running_ == 0) || !bg_error_.ok() || shutting_down_; });
   return bg_error_;
 }
 
@@ -542,7 +545,9 @@ Status DBImpl::WaitForBackgroundWork() {
     CompactionPlan plan;
     bool compaction_due = options_.background_compactions &&
                           (PickBackgroundCompaction(&cfd, &plan) || FadeFlushDue());
-    if (!imm_pending_ && !compaction_running_ && !compaction_due && !page_drops_pending_) return Status::OK();
+    if (!imm_pending_ && !compaction_running_ && removals_running_ == 0 && !compaction_due && !page_drops_pending_) {
+      return Status::OK();
+    }
     bg_cv_.notify_all();
     bg_cv_.wait(l);
   }

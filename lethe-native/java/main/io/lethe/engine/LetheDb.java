@@ -376,7 +376,11 @@ public final class LetheDb implements AutoCloseable {
         }
     }
 
-    /** The files of the current state: tables (immutable, shareable), the manifest and CURRENT. */
+    /**
+     * The files of the current state: tables (immutable, shareable), the manifest and CURRENT. A
+     * background compaction that runs afterwards deletes the tables it replaces: to copy them, take a
+     * {@link #checkpoint} instead, which links them.
+     */
     public List<LiveFile> liveFiles(boolean flush) throws LetheException {
         String[] flat;
         guard.acquire();

@@ -171,6 +171,9 @@ class LetheDbTest {
             random.nextBytes(value);
             db.put(cf, b("key" + i), value);
         }
+        // Settled first: a compaction running after the listing would delete the files it replaced.
+        db.flush();
+        db.waitForBackgroundWork();
         List<LiveFile> files = db.liveFiles(true);
         assertTrue(files.stream().anyMatch(LiveFile::immutable));
         assertTrue(files.stream().anyMatch(f -> f.name().startsWith("MANIFEST-")));
