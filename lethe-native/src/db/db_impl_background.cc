@@ -376,8 +376,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     auto deeper = [files, out_level](std::string_view lo, std::string_view hi) {
       for (int lvl = out_level + 1; lvl < kNumLevels; lvl++) {
         const auto& level = files->levels[lvl];
-        auto it = std::lower_bound(level.begin(), level.end(), lo,
-                                   [](const FileRef& f, std::string_view k) { return f->largest < k; });
+        auto it = FirstFileEndingAtOrAfter(level.begin(), level.end(), lo);
         if (it != level.end() && !(hi < (*it)->smallest)) return true;
       }
       return false;

@@ -201,9 +201,7 @@ void MultiGetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, std::
     for (GetContext* ctx : ctxs) {
       if (ctx->done()) continue;
       // Keys ascend, so the file holding the next one is never to the left.
-      it = std::lower_bound(it, level.end(), ctx->key(), [](const FileRef& f, std::string_view k) {
-        return std::string_view(f->largest) < k;
-      });
+      it = FirstFileEndingAtOrAfter(it, level.end(), ctx->key());
       if (it == level.end()) break;
       if (ctx->key() < std::string_view((*it)->smallest)) continue;
       if (it->get() != current && current != nullptr) look_up(*current);
@@ -229,8 +227,7 @@ class LevelIterator final : public InternalIterator {
   }
   void Seek(std::string_view target) override {
     std::string_view sk = ExtractSortKey(target);
-    auto it = std::lower_bound(files_.begin(), files_.end(), sk,
-                               [](const FileRef& f, std::string_view k) { return f->largest < k; });
+    auto it = FirstFileEndingAtOrAfter(files_.begin(), files_.end(), sk);
     Open(static_cast<size_t>(it - files_.begin()));
     if (iter_) iter_->Seek(target);
     SkipEmpty();

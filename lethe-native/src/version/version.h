@@ -55,6 +55,16 @@ class Version {
 };
 using VersionRef = std::shared_ptr<const Version>;
 
+// In a run of files sorted by key and disjoint (a level >= 1, or a part of
+// one), the first file whose largest sort key is >= key (`end` if none).
+using FileIter = std::vector<FileRef>::const_iterator;
+inline FileIter FirstFileEndingAtOrAfter(FileIter begin, FileIter end, std::string_view key) {
+  // Both sides string_view: clang 14 with libstdc++ 12 (the fuzz build)
+  // rejects string < string_view in a lambda inside a template.
+  return std::lower_bound(begin, end, key,
+                          [](const FileRef& f, std::string_view k) { return std::string_view(f->largest) < k; });
+}
+
 // Calls fn(file) for every file that may hold `key`, newest first: the
 // overlapping level-0 files, then at most one file per deeper level. Stops
 // when fn returns true.
@@ -65,11 +75,7 @@ void ForEachFileContaining(const ColumnFamilyFiles& files, std::string_view key,
   }
   for (int l = 1; l < kNumLevels; l++) {
     const auto& level = files.levels[l];
-    // Both sides string_view: clang 14 with libstdc++ 12 (the fuzz build)
-    // rejects string < string_view in a lambda inside a template.
-    auto it = std::lower_bound(level.begin(), level.end(), key, [](const FileRef& f, std::string_view k) {
-      return std::string_view(f->largest) < k;
-    });
+    auto it = FirstFileEndingAtOrAfter(level.begin(), level.end(), key);
     if (it != level.end() && !(key < (*it)->smallest) && fn(*it)) return;
   }
 }
