@@ -47,6 +47,7 @@ Description Describe(FuzzedDataProvider* in) {
   d.options.pages_per_tile = in->ConsumeIntegralInRange(1, 8);
   d.options.bloom_bits_per_key = in->ConsumeIntegralInRange(0, 16);
   d.options.compression = static_cast<Compression>(in->ConsumeIntegralInRange(0, 2));
+  d.options.index_partition_size = in->ConsumeIntegralInRange<size_t>(0, 512);  // 0: one partition
   std::set<std::string> keys;
   const size_t n = in->ConsumeIntegralInRange<size_t>(0, 64);
   for (size_t i = 0; i < n; i++) keys.insert(in->ConsumeRandomLengthString(16));
@@ -123,10 +124,14 @@ void ExerciseMultiGet(const TableReader& table, std::vector<std::string> keys, c
 void Exercise(const TableReader& table, const std::vector<std::string>& probes,
               const PageOverrides* overrides) {
   std::vector<std::string> keys = probes;  // sort keys to seek and look up
-  for (size_t t = 0; t < table.tile_count(); t++) {
-    if (keys.size() > 24) break;
-    keys.push_back(std::string(table.tile(t).smallest));
-    keys.push_back(std::string(table.tile(t).largest));
+  std::vector<PartitionRef> partitions;
+  if (table.ReadPartitions(&partitions).ok()) {
+    for (const PartitionRef& part : partitions) {
+      for (size_t t = 0; t < part->tile_count() && keys.size() <= 24; t++) {
+        keys.push_back(std::string(part->tile(t).smallest));
+        keys.push_back(std::string(part->tile(t).largest));
+      }
+    }
   }
   auto it = table.NewIterator(/*fill_cache=*/true, overrides);
   size_t n = 0;
@@ -212,6 +217,7 @@ void FuzzBuiltFile(MemEnv* env, FuzzedDataProvider* in) {
 Description SeedTable(int h, Compression c) {
   Description d;
   d.options = TableBuilderOptions{128, h, 10, c};
+  d.options.index_partition_size = h == 1 ? 256 : 0;  // several partitions, or one
   for (int i = 0; i < 40; i++) {
     std::string k = "key" + std::to_string(1000 + i);
     d.entries.push_back(Entry{MakeInternalKey(k, 500 - i, i % 5 == 0 ? EntryKind::kMerge : EntryKind::kValue),

@@ -1,9 +1,11 @@
-// Files of the previous table format stay readable: testdata/format1_db is
-// a database written by the engine before page compression (table format 1),
-// with the operations of FixtureRule below; it is read, then grown, compacted
-// and reopened with today's engine, which mixes format 1 and format 2 files
-// (compaction rewrites what it merges; a trivially moved file keeps its
-// format).
+// Files of earlier table formats stay readable. Each fixture is a database
+// written with the operations of FixtureRule below by an earlier engine:
+// testdata/format1_db before page compression (table format 1),
+// testdata/format2_db before partitioned indexes (table format 2, LZ4 pages
+// and ZSTD in the last level, with patch tables from the horizon's page
+// drops). Each is read, then grown, compacted and reopened with today's
+// engine, which mixes old and new files (compaction rewrites what it merges;
+// a trivially moved file keeps its format).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -22,7 +24,8 @@
 namespace lethe {
 namespace {
 
-// How the fixture was written (pages_per_tile 4, page_size 1 KiB, a WAL):
+// How the fixtures were written (pages_per_tile 4, page_size 1 KiB, a WAL,
+// no background compactions):
 // keys key00000..key02999 with Value(i) and delete key i % 10, flushed every
 // 1,000 keys and compacted after 2,000; then a point delete of every 7th key
 // below 1,500, a range delete [key02000, key02100), five list appends to
@@ -38,12 +41,13 @@ struct FixtureRule {
   static bool Live(int i) { return !(i < 1500 && i % 7 == 0) && !(i >= 2000 && i < 2100) && i % 10 != 0; }
 };
 
-class FormatCompatTest : public ::testing::Test {
+// The fixture's table format version.
+class FormatCompatTest : public ::testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
     options_.env = env_.get();
     options_.background_compactions = false;
-    const std::string dir = std::string(LETHE_TESTDATA_DIR) + "/format1_db";
+    const std::string dir = std::string(LETHE_TESTDATA_DIR) + "/format" + std::to_string(GetParam()) + "_db";
     std::vector<std::string> names;
     ASSERT_TRUE(Env::Default()->GetChildren(dir, &names).ok());
     ASSERT_TRUE(env_->CreateDirIfMissing("/db").ok());
@@ -83,8 +87,8 @@ class FormatCompatTest : public ::testing::Test {
     ASSERT_TRUE(it->status().ok()) << it->status().ToString();
     EXPECT_EQ(live + (keys - 3000), n);
   }
-  // How many table files of each format version the database uses (the
-  // directory's before it is opened).
+  // How many table files of the fixture's format and of today's the
+  // database uses (the directory's before it is opened).
   std::pair<int, int> FormatCounts() {
     std::vector<std::string> names;
     if (db_ == nullptr) {
@@ -101,7 +105,8 @@ class FormatCompatTest : public ::testing::Test {
       EXPECT_TRUE(env_->ReadFileToString("/db/" + n, &data).ok());
       Footer footer;
       EXPECT_TRUE(footer.DecodeFrom(std::string_view(data).substr(data.size() - kFooterSize)).ok()) << n;
-      (footer.version == 1 ? counts.first : counts.second)++;
+      EXPECT_TRUE(footer.version == GetParam() || footer.version == kTableFormatVersion) << n << " " << footer.version;
+      (footer.version == GetParam() ? counts.first : counts.second)++;
     }
     return counts;
   }
@@ -111,8 +116,9 @@ class FormatCompatTest : public ::testing::Test {
   std::unique_ptr<DB> db_;
 };
 
-TEST_F(FormatCompatTest, Format1DatabaseReadsGrowsAndCompacts) {
-  ASSERT_GT(FormatCounts().first, 0) << "the fixture holds format 1 tables";
+TEST_P(FormatCompatTest, OldDatabaseReadsGrowsAndCompacts) {
+  ASSERT_LT(GetParam(), kTableFormatVersion);
+  ASSERT_GT(FormatCounts().first, 0) << "the fixture holds tables of its format";
   ASSERT_EQ(0, FormatCounts().second);
   ASSERT_NO_FATAL_FAILURE(Open());
   ASSERT_NO_FATAL_FAILURE(ExpectContents(3000));
@@ -125,7 +131,7 @@ TEST_F(FormatCompatTest, Format1DatabaseReadsGrowsAndCompacts) {
   }
   ASSERT_TRUE(db_->Flush().ok());
   EXPECT_GT(FormatCounts().first, 0) << "old files are still read";
-  EXPECT_GT(FormatCounts().second, 0) << "new files are format 2";
+  EXPECT_GT(FormatCounts().second, 0) << "new files are of today's format";
   ExpectContents(4000);
   const int old_files = FormatCounts().first;
   Status compacted = db_->CompactAll();
@@ -140,6 +146,9 @@ TEST_F(FormatCompatTest, Format1DatabaseReadsGrowsAndCompacts) {
   std::string v;
   EXPECT_TRUE(db_->Get(ReadOptions(), db_->DefaultColumnFamily(), "expired", &v).IsNotFound());
 }
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FormatCompatTest, ::testing::Values(1u, 2u),
+                         [](const auto& info) { return "Format" + std::to_string(info.param); });
 
 }  // namespace
 }  // namespace lethe

@@ -1,8 +1,9 @@
 // Databases on one memory budget: what they read stays their own, their write
 // buffers stay within the budget's share (an idle database flushes when
 // another needs the room), the page cache gives way to write buffers and open
-// tables, open tables beyond the pinned share are bounded, and closing gives
-// everything back.
+// tables, index partitions stay within the budget, open tables that keep
+// their whole index and go beyond the pinned share are bounded, and closing
+// gives everything back.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -34,7 +35,7 @@ class MemoryBudgetTest : public ::testing::Test {
     EXPECT_TRUE(MemoryBudget::New(capacity, write_buffer_ratio, &b, bound_readers).ok());
     return b;
   }
-  // 40 level-0 tables of 1000 keys each (about 36 KiB of index and filters
+  // 40 level-0 tables of 1000 keys each (about 24 KiB of index and filters
   // each), every key read at least once.
   void FortyTablesRead(DB* db) {
     for (int f = 0; f < 40; f++) {
@@ -47,14 +48,17 @@ class MemoryBudgetTest : public ::testing::Test {
       ASSERT_EQ(v, Value('x', i));
     }
   }
+  // index_partition_size 0: each table's index in one partition, which its
+  // reader keeps.
   std::unique_ptr<DB> Open(const std::string& name, std::shared_ptr<MemoryBudget> budget, bool background = true,
-                           uint32_t page_size = 512) {
+                           uint32_t page_size = 512, size_t index_partition_size = 4096) {
     Options o;
     o.env = env_.get();
     o.memory_budget = std::move(budget);
     o.write_buffer_size = size_t{1} << 30;  // only the budget flushes
     o.background_compactions = background;
     o.cf_defaults.page_size = page_size;
+    o.cf_defaults.index_partition_size = index_partition_size;
     std::unique_ptr<DB> db;
     Status s = DB::Open(o, name, &db);
     EXPECT_TRUE(s.ok()) << s.ToString();
@@ -164,13 +168,36 @@ TEST_F(MemoryBudgetTest, PageCacheGivesWayToWriteBuffersAndTables) {
   EXPECT_EQ(st.memory_write_buffer_bytes, u.write_buffers);
 }
 
-TEST_F(MemoryBudgetTest, TablesStayOpenAndSqueezeThePagesToTheirFloor) {
+// The default: tables keep their whole index while the tables kept open take
+// at most 3/4 of what the write buffers leave; later tables keep only their
+// top-level index, and the index partitions a lookup needs live in the page
+// cache. Index and filters stay within the budget however many tables there
+// are.
+TEST_F(MemoryBudgetTest, IndexPartitionsStayWithinTheBudget) {
   auto budget = NewBudget(768 * kKiB, 0.5);
   auto db = Open("/db", budget, false);
   FortyTablesRead(db.get());
   MemoryBudget::Usage u = budget->GetUsage();
-  // About 0.9 MiB of tables, all open for good and counted: past the
-  // capacity, which the pages give way to down to an eighth.
+  const DbStatistics st = db->GetStatistics();
+  // About 0.9 MiB of index and filters in 40 tables of about 8 partitions:
+  // some tables keep theirs (288 KiB, and a table opening meanwhile), the
+  // others read partitions.
+  EXPECT_EQ(u.pinned_table_readers, u.table_readers);
+  EXPECT_GT(u.table_readers, 192 * kKiB);
+  EXPECT_LE(u.table_readers, 288 * kKiB + 64 * kKiB);
+  EXPECT_GT(st.index_partition_reads, 200u);
+  EXPECT_GT(u.page_cache, 0u);
+  // Slack: each of the 64 shards keeps its newest entry.
+  EXPECT_LE(u.page_cache + u.table_readers + u.write_buffers, u.capacity + 64 * 2 * kKiB);
+}
+
+// Tables that keep their whole index stay open for good and are counted:
+// past the capacity, the pages give way down to an eighth.
+TEST_F(MemoryBudgetTest, TablesStayOpenAndSqueezeThePagesToTheirFloor) {
+  auto budget = NewBudget(768 * kKiB, 0.5);
+  auto db = Open("/db", budget, false, 512, /*index_partition_size=*/0);
+  FortyTablesRead(db.get());
+  MemoryBudget::Usage u = budget->GetUsage();
   EXPECT_GT(u.table_readers, u.capacity);
   EXPECT_EQ(u.pinned_table_readers, u.table_readers);
   EXPECT_GT(u.page_cache, 0u);
@@ -180,7 +207,7 @@ TEST_F(MemoryBudgetTest, TablesStayOpenAndSqueezeThePagesToTheirFloor) {
 TEST_F(MemoryBudgetTest, BoundTablesStayWithinTheirShareAndClosingGivesAllBack) {
   auto budget = NewBudget(2 * kMiB, 0.5, true);  // tables: 512 KiB pinned, 768 KiB in all
   {
-    auto db = Open("/db", budget, false);
+    auto db = Open("/db", budget, false, 512, /*index_partition_size=*/0);
     FortyTablesRead(db.get());
     MemoryBudget::Usage u = budget->GetUsage();
     EXPECT_GT(u.pinned_table_readers, 0u);

@@ -52,6 +52,7 @@ struct OptionSet {
   // Dynamic level targets unless a set says otherwise: the static default is
   // what the other engine tests run.
   bool dynamic_level_bytes = true;
+  size_t index_partition_size = 4096;  // bytes of index and filters per partition
 };
 
 const OptionSet kOptionSets[] = {
@@ -61,9 +62,10 @@ const OptionSet kOptionSets[] = {
      FadeFilePick::kMostDeletes, Compression::kZSTD},
     {"crash-sync-h8-bottom-zstd", 24 << 10, 256, 8, true, true, true, 64 << 10, 16 << 10, 4, 0,
      FadeFilePick::kMostDeletes, Compression::kNone, Compression::kZSTD},
-    // Many files and a table cache of 16: readers open and evict tables.
+    // Many files and a table cache of 16: readers open and evict tables,
+    // each reading its index in partitions of a few tiles.
     {"deep-levels-h2-uncompressed-16-open", 8 << 10, 128, 2, true, true, false, 16 << 10, 4 << 10, 3, 0,
-     FadeFilePick::kMostDeletes, Compression::kNone, std::nullopt, 16},
+     FadeFilePick::kMostDeletes, Compression::kNone, std::nullopt, 16, 0, true, 200},
     // FADE on, with a threshold of a few hundred steps (the clock moves 1 ms a step).
     // A large memtable: FADE's timer, not a full memtable, flushes tombstones.
     {"fade-sd-h4", 1 << 20, 256, 4, true, true, false, 32 << 10, 8 << 10, 4, 300'000,
@@ -73,9 +75,10 @@ const OptionSet kOptionSets[] = {
     // A memory budget of 64 KiB shared with another database: the budget
     // flushes (its write buffers are 48 KiB, the memtable's own limit is far
     // above), tables are bound (past 8 KiB pinned they open and leave a
-    // table cache of 12 KiB), pages share one cache.
+    // table cache of 12 KiB), pages and index partitions of a few tiles share
+    // one cache.
     {"shared-budget-h2", 4 << 20, 256, 2, true, true, false, 64 << 10, 16 << 10, 4, 0,
-     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 64 << 10},
+     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 64 << 10, true, 300},
     // Static level targets (level 1 holds level1_bytes), FADE on.
     {"static-levels-fade-dd-h1", 8 << 10, 128, 1, true, true, false, 16 << 10, 4 << 10, 3, 100'000,
      FadeFilePick::kOldestDelete, Compression::kLZ4, std::nullopt, -1, 0, false},
@@ -103,6 +106,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     if (set_.memory_budget > 0) OpenNeighbour();
     cf_options_.page_size = set_.page_size;
     cf_options_.pages_per_tile = set_.pages_per_tile;
+    cf_options_.index_partition_size = set_.index_partition_size;
     cf_options_.level1_bytes = set_.level1_bytes;
     cf_options_.target_file_size = set_.target_file_size;
     cf_options_.size_ratio = set_.size_ratio;

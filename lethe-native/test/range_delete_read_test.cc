@@ -65,7 +65,9 @@ TEST_F(RangeDeleteReadTest, AnIteratorSeeksPastWhatANewerTombstoneCovers) {
   ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, Key(10), Key(2000)).ok());
   ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, Key(2100), Key(2900)).ok());
   for (bool flushed : {false, true}) {
-    if (flushed) ASSERT_TRUE(db_->Flush().ok());
+    if (flushed) {
+      ASSERT_TRUE(db_->Flush().ok());
+    }
     const uint64_t skips = db_->GetStatistics().range_delete_skips;
     auto it = db_->NewIterator(ReadOptions(), cf_);
     int n = 0;
@@ -96,7 +98,9 @@ TEST_F(RangeDeleteReadTest, ManySmallTombstonesAnswerAsTheModel) {
       ASSERT_TRUE(db_->Put(WriteOptions(), cf_, Key(k), "w").ok());
       model[Key(k)] = "w";
     }
-    if (r == 300) ASSERT_TRUE(db_->Flush().ok());
+    if (r == 300) {
+      ASSERT_TRUE(db_->Flush().ok());
+    }
   }
   for (int i = 0; i < 5000; i++) {
     auto m = model.find(Key(i));

@@ -52,6 +52,11 @@ struct ColumnFamilyOptions {
   int pages_per_tile = 1;
   // Bloom filter bits per key, per page; 0 disables the filters.
   int bloom_bits_per_key = 10;
+  // Bytes of index and Bloom filters per index partition: the unit a table
+  // reader loads on demand through the page cache on a shared memory budget
+  // (without one, tables keep their whole index in memory). 0 writes each
+  // table's index as one partition, which its reader always keeps.
+  size_t index_partition_size = 4096;
   // Compression of data pages (filters and index blocks stay uncompressed).
   Compression compression = Compression::kLZ4;
   // Compression of files written to the last non-empty level, where most of

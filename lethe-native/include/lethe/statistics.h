@@ -116,7 +116,9 @@ enum class CompactionReason : int {
   X(kMemoryPinnedTableReaderBytes, memory_pinned_table_reader_bytes,                                \
     "The part of those tables kept open for good.")                                                 \
   X(kTableOpens, table_opens,                                                                       \
-    "Table files opened, their whole index and filters read: once per file while tables stay open, again whenever a table left the table cache.")
+    "Table files opened, their top-level index read (tables of older formats: their whole index and filters): once per file while tables stay open, again whenever a table left the table cache.") \
+  X(kIndexPartitionReads, index_partition_reads,                                                    \
+    "Index partitions (a run of tiles' index and Bloom filters) read from table files, when a lookup found them in no cache or a table keeping its whole index opened.")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -50,6 +50,22 @@ Status FilterPage(const TableReader& reader, const PageMeta& meta, const Seconda
 
 uint64_t StoredBytes(const PageMeta& p) { return p.size + kBlockTrailerSize; }
 
+// The single page of a patch table's tile `slot`; *holder keeps it alive.
+Status PatchPage(const TableReader& patch, size_t slot, PartitionRef* holder, const PageMeta** page) {
+  for (size_t p = 0; p < patch.partition_count(); p++) {
+    Status s = patch.ReadPartition(p, /*fill_cache=*/false, holder);
+    if (!s.ok()) return s;
+    if (slot < (*holder)->tile_count()) {
+      const std::span<const PageMeta> pages = (*holder)->TilePages(slot);
+      if (pages.size() != 1) break;
+      *page = &pages[0];
+      return Status::OK();
+    }
+    slot -= (*holder)->tile_count();
+  }
+  return Status::Corruption(patch.filename(), "patch table has no single page at a patched slot");
+}
+
 }  // namespace
 
 PageDropJob::PageDropJob(PageDropJobOptions options, FileTables tables)
@@ -57,20 +73,24 @@ PageDropJob::PageDropJob(PageDropJobOptions options, FileTables tables)
 
 Status PageDropJob::Tiles(std::vector<PlannedTile>* tiles) {
   tiles->clear();
-  for (size_t t = 0; t < tables_.table->tile_count(); t++) {
-    const TileView tile = tables_.table->tile(t);
-    PlannedTile planned{tile.smallest, tile.largest, {}};
-    for (const PageMeta& own : tile.pages) {
-      bool present;
-      const TableReader* reader;
-      const PageMeta* meta;
-      Status s = tables_.table->EffectivePage(own, &tables_.overrides, &present, &reader, &meta);
-      if (!s.ok()) return s;
-      if (!present) continue;
-      pages_[own.index] = PageRef{&own, reader, meta};
-      planned.pages.push_back(PlannedPage{own.index, meta->delete_key_min, meta->delete_key_max, StoredBytes(*meta)});
+  Status s = tables_.table->ReadPartitions(&partitions_);
+  if (!s.ok()) return s;
+  for (const PartitionRef& part : partitions_) {
+    for (size_t t = 0; t < part->tile_count(); t++) {
+      const TileView tile = part->tile(t);
+      PlannedTile planned{tile.smallest, tile.largest, {}};
+      for (const PageMeta& own : tile.pages) {
+        bool present;
+        PageSource src;
+        s = tables_.table->EffectivePage(*part, own, &tables_.overrides, &present, &src);
+        if (!s.ok()) return s;
+        if (!present) continue;
+        pages_[own.index] = PageRef{&own, src.reader, src.meta};
+        planned.pages.push_back(
+            PlannedPage{own.index, src.meta->delete_key_min, src.meta->delete_key_max, StoredBytes(*src.meta)});
+      }
+      tiles->push_back(std::move(planned));
     }
-    tiles->push_back(std::move(planned));
   }
   return Status::OK();
 }
@@ -114,11 +134,14 @@ Status PageDropJob::CopyKeptPatches(PageDropResult* r) {
   static const std::multiset<SequenceNumber> kNoSnapshots;
   for (uint32_t index : f.patched_pages) {
     if (std::binary_search(dropped_.begin(), dropped_.end(), index) || patch_pages_.count(index) > 0) continue;
-    const PageMeta& meta = tables_.patch->tile(static_cast<size_t>(f.PatchSlot(index))).pages[0];
-    FilteredPage page;
-    Status s = FilterPage(*tables_.patch, meta, nullptr, kNoSnapshots, &page);
+    const PageMeta* meta = nullptr;
+    PartitionRef holder;
+    Status s = PatchPage(*tables_.patch, static_cast<size_t>(f.PatchSlot(index)), &holder, &meta);
     if (!s.ok()) return s;
-    r->rewrite_bytes_read += StoredBytes(meta);
+    FilteredPage page;
+    s = FilterPage(*tables_.patch, *meta, nullptr, kNoSnapshots, &page);
+    if (!s.ok()) return s;
+    r->rewrite_bytes_read += StoredBytes(*meta);
     patch_pages_[index] = std::move(page.survivors);
   }
   return Status::OK();
@@ -135,6 +158,7 @@ Status PageDropJob::WritePatchTable(PageDropResult* r) {
   bo.pages_per_tile = 1;
   bo.bloom_bits_per_key = options_.bloom_bits_per_key;
   bo.compression = options_.compression;
+  bo.index_partition_size = 0;  // one partition: readers keep a patch's index
   TableBuilder builder(bo, file.get());
   for (const auto& [index, entries] : patch_pages_) {
     for (const OutputEntry& e : entries) builder.Add(e.ikey, e.value, e.delete_key);
@@ -162,18 +186,19 @@ Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining) {
   f->delete_key_min = kMaxDeleteKey;
   f->delete_key_max = 0;
   *remaining = 0;
-  for (size_t i = 0; i < t.table->tile_count(); i++) {
-    for (const PageMeta& own : t.table->tile(i).pages) {
+  std::vector<PartitionRef> partitions;
+  if (!(s = t.table->ReadPartitions(&partitions)).ok()) return s;
+  for (const PartitionRef& part : partitions) {
+    for (const PageMeta& own : part->pages()) {
       bool present;
-      const TableReader* reader;
-      const PageMeta* p;
-      s = t.table->EffectivePage(own, &t.overrides, &present, &reader, &p);
+      PageSource src;
+      s = t.table->EffectivePage(*part, own, &t.overrides, &present, &src);
       if (!s.ok()) return s;
       if (!present) continue;
       ++*remaining;
-      f->num_entries += p->entries;
-      f->delete_key_min = std::min(f->delete_key_min, p->delete_key_min);
-      f->delete_key_max = std::max(f->delete_key_max, p->delete_key_max);
+      f->num_entries += src.meta->entries;
+      f->delete_key_min = std::min(f->delete_key_min, src.meta->delete_key_min);
+      f->delete_key_max = std::max(f->delete_key_max, src.meta->delete_key_max);
     }
   }
   return Status::OK();

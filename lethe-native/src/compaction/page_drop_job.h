@@ -54,8 +54,8 @@ class PageDropJob {
  public:
   PageDropJob(PageDropJobOptions options, FileTables tables);
 
-  // The file's remaining pages, tile by tile, from its in-memory index (no
-  // page is read).
+  // The file's remaining pages, tile by tile, from its index (no page is
+  // read).
   Status Tiles(std::vector<PlannedTile>* tiles);
 
   Status Run(const PageDropPlan& plan, const SecondaryDeletes& records,
@@ -79,6 +79,7 @@ class PageDropJob {
 
   const PageDropJobOptions options_;
   const FileTables tables_;
+  std::vector<PartitionRef> partitions_;  // the file's index: pages_ points into it
   std::map<uint32_t, PageRef> pages_;  // remaining pages by index
   std::vector<uint32_t> dropped_;      // ascending: earlier drops and this one's
   std::map<uint32_t, std::vector<OutputEntry>> patch_pages_;  // the new patch table's pages

@@ -21,6 +21,7 @@ class OutputFile {
     bo.page_size = options.cf_options.page_size;
     bo.pages_per_tile = options.cf_options.pages_per_tile;
     bo.bloom_bits_per_key = options.cf_options.bloom_bits_per_key;
+    bo.index_partition_size = options.cf_options.index_partition_size;
     const ColumnFamilyOptions& cf = options.cf_options;
     bo.compression = options.bottommost && cf.bottommost_compression ? *cf.bottommost_compression : cf.compression;
     builder_ = std::make_unique<TableBuilder>(bo, file_.get());

@@ -78,6 +78,7 @@ DbStatistics DBImpl::GetStatistics() {
   st.bytes_read_table = read_counters_.bytes_read.Sum();
   st.bloom_useful = read_counters_.bloom_useful.Sum();
   st.table_opens = read_counters_.opens.Sum();
+  st.index_partition_reads = read_counters_.partition_reads.Sum();
   if (PageCache* pages = budget_->page_cache()) {
     st.page_cache_hits = pages->hits();
     st.page_cache_misses = pages->misses();

@@ -348,6 +348,7 @@ TEST_F(PageDropTest, PatchTablesStayOpenWhenPinnedTablesOutgrowTheTableCache) {
   ASSERT_TRUE(MemoryBudget::New(256 * 1024, 0.5, &budget).ok());  // a table cache of 96 KiB
   options_.memory_budget = budget;
   options_.cf_defaults.page_size = 512;
+  options_.cf_defaults.index_partition_size = 0;  // readers keep their whole index: large
   OpenNewDatabase();
   PutKeys(20000, [](int i) { return i % 7; }, 0);
   ASSERT_TRUE(db_->CompactAll().ok());

@@ -145,11 +145,42 @@ void TableBuilder::WriteBlock(std::string_view contents, BlockHandle* handle) {
   offset_ += contents.size() + kBlockTrailerSize;
 }
 
+std::string TableBuilder::WritePartitions(BlockHandle* region) {
+  region->offset = offset_;
+  std::vector<PartitionMeta> partitions;
+  std::string block;
+  size_t begin = 0;
+  size_t bytes = 0;  // index and filters of tiles [begin, t]
+  const size_t limit = options_.index_partition_size == 0 ? SIZE_MAX : options_.index_partition_size;
+  for (size_t t = 0; t < tiles_.size(); t++) {
+    const TileMeta& tile = tiles_[t];
+    bytes += tile.smallest.size() + tile.largest.size() + 4;
+    for (const PageMeta& p : tile.pages) bytes += 32 + p.filter_size;
+    if (bytes < limit && t + 1 < tiles_.size()) continue;
+    const std::span<const TileMeta> run(tiles_.data() + begin, t + 1 - begin);
+    PartitionMeta meta;
+    meta.smallest = run.front().smallest;
+    meta.largest = run.back().largest;
+    meta.tiles = static_cast<uint32_t>(run.size());
+    for (const TileMeta& r : run) meta.pages += static_cast<uint32_t>(r.pages.size());
+    block.clear();
+    EncodePartition(run, filters_, &block);
+    WriteBlock(block, &meta.handle);
+    partitions.push_back(std::move(meta));
+    begin = t + 1;
+    bytes = 0;
+  }
+  region->size = offset_ - region->offset;
+  std::string top_level;
+  EncodeTopLevelIndex(partitions, &top_level);
+  return top_level;
+}
+
 Status TableBuilder::Finish() {
   FlushTile();
   closed_ = true;
   Footer footer;
-  WriteBlock(filters_, &footer.filter);
+  const std::string top_level = WritePartitions(&footer.filter);
 
   std::sort(tombstones_.begin(), tombstones_.end(),
             [](const RangeTombstone& a, const RangeTombstone& b) {
@@ -164,9 +195,7 @@ Status TableBuilder::Finish() {
   }
   WriteBlock(block, &footer.range_tombstones);
 
-  block.clear();
-  EncodeIndex(tiles_, &block);
-  WriteBlock(block, &footer.index);
+  WriteBlock(top_level, &footer.index);
 
   block.clear();
   props_.EncodeTo(&block);

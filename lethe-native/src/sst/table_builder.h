@@ -27,6 +27,10 @@ struct TableBuilderOptions {
   int pages_per_tile = 1;
   int bloom_bits_per_key = 10;
   Compression compression = Compression::kNone;
+  // Bytes of index and filters per index partition (the unit a reader loads
+  // on demand); a partition ends after the tile that reaches it. 0 writes
+  // one partition (patch tables: their readers keep it in memory).
+  size_t index_partition_size = 4096;
 };
 
 class TableBuilder {
@@ -67,6 +71,8 @@ class TableBuilder {
   void FlushTile();
   void WritePage(const std::vector<const Entry*>& entries, TileMeta* tile);
   void WriteBlock(std::string_view contents, BlockHandle* handle);
+  // Writes the index partitions; returns the top-level index.
+  std::string WritePartitions(BlockHandle* region);
 
   TableBuilderOptions options_;
   WritableFile* file_;

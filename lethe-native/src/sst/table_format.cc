@@ -1,5 +1,7 @@
 #include "sst/table_format.h"
 
+#include <algorithm>
+
 #include "sst/compression.h"
 #include "util/coding.h"
 
@@ -34,7 +36,7 @@ Status Footer::DecodeFrom(std::string_view input) {
   return Status::OK();
 }
 
-void EncodeIndex(const std::vector<TileMeta>& tiles, std::string* dst) {
+void EncodeIndex(std::span<const TileMeta> tiles, uint64_t filter_base, std::string* dst) {
   PutVarint64(dst, tiles.size());
   for (const TileMeta& t : tiles) {
     PutLengthPrefixed(dst, t.smallest);
@@ -46,12 +48,80 @@ void EncodeIndex(const std::vector<TileMeta>& tiles, std::string* dst) {
       PutVarint32(dst, p.entries);
       PutFixed64(dst, p.delete_key_min);
       PutFixed64(dst, p.delete_key_max);
-      PutVarint64(dst, p.filter_offset);
+      PutVarint64(dst, p.filter_size == 0 ? 0 : p.filter_offset - filter_base);
       PutVarint32(dst, p.filter_size);
       dst->push_back(static_cast<char>(p.compression));
       PutVarint32(dst, p.raw_size);
     }
   }
+}
+
+void EncodeTopLevelIndex(const std::vector<PartitionMeta>& partitions, std::string* dst) {
+  PutVarint64(dst, partitions.size());
+  for (const PartitionMeta& p : partitions) {
+    PutLengthPrefixed(dst, p.smallest);
+    PutLengthPrefixed(dst, p.largest);
+    PutVarint32(dst, p.tiles);
+    PutVarint32(dst, p.pages);
+    PutVarint64(dst, p.handle.offset);
+    PutVarint64(dst, p.handle.size);
+  }
+}
+
+Status DecodeTopLevelIndex(std::string_view input, std::vector<PartitionMeta>* partitions) {
+  constexpr size_t kMinPartitionBytes = 6;  // empty keys and one-byte varints
+  uint64_t n;
+  if (!GetVarint64(&input, &n) || n > input.size() / kMinPartitionBytes) {
+    return Status::Corruption("bad top-level index");
+  }
+  partitions->resize(n);
+  for (PartitionMeta& p : *partitions) {
+    std::string_view smallest, largest;
+    if (!GetLengthPrefixed(&input, &smallest) || !GetLengthPrefixed(&input, &largest) ||
+        !GetVarint32(&input, &p.tiles) || !GetVarint32(&input, &p.pages) || p.tiles == 0 || p.pages < p.tiles ||
+        !GetVarint64(&input, &p.handle.offset) || !GetVarint64(&input, &p.handle.size)) {
+      return Status::Corruption("bad partition in top-level index");
+    }
+    p.smallest.assign(smallest);
+    p.largest.assign(largest);
+  }
+  if (!input.empty()) return Status::Corruption("trailing bytes in top-level index");
+  return Status::OK();
+}
+
+void EncodePartition(std::span<const TileMeta> tiles, std::string_view filters, std::string* dst) {
+  // The pages' filters are adjacent in page order: one run of `filters`.
+  uint64_t begin = UINT64_MAX, end = 0;
+  for (const TileMeta& t : tiles) {
+    for (const PageMeta& p : t.pages) {
+      if (p.filter_size == 0) continue;
+      begin = std::min(begin, p.filter_offset);
+      end = std::max(end, p.filter_offset + p.filter_size);
+    }
+  }
+  if (begin > end) begin = end = 0;
+  std::string index;
+  EncodeIndex(tiles, begin, &index);
+  PutVarint32(dst, static_cast<uint32_t>(index.size()));
+  dst->append(index);
+  dst->append(filters.substr(begin, end - begin));
+}
+
+Status SplitPartition(std::string_view block, std::string_view* index, std::string_view* filters) {
+  uint32_t index_size;
+  if (!GetVarint32(&block, &index_size) || index_size > block.size()) {
+    return Status::Corruption("bad index partition");
+  }
+  *index = block.substr(0, index_size);
+  *filters = block.substr(index_size);
+  return Status::OK();
+}
+
+Status DecodePartition(std::string_view block, uint32_t version, std::vector<TileMeta>* tiles,
+                       std::string_view* filters) {
+  std::string_view index;
+  Status s = SplitPartition(block, &index, filters);
+  return s.ok() ? DecodeIndex(index, version, tiles) : s;
 }
 
 namespace {
@@ -81,33 +151,51 @@ bool DecodePageCompression(std::string_view* input, uint32_t version, PageMeta* 
 
 }  // namespace
 
-Status DecodeIndex(std::string_view input, uint32_t version, std::vector<TileMeta>* tiles) {
-  uint64_t n;
-  if (!GetVarint64(&input, &n) || n > input.size() / kMinTileIndexBytes) {
-    return Status::Corruption("bad index block");
+Status IndexBlockReader::ReadTileCount(uint64_t* n) {
+  if (!GetVarint64(&input_, n) || *n > input_.size() / kMinTileIndexBytes) return Status::Corruption("bad index block");
+  return Status::OK();
+}
+
+Status IndexBlockReader::ReadTile(std::string_view* smallest, std::string_view* largest, uint32_t* pages) {
+  if (!GetLengthPrefixed(&input_, smallest) || !GetLengthPrefixed(&input_, largest) || !GetVarint32(&input_, pages) ||
+      *pages == 0 || *pages > input_.size() / kMinPageIndexBytes) {
+    return Status::Corruption("bad tile in index block");
   }
+  return Status::OK();
+}
+
+Status IndexBlockReader::ReadPage(PageMeta* p) {
+  if (!GetVarint64(&input_, &p->offset) || !GetVarint32(&input_, &p->size) || !GetVarint32(&input_, &p->entries) ||
+      !GetFixed64(&input_, &p->delete_key_min) || !GetFixed64(&input_, &p->delete_key_max) ||
+      !GetVarint64(&input_, &p->filter_offset) || !GetVarint32(&input_, &p->filter_size) ||
+      !DecodePageCompression(&input_, version_, p)) {
+    return Status::Corruption("bad page in index block");
+  }
+  return Status::OK();
+}
+
+Status IndexBlockReader::Finish() const {
+  return input_.empty() ? Status::OK() : Status::Corruption("trailing bytes in index block");
+}
+
+Status DecodeIndex(std::string_view input, uint32_t version, std::vector<TileMeta>* tiles) {
+  IndexBlockReader reader(input, version);
+  uint64_t n;
+  Status s = reader.ReadTileCount(&n);
+  if (!s.ok()) return s;
   tiles->resize(n);
   for (TileMeta& t : *tiles) {
     std::string_view smallest, largest;
     uint32_t pages;
-    if (!GetLengthPrefixed(&input, &smallest) || !GetLengthPrefixed(&input, &largest) ||
-        !GetVarint32(&input, &pages) || pages == 0 || pages > input.size() / kMinPageIndexBytes) {
-      return Status::Corruption("bad tile in index block");
-    }
+    if (!(s = reader.ReadTile(&smallest, &largest, &pages)).ok()) return s;
     t.smallest.assign(smallest);
     t.largest.assign(largest);
     t.pages.resize(pages);
     for (PageMeta& p : t.pages) {
-      if (!GetVarint64(&input, &p.offset) || !GetVarint32(&input, &p.size) ||
-          !GetVarint32(&input, &p.entries) || !GetFixed64(&input, &p.delete_key_min) ||
-          !GetFixed64(&input, &p.delete_key_max) || !GetVarint64(&input, &p.filter_offset) ||
-          !GetVarint32(&input, &p.filter_size) || !DecodePageCompression(&input, version, &p)) {
-        return Status::Corruption("bad page in index block");
-      }
+      if (!(s = reader.ReadPage(&p)).ok()) return s;
     }
   }
-  if (!input.empty()) return Status::Corruption("trailing bytes in index block");
-  return Status::OK();
+  return reader.Finish();
 }
 
 namespace {

@@ -2,9 +2,17 @@
 //
 //   data pages      page contents | masked crc32c fixed32, page after page;
 //                   a delete tile's h pages are adjacent, in delete-key order
-//   filter region   one Bloom filter per page (bloom.h), concatenated | crc
+//   index partitions  (format 3 on) per run of consecutive tiles: index size
+//                   varint32 | their index (as the index block below, filter
+//                   offsets relative to this block's filters) | their pages'
+//                   filters | crc
+//   filter region   (formats 1, 2) one Bloom filter per page (bloom.h),
+//                   concatenated | crc
 //   range tombstone block   count varint | (start lp | end lp | seq varint64)* | crc
-//   index block     tile count varint | per tile: smallest lp | largest lp |
+//   top-level index (format 3 on) partition count varint | per partition:
+//                   smallest lp | largest lp | tiles varint32 | pages varint32 |
+//                   offset varint64 | size varint64 | crc
+//   index block     (formats 1, 2) tile count varint | per tile: smallest lp | largest lp |
 //                   page count varint | per page: offset varint64 |
 //                   size varint32 | entries varint32 | delete_key_min fixed64 |
 //                   delete_key_max fixed64 | filter offset varint64 |
@@ -15,7 +23,10 @@
 //   properties      tagged fields (TableProperties::EncodeTo) | crc
 //   footer          filter, range tombstone, index, properties handles
 //                   (offset fixed64 | size fixed64 each, sizes without crc) |
-//                   format version fixed32 | magic fixed64
+//                   format version fixed32 | magic fixed64; from format 3 the
+//                   first handle names the partition region (its size with
+//                   every partition's crc) and the index handle the top-level
+//                   index
 //
 // Tiles have disjoint sort-key ranges in file order and never split the
 // versions of one sort key; pages inside a tile are ordered by delete key
@@ -25,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,8 +47,9 @@ namespace lethe {
 
 constexpr uint64_t kTableMagic = 0x4c45544845'4b4957ull;  // "LETHEKIW"
 // Written by this build; every version from kOldestTableFormatVersion on is
-// read. 2 added page compression.
-constexpr uint32_t kTableFormatVersion = 2;
+// read. 2 added page compression, 3 the partitioned index.
+constexpr uint32_t kTableFormatVersion = 3;
+constexpr uint32_t kFirstPartitionedFormatVersion = 3;
 constexpr uint32_t kOldestTableFormatVersion = 1;
 constexpr size_t kBlockTrailerSize = 4;  // masked crc32c after every block
 constexpr size_t kFooterSize = 4 * 16 + 4 + 8;
@@ -45,6 +58,12 @@ struct BlockHandle {
   uint64_t offset = 0;
   uint64_t size = 0;  // without the trailer
 };
+
+// Whether [offset, offset + size + trailer) lies inside [0, limit), without
+// wrapping (offsets and sizes read from a file may hold any value).
+inline bool FitsIn(uint64_t offset, uint64_t size, uint64_t limit, uint64_t trailer) {
+  return offset <= limit && size <= limit - offset && trailer <= limit - offset - size;
+}
 
 struct Footer {
   BlockHandle filter, range_tombstones, index, properties;
@@ -72,10 +91,47 @@ struct TileMeta {
   std::vector<PageMeta> pages;
 };
 
-// Always in the current format.
-void EncodeIndex(const std::vector<TileMeta>& tiles, std::string* dst);
+// The index of `tiles`, their pages' filter offsets less filter_base.
+void EncodeIndex(std::span<const TileMeta> tiles, uint64_t filter_base, std::string* dst);
 // `version` is the file's format version (Footer::version).
 Status DecodeIndex(std::string_view input, uint32_t version, std::vector<TileMeta>* tiles);
+
+// Reads an index block in place: its tile count, then each tile followed by
+// its pages. Keys are views into the input. Counts the input cannot hold
+// are Corruption before anything is sized by them.
+class IndexBlockReader {
+ public:
+  IndexBlockReader(std::string_view input, uint32_t version) : input_(input), version_(version) {}
+  Status ReadTileCount(uint64_t* n);
+  Status ReadTile(std::string_view* smallest, std::string_view* largest, uint32_t* pages);
+  Status ReadPage(PageMeta* p);
+  // Corruption if bytes remain.
+  Status Finish() const;
+
+ private:
+  std::string_view input_;
+  uint32_t version_;
+};
+
+// One partition of a partitioned index, as the top-level index lists it.
+struct PartitionMeta {
+  std::string smallest;  // its first tile's smallest sort key
+  std::string largest;   // its last tile's largest sort key
+  uint32_t tiles = 0;
+  uint32_t pages = 0;
+  BlockHandle handle;  // the partition block
+};
+void EncodeTopLevelIndex(const std::vector<PartitionMeta>& partitions, std::string* dst);
+Status DecodeTopLevelIndex(std::string_view input, std::vector<PartitionMeta>* partitions);
+
+// A partition block of `tiles`: their index, then their pages' filters
+// (taken from `filters`, where the pages' filter offsets point).
+void EncodePartition(std::span<const TileMeta> tiles, std::string_view filters, std::string* dst);
+// A partition block's index and filters (views into `block`).
+Status SplitPartition(std::string_view block, std::string_view* index, std::string_view* filters);
+// *filters points into `block`.
+Status DecodePartition(std::string_view block, uint32_t version, std::vector<TileMeta>* tiles,
+                       std::string_view* filters);
 
 struct TableProperties {
   uint64_t entries = 0;  // point entries of every kind

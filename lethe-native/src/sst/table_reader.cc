@@ -16,34 +16,38 @@
 namespace lethe {
 namespace {
 
-// Whether [offset, offset + size + trailer) lies inside [0, limit), without
-// wrapping.
-bool FitsIn(uint64_t offset, uint64_t size, uint64_t limit, uint64_t trailer) {
-  return offset <= limit && size <= limit - offset && trailer <= limit - offset - size;
-}
+// Cache keys: a page's is its offset, an index partition's its offset with
+// the top bit set (no offset reaches it).
+constexpr uint64_t kPartitionKeyBit = uint64_t{1} << 63;
 
 }  // namespace
 
-Status TableReader::EffectivePage(const PageMeta& meta, const PageOverrides* o, bool* present,
-                                  const TableReader** reader, const PageMeta** page) const {
+Status TableReader::EffectivePage(const IndexPartition& part, const PageMeta& own, const PageOverrides* o,
+                                  bool* present, PageSource* source) const {
   *present = true;
-  *reader = this;
-  *page = &meta;
+  *source = PageSource{this, &part, &own};
   if (o == nullptr) return Status::OK();
   if (o->dropped != nullptr && !o->dropped->empty() &&
-      std::binary_search(o->dropped->begin(), o->dropped->end(), meta.index)) {
+      std::binary_search(o->dropped->begin(), o->dropped->end(), own.index)) {
     *present = false;
     return Status::OK();
   }
   if (o->patched == nullptr || o->patched->empty()) return Status::OK();
-  auto it = std::lower_bound(o->patched->begin(), o->patched->end(), meta.index);
-  if (it == o->patched->end() || *it != meta.index) return Status::OK();
+  auto it = std::lower_bound(o->patched->begin(), o->patched->end(), own.index);
+  if (it == o->patched->end() || *it != own.index) return Status::OK();
   const size_t slot = static_cast<size_t>(it - o->patched->begin());
-  if (o->patch == nullptr || slot >= o->patch->tile_count() || o->patch->TilePages(slot).size() != 1) {
-    return Status::Corruption(fname_, "patched page " + std::to_string(meta.index) + " missing from its patch table");
+  const TableReader* patch = o->patch;
+  if (patch == nullptr || slot >= patch->tile_count()) {
+    return Status::Corruption(fname_, "patched page " + std::to_string(own.index) + " missing from its patch table");
   }
-  *reader = o->patch;
-  *page = &o->patch->TilePages(slot)[0];
+  // Patch tables are one partition, which their readers keep.
+  if (patch->whole_ == nullptr) return Status::Corruption(patch->fname_, "patch table's index not in memory");
+  const IndexPartition& patch_part = *patch->whole_;
+  const std::span<const PageMeta> pages = patch_part.TilePages(slot);
+  if (pages.size() != 1) {
+    return Status::Corruption(fname_, "patched page " + std::to_string(own.index) + " missing from its patch table");
+  }
+  *source = PageSource{patch, &patch_part, &pages[0]};
   return Status::OK();
 }
 
@@ -66,20 +70,20 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   if (!s.ok()) return Status(s.code() == Status::Code::kNotSupported
                                  ? Status::NotSupported(r->fname_, s.message())
                                  : Status::Corruption(r->fname_, s.message()));
+  r->format_version_ = footer.version;
   // Bounds checks are written so that no sum can wrap: handles and page
-  // metadata come from the file and may hold any 64-bit value.
-  for (const BlockHandle* h : {&footer.filter, &footer.range_tombstones, &footer.index,
-                               &footer.properties}) {
-    if (!FitsIn(h->offset, h->size, file_size - kFooterSize, kBlockTrailerSize)) {
+  // metadata come from the file and may hold any 64-bit value. The
+  // partition region's size includes its blocks' trailers.
+  const bool partitioned = footer.version >= kFirstPartitionedFormatVersion;
+  for (const BlockHandle* h : {&footer.filter, &footer.range_tombstones, &footer.index, &footer.properties}) {
+    const uint64_t trailer = partitioned && h == &footer.filter ? 0 : kBlockTrailerSize;
+    if (!FitsIn(h->offset, h->size, file_size - kFooterSize, trailer)) {
       return Status::Corruption(r->fname_, "block handle outside the file");
     }
   }
+  r->data_limit_ = footer.filter.offset;
+  if (!(s = r->LoadIndex(footer)).ok()) return s;
   std::string block;
-  if (!(s = r->ReadBlock(footer.index, &block)).ok()) return s;
-  std::vector<TileMeta> tiles;
-  if (!(s = DecodeIndex(block, footer.version, &tiles)).ok()) return Status::Corruption(r->fname_, s.message());
-  if (!(s = r->LoadIndex(std::move(tiles), footer)).ok()) return s;
-  if (!(s = r->ReadBlock(footer.filter, &r->filters_)).ok()) return s;
   if (!(s = r->ReadBlock(footer.properties, &block)).ok()) return s;
   if (!(s = r->props_.DecodeFrom(block)).ok()) return Status::Corruption(r->fname_, s.message());
   if (!(s = r->ReadBlock(footer.range_tombstones, &block)).ok()) return s;
@@ -103,31 +107,143 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
   return Status::OK();
 }
 
-Status TableReader::LoadIndex(std::vector<TileMeta> tiles, const Footer& footer) {
-  size_t pages = 0;
-  for (const TileMeta& t : tiles) pages += t.pages.size();
-  if (pages > UINT32_MAX) return Status::Corruption(fname_, "too many pages");
-  pages_.reserve(pages);
-  const bool one_page_each =
-      std::all_of(tiles.begin(), tiles.end(), [](const TileMeta& t) { return t.pages.size() == 1; });
-  if (!one_page_each) tile_starts_.reserve(tiles.size() + 1);
-  for (size_t t = 0; t < tiles.size(); t++) {
-    TileMeta& tile = tiles[t];
-    if (!tile_keys_.Add(tile.smallest, tile.largest)) return Status::Corruption(fname_, "index keys over 4 GiB");
-    if (!one_page_each) tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
-    for (PageMeta& p : tile.pages) {
-      p.index = static_cast<uint32_t>(pages_.size());
-      if (!FitsIn(p.offset, p.size, footer.filter.offset, kBlockTrailerSize) ||
-          !FitsIn(p.filter_offset, p.filter_size, footer.filter.size, 0)) {
-        return Status::Corruption(fname_, "page outside the data region");
-      }
-      pages_.push_back(p);
+Status TableReader::LoadIndex(const Footer& footer) {
+  Status s = footer.version >= kFirstPartitionedFormatVersion ? LoadTopLevelIndex(footer) : LoadWholeIndex(footer);
+  if (!s.ok()) return s;
+  part_keys_.Shrink();
+  part_fences_.Build(&part_keys_);
+  return Status::OK();
+}
+
+Status TableReader::LoadWholeIndex(const Footer& footer) {
+  std::string index, filters;
+  Status s = ReadBlock(footer.index, &index);
+  if (s.ok()) s = ReadBlock(footer.filter, &filters);
+  if (!s.ok()) return s;
+  IndexPartition::Builder builder(footer.version, 0, data_limit_);
+  if (!(s = builder.Add(index, filters)).ok()) return Status::Corruption(fname_, s.message());
+  if (builder.tiles() == 0) return Status::OK();
+  part_keys_.Add(builder.smallest(0), builder.largest(builder.tiles() - 1));
+  part_first_tile_.push_back(static_cast<uint32_t>(builder.tiles()));
+  part_first_page_.push_back(static_cast<uint32_t>(builder.pages()));
+  whole_ = builder.Finish();
+  return Status::OK();
+}
+
+Status TableReader::LoadTopLevelIndex(const Footer& footer) {
+  std::string block;
+  Status s = ReadBlock(footer.index, &block);
+  if (!s.ok()) return s;
+  std::vector<PartitionMeta> partitions;
+  if (!(s = DecodeTopLevelIndex(block, &partitions)).ok()) return Status::Corruption(fname_, s.message());
+  const uint64_t region_end = footer.filter.offset + footer.filter.size;
+  part_handles_.reserve(partitions.size());
+  for (const PartitionMeta& p : partitions) {
+    if (p.handle.offset < footer.filter.offset || !FitsIn(p.handle.offset, p.handle.size, region_end, kBlockTrailerSize)) {
+      return Status::Corruption(fname_, "index partition outside the partition region");
     }
-    tile = TileMeta();  // gives its memory back as it goes
+    if (p.tiles > UINT32_MAX - part_first_tile_.back() || p.pages > UINT32_MAX - part_first_page_.back() ||
+        !part_keys_.Add(p.smallest, p.largest)) {
+      return Status::Corruption(fname_, "too many pages");
+    }
+    part_first_tile_.push_back(part_first_tile_.back() + p.tiles);
+    part_first_page_.push_back(part_first_page_.back() + p.pages);
+    part_handles_.push_back(p.handle);
   }
-  if (!one_page_each) tile_starts_.push_back(static_cast<uint32_t>(pages_.size()));
-  tile_keys_.Shrink();
-  fences_.Build(&tile_keys_);
+  const bool keep = options_.pin_index || options_.page_cache == nullptr || partitions.size() == 1;
+  return keep ? KeepWholeIndex() : Status::OK();
+}
+
+Status TableReader::AddPartition(size_t p, IndexPartition::Builder* builder) const {
+  if (options_.counters) options_.counters->partition_reads.Add(1);
+  std::string block;
+  Status s = ReadBlock(part_handles_[p], &block);
+  if (!s.ok()) return s;
+  std::string_view index, filters;
+  const size_t tiles = builder->tiles(), pages = builder->pages();
+  if (!(s = SplitPartition(block, &index, &filters)).ok() || !(s = builder->Add(index, filters)).ok()) {
+    return Status::Corruption(fname_, s.message());
+  }
+  if (builder->tiles() - tiles != part_first_tile_[p + 1] - part_first_tile_[p] ||
+      builder->pages() - pages != part_first_page_[p + 1] - part_first_page_[p] ||
+      builder->smallest(tiles) != part_keys_.smallest(p) || builder->largest(builder->tiles() - 1) != part_keys_.largest(p)) {
+    return Status::Corruption(fname_, "index partition " + std::to_string(p) + " differs from the top-level index");
+  }
+  return Status::OK();
+}
+
+Status TableReader::ReadPartitionBlock(size_t p, std::unique_ptr<IndexPartition>* out) const {
+  IndexPartition::Builder builder(format_version_, part_first_page_[p], data_limit_);
+  Status s = AddPartition(p, &builder);
+  if (!s.ok()) return s;
+  *out = builder.Finish();
+  return Status::OK();
+}
+
+Status TableReader::KeepWholeIndex() {
+  if (whole_ != nullptr) return Status::OK();
+  IndexPartition::Builder builder(format_version_, 0, data_limit_);
+  for (size_t p = 0; p < partition_count(); p++) {
+    Status s = AddPartition(p, &builder);
+    if (!s.ok()) return s;
+  }
+  std::unique_ptr<IndexPartition> whole = builder.Finish();
+  // One partition in memory from now on (none for a table without tiles).
+  part_keys_ = TileKeys();
+  part_first_tile_ = {0};
+  part_first_page_ = {0};
+  if (whole->tile_count() > 0) {
+    part_keys_.Add(whole->tile(0).smallest, whole->tile(whole->tile_count() - 1).largest);
+    part_first_tile_.push_back(static_cast<uint32_t>(whole->tile_count()));
+    part_first_page_.push_back(static_cast<uint32_t>(whole->pages().size()));
+  }
+  part_fences_.Build(&part_keys_);
+  part_handles_.clear();
+  whole_ = std::move(whole);
+  memory_usage_ = ComputeMemoryUsage();
+  return Status::OK();
+}
+
+size_t TableReader::PartitionBytes() const {
+  size_t n = 0;
+  for (const BlockHandle& h : part_handles_) n += h.size;
+  return n;
+}
+
+Status TableReader::GetPartition(size_t p, bool fill_cache, PartitionRef* holder, const IndexPartition** part) const {
+  if (whole_ != nullptr) {
+    *part = whole_.get();
+    return Status::OK();
+  }
+  const CacheKey key{options_.cache_namespace | file_number_, part_handles_[p].offset | kPartitionKeyBit};
+  if (std::shared_ptr<const void> hit = options_.page_cache->Lookup(key)) {
+    *holder = std::static_pointer_cast<const IndexPartition>(std::move(hit));
+  } else {
+    std::unique_ptr<IndexPartition> read;
+    Status s = ReadPartitionBlock(p, &read);
+    if (!s.ok()) return s;
+    *holder = std::move(read);
+    if (fill_cache) options_.page_cache->Insert(key, *holder, (*holder)->MemoryUsage() + 64);
+  }
+  *part = holder->get();
+  return Status::OK();
+}
+
+Status TableReader::ReadPartition(size_t p, bool fill_cache, PartitionRef* out) const {
+  if (whole_ != nullptr) {
+    *out = whole_;
+    return Status::OK();
+  }
+  const IndexPartition* part;
+  return GetPartition(p, fill_cache, out, &part);
+}
+
+Status TableReader::ReadPartitions(std::vector<PartitionRef>* out) const {
+  out->resize(partition_count());
+  for (size_t p = 0; p < partition_count(); p++) {
+    Status s = ReadPartition(p, /*fill_cache=*/false, &(*out)[p]);
+    if (!s.ok()) return s;
+  }
   return Status::OK();
 }
 
@@ -135,8 +251,10 @@ Status TableReader::LoadIndex(std::vector<TileMeta> tiles, const Footer& footer)
 static size_t HeapBytes(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
 
 size_t TableReader::ComputeMemoryUsage() const {
-  size_t n = sizeof(*this) + HeapBytes(fname_) + fences_.MemoryUsage() + HeapBytes(filters_);
-  n += tile_keys_.MemoryUsage() + pages_.capacity() * sizeof(PageMeta) + tile_starts_.capacity() * sizeof(uint32_t);
+  size_t n = sizeof(*this) + HeapBytes(fname_) + part_keys_.MemoryUsage() + part_fences_.MemoryUsage();
+  n += (part_first_tile_.capacity() + part_first_page_.capacity()) * sizeof(uint32_t) +
+       part_handles_.capacity() * sizeof(BlockHandle);
+  if (whole_ != nullptr) n += whole_->MemoryUsage();
   size_t tombstones = tombstones_.capacity() * sizeof(RangeTombstone);
   for (const RangeTombstone& t : tombstones_) tombstones += HeapBytes(t.start) + HeapBytes(t.end);
   // The fragments hold about as much again.
@@ -173,7 +291,10 @@ Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) 
 Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const {
   CacheKey key{options_.cache_namespace | file_number_, meta.offset};
   if (options_.page_cache != nullptr) {
-    if ((*page = options_.page_cache->Lookup(key)) != nullptr) return Status::OK();
+    if (std::shared_ptr<const void> hit = options_.page_cache->Lookup(key)) {
+      *page = std::static_pointer_cast<const Page>(std::move(hit));
+      return Status::OK();
+    }
   }
   auto p = std::make_shared<Page>();
   Status s = ReadPageContents(meta, p.get());
@@ -205,99 +326,138 @@ Status TableReader::ReadPageContents(const PageMeta& meta, Page* page) const {
   return Status::OK();
 }
 
-std::string_view TableReader::PageFilter(const PageMeta& meta) const {
-  if (meta.filter_size == 0) return {};
-  return std::string_view(filters_).substr(meta.filter_offset, meta.filter_size);
-}
-
-bool TableReader::SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* o,
+bool TableReader::SinglePageFilterMayContain(const TileSpot& spot, std::string_view key, const PageOverrides* o,
                                              bool* checked) const {
-  const std::span<const PageMeta> pages = TilePages(t);
+  const std::span<const PageMeta> pages = spot.part->TilePages(spot.tile);
   // A dropped or patched page has its filter elsewhere, or none.
   const bool plain = o == nullptr || ((o->dropped == nullptr || o->dropped->empty()) &&
                                       (o->patched == nullptr || o->patched->empty()));
   *checked = pages.size() == 1 && pages[0].filter_size != 0 && plain;
   if (!*checked) return true;
-  if (BloomMayContain(PageFilter(pages[0]), key)) return true;
+  if (BloomMayContain(spot.part->Filter(pages[0]), key)) return true;
   if (options_.counters) options_.counters->bloom_useful.Add(1);
   return false;
 }
 
-size_t TableReader::FindTile(std::string_view sort_key) const {
-  return fences_.LowerBound(sort_key);
+size_t TableReader::FindPartition(std::string_view key) const {
+  const size_t p = part_fences_.LowerBound(key);
+  return p == partition_count() || part_fences_.BeforeTile(p, key) ? partition_count() : p;
 }
 
 bool TableReader::MayContain(std::string_view sort_key, const PageOverrides* overrides) const {
-  size_t t = FindTile(sort_key);
-  if (t == tile_count() || fences_.BeforeTile(t, sort_key)) return false;
+  PartitionRef holder;
+  TileSpot spot;
+  // A partition that cannot be read may hold the key.
+  if (!FindSpot(sort_key, /*fill_cache=*/true, nullptr, &holder, &spot).ok()) return true;
+  if (!spot.found()) return false;
   bool checked;
-  if (!SinglePageFilterMayContain(t, sort_key, overrides, &checked)) return false;
+  if (!SinglePageFilterMayContain(spot, sort_key, overrides, &checked)) return false;
   if (checked) return true;  // the tile's only page may hold it
-  for (const PageMeta& m : TilePages(t)) {
+  for (const PageMeta& m : spot.part->TilePages(spot.tile)) {
     bool present;
-    const TableReader* reader;
-    const PageMeta* page;
-    if (!EffectivePage(m, overrides, &present, &reader, &page).ok()) return true;
+    PageSource src;
+    if (!EffectivePage(*spot.part, m, overrides, &present, &src).ok()) return true;
     if (!present) continue;
-    std::string_view filter = reader->PageFilter(*page);
+    std::string_view filter = src.partition->Filter(*src.meta);
     if (filter.empty() || BloomMayContain(filter, sort_key)) return true;
   }
   return false;
 }
 
-size_t TableReader::LocateTile(GetContext* ctx) const {
+Status TableReader::LocateTile(GetContext* ctx, bool fill_cache, const TileSpot* hint, PartitionRef* holder,
+                               TileSpot* spot) const {
   if (fragmented_ != nullptr) {
     ctx->AddCoveringTombstone(fragmented_->MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
-  const size_t t = FindTile(ctx->key());
-  return t == tile_count() || fences_.BeforeTile(t, ctx->key()) ? tile_count() : t;
+  return FindSpot(ctx->key(), fill_cache, hint, holder, spot);
 }
 
-void TableReader::PrefetchFilter(size_t t) const {
-  const std::span<const PageMeta> pages = TilePages(t);
+Status TableReader::FindSpot(std::string_view key, bool fill_cache, const TileSpot* hint, PartitionRef* holder,
+                             TileSpot* spot) const {
+  *spot = TileSpot();
+  // A whole index in memory: its tile search alone answers.
+  const size_t p = whole_ != nullptr ? 0 : FindPartition(key);
+  if (p == partition_count()) return Status::OK();
+  const IndexPartition* part;
+  if (whole_ != nullptr) {
+    part = whole_.get();
+  } else if (hint != nullptr && hint->part != nullptr && hint->partition == p) {
+    part = hint->part;
+  } else {
+    Status s = GetPartition(p, fill_cache, holder, &part);
+    if (!s.ok()) return s;
+  }
+  const size_t t = part->FindTile(key);
+  if (t == part->tile_count() || part->BeforeTile(t, key)) return Status::OK();
+  *spot = TileSpot{p, part, t};
+  return Status::OK();
+}
+
+void TableReader::PrefetchFilter(const TileSpot& spot) {
+  const std::span<const PageMeta> pages = spot.part->TilePages(spot.tile);
   if (pages.empty() || pages[0].filter_size == 0) return;
-  const PageMeta& first = pages[0];
-  const char* filter = filters_.data() + first.filter_offset;
-  __builtin_prefetch(filter);
-  __builtin_prefetch(filter + first.filter_size - 1);
+  const std::string_view filter = spot.part->Filter(pages[0]);
+  __builtin_prefetch(filter.data());
+  __builtin_prefetch(filter.data() + filter.size() - 1);
 }
 
 Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* overrides) const {
-  const size_t t = LocateTile(ctx);
-  if (t == tile_count()) return Status::OK();
+  PartitionRef holder;
+  TileSpot spot;
+  Status s = LocateTile(ctx, fill_cache, nullptr, &holder, &spot);
+  if (!s.ok() || !spot.found()) return s;
   bool filter_checked;
-  if (!SinglePageFilterMayContain(t, ctx->key(), overrides, &filter_checked)) return Status::OK();
-  return GetFromTile(ctx, t, filter_checked, fill_cache, overrides);
+  if (!SinglePageFilterMayContain(spot, ctx->key(), overrides, &filter_checked)) return Status::OK();
+  return GetFromTile(ctx, spot, filter_checked, fill_cache, overrides);
 }
 
 void TableReader::MultiGet(std::span<GetContext* const> ctxs, bool fill_cache, const PageOverrides* overrides) const {
   // In waves: every key of a wave finds its tile and fetches its filter
   // before the first filter is tested, so that their cache misses overlap.
+  // The keys are sorted, so neighbours mostly share a partition: a key reuses
+  // the partition found last (`last`, kept alive by `carried` unless the
+  // reader keeps it), and each key of a wave holds its partition until the
+  // wave is done.
   constexpr size_t kWave = 16;
-  std::array<size_t, kWave> tiles;
+  std::array<TileSpot, kWave> spots;
+  std::array<PartitionRef, kWave> holders;
+  TileSpot last;
+  PartitionRef carried;
   for (size_t base = 0; base < ctxs.size(); base += kWave) {
     const std::span<GetContext* const> wave = ctxs.subspan(base, std::min(kWave, ctxs.size() - base));
     // Three passes, each fetching what the next reads: the tiles' page
     // metadata, then their filters.
     for (size_t i = 0; i < wave.size(); i++) {
-      tiles[i] = LocateTile(wave[i]);
-      if (tiles[i] != tile_count()) __builtin_prefetch(TilePages(tiles[i]).data());
+      holders[i].reset();
+      Status s = LocateTile(wave[i], fill_cache, &last, &holders[i], &spots[i]);
+      if (!s.ok()) {
+        wave[i]->Fail(std::move(s));
+        continue;
+      }
+      if (!spots[i].found()) continue;
+      if (spots[i].partition != last.partition) {
+        last = spots[i];
+        carried = holders[i];
+      } else {
+        holders[i] = carried;  // found through `last`: this wave must keep it too
+      }
+      __builtin_prefetch(spots[i].part->TilePages(spots[i].tile).data());
     }
     for (size_t i = 0; i < wave.size(); i++) {
-      if (tiles[i] != tile_count()) PrefetchFilter(tiles[i]);
+      if (spots[i].found()) PrefetchFilter(spots[i]);
     }
     for (size_t i = 0; i < wave.size(); i++) {
       bool filter_checked;
-      if (tiles[i] == tile_count() || !SinglePageFilterMayContain(tiles[i], wave[i]->key(), overrides, &filter_checked)) {
+      if (!spots[i].found() || !SinglePageFilterMayContain(spots[i], wave[i]->key(), overrides, &filter_checked)) {
         continue;
       }
-      Status s = GetFromTile(wave[i], tiles[i], filter_checked, fill_cache, overrides);
+      Status s = GetFromTile(wave[i], spots[i], filter_checked, fill_cache, overrides);
       if (!s.ok()) wave[i]->Fail(std::move(s));
     }
   }
 }
 
-Status TableReader::GetFromTile(GetContext* ctx, size_t t, bool filter_checked, bool fill_cache,
+Status TableReader::GetFromTile(GetContext* ctx, const TileSpot& spot, bool filter_checked, bool fill_cache,
                                 const PageOverrides* overrides) const {
   struct Found {
     SequenceNumber seq;
@@ -315,20 +475,19 @@ Status TableReader::GetFromTile(GetContext* ctx, size_t t, bool filter_checked, 
   // per thread, not an allocation per lookup.
   thread_local std::string lookup;
   lookup.clear();
-  for (const PageMeta& m : TilePages(t)) {
+  for (const PageMeta& m : spot.part->TilePages(spot.tile)) {
     bool present;
-    const TableReader* reader;
-    const PageMeta* meta;
-    Status s = EffectivePage(m, overrides, &present, &reader, &meta);
+    PageSource src;
+    Status s = EffectivePage(*spot.part, m, overrides, &present, &src);
     if (!s.ok()) return s;
     if (!present) continue;
-    std::string_view filter = filter_checked ? std::string_view() : reader->PageFilter(*meta);
+    std::string_view filter = filter_checked ? std::string_view() : src.partition->Filter(*src.meta);
     if (!filter.empty() && !BloomMayContain(filter, ctx->key())) {
       if (options_.counters) options_.counters->bloom_useful.Add(1);
       continue;
     }
     PageRef page;
-    s = reader->ReadPage(*meta, fill_cache, &page);
+    s = src.reader->ReadPage(*src.meta, fill_cache, &page);
     if (!s.ok()) return s;
     if (lookup.empty()) AppendInternalKey(&lookup, ctx->key(), ctx->read_seq(), kSeekKind);
     PageIterator it(page);
@@ -359,13 +518,17 @@ class TableIterator final : public InternalIterator {
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override {
-    LoadTile(0);
+    LoadTile(0, 0);
     if (tile_iter_) tile_iter_->SeekToFirst();
     SkipEmptyTiles();
   }
   void Seek(std::string_view target) override {
-    LoadTile(table_->FindTile(ExtractSortKey(target)));
-    if (tile_iter_) tile_iter_->Seek(target);
+    const std::string_view key = ExtractSortKey(target);
+    const size_t p = table_->part_fences_.LowerBound(key);
+    if (LoadPartition(p)) {
+      LoadTile(p, part_->FindTile(key));
+      if (tile_iter_) tile_iter_->Seek(target);
+    }
     SkipEmptyTiles();
   }
   void Next() override {
@@ -392,26 +555,45 @@ class TableIterator final : public InternalIterator {
   }
 
  private:
-  void LoadTile(size_t index) {
+  // Makes partition p current; false at the end of the table or on an error.
+  bool LoadPartition(size_t p) {
     tile_iter_.reset();
     page_ = nullptr;
-    tile_ = index;
-    if (index >= table_->tile_count() || !status_.ok()) return;
-    const std::span<const PageMeta> metas = table_->TilePages(index);
+    if (p >= table_->partition_count() || !status_.ok()) return false;
+    if (part_ == nullptr || p != partition_) {
+      part_holder_.reset();
+      part_ = nullptr;
+      Status s = table_->GetPartition(p, fill_cache_, &part_holder_, &part_);
+      if (!s.ok()) {
+        status_ = s;
+        return false;
+      }
+      partition_ = p;
+    }
+    return true;
+  }
+  // Opens tile t of partition p (the next partition's first when t is past p's last).
+  void LoadTile(size_t p, size_t t) {
+    if (!LoadPartition(p)) return;
+    if (t >= part_->tile_count()) {
+      if (LoadPartition(p + 1)) LoadTile(p + 1, 0);
+      return;
+    }
+    tile_ = t;
+    const std::span<const PageMeta> metas = part_->TilePages(t);
     std::vector<std::unique_ptr<InternalIterator>> pages;
     pages.reserve(metas.size());
     for (const PageMeta& m : metas) {
       bool present;
-      const TableReader* reader;
-      const PageMeta* meta;
-      Status s = table_->EffectivePage(m, overrides_, &present, &reader, &meta);
+      PageSource src;
+      Status s = table_->EffectivePage(*part_, m, overrides_, &present, &src);
       if (!s.ok()) {
         status_ = s;
         return;
       }
       if (!present) continue;
       PageRef page;
-      s = reader->ReadPage(*meta, fill_cache_, &page);
+      s = src.reader->ReadPage(*src.meta, fill_cache_, &page);
       if (!s.ok()) {
         status_ = s;
         return;
@@ -434,7 +616,7 @@ class TableIterator final : public InternalIterator {
         tile_iter_.reset();
         break;
       }
-      LoadTile(tile_ + 1);
+      LoadTile(partition_, tile_ + 1);
       if (tile_iter_) tile_iter_->SeekToFirst();
     }
     valid_ = tile_iter_ != nullptr;
@@ -448,7 +630,10 @@ class TableIterator final : public InternalIterator {
   const TableReader* table_;
   bool fill_cache_;
   const PageOverrides* overrides_;  // pinned by the caller
-  size_t tile_ = 0;
+  size_t partition_ = 0;
+  const IndexPartition* part_ = nullptr;  // partition_, or null before the first load
+  PartitionRef part_holder_;              // keeps part_ alive unless the table keeps it
+  size_t tile_ = 0;                       // in part_
   std::unique_ptr<InternalIterator> tile_iter_;
   PageIterator* page_ = nullptr;  // tile_iter_ when the tile has one page
   bool valid_ = false;

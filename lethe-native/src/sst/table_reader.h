@@ -1,12 +1,17 @@
-// TableReader: lookups and iteration over one KiWi table file. The index,
-// the Bloom filters and the range tombstones are held in memory; pages are
-// read on demand through the shared page cache. The index is held compactly:
-// the tiles' keys in one arena (TileKeys), every page's metadata in one
-// array in file order.
+// TableReader: lookups and iteration over one KiWi table file. Pages are
+// read on demand through the shared page cache. The index and the Bloom
+// filters come in partitions (index_partition.h), each covering a run of
+// consecutive tiles. The reader holds the top-level index (one entry per
+// partition) and the range tombstones. It keeps the whole index in memory,
+// merged into one partition, when asked to (Options::pin_index or
+// KeepWholeIndex), when the table has one partition, or without a page
+// cache; otherwise a partition is read when a lookup needs it and lives in
+// the page cache, charged like a page. A table of an older format has no
+// partitions: its whole index is read at open.
 //
-// A point lookup binary-searches the tile fence pointers, then probes the
-// Bloom filter of each of the tile's pages and reads only the pages that may
-// hold the key (paper §4.2.2).
+// A point lookup binary-searches the top-level index, then the partition's
+// tile fence pointers, then probes the Bloom filter of each of the tile's
+// pages and reads only the pages that may hold the key (paper §4.2.2).
 //
 // Thread-safety: safe for concurrent use after Open.
 #pragma once
@@ -22,20 +27,23 @@
 #include "iterator/internal_iterator.h"
 #include "lethe/env.h"
 #include "format/range_tombstone.h"
-#include "sst/page.h"
 #include "sst/fence_index.h"
+#include "sst/index_partition.h"
+#include "sst/page.h"
 #include "sst/tile_keys.h"
 #include "sst/table_format.h"
 #include "util/striped_counter.h"
 
 namespace lethe {
 
-using PageCache = LruCache<const Page, 64>;
+// Holds decoded pages and index partitions (told apart by their keys).
+using PageCache = LruCache<const void, 64>;
 
 struct TableReadCounters {
   StripedCounter bytes_read;
   StripedCounter bloom_useful;
-  StripedCounter opens;  // tables opened: their index and filters read whole
+  StripedCounter opens;  // tables opened: their top-level index (older formats: whole index) read
+  StripedCounter partition_reads;  // index partitions read from the file
 };
 
 class TableReader;
@@ -50,10 +58,12 @@ struct PageOverrides {
   const TableReader* patch = nullptr;
 };
 
-// One tile of an open table, as views into the reader (valid while it lives).
-struct TileView {
-  std::string_view smallest, largest;  // sort keys, inclusive
-  std::span<const PageMeta> pages;     // in file order
+// Where the entries of a page are read: this table's page, or the page of
+// a patch table that replaced it.
+struct PageSource {
+  const TableReader* reader = nullptr;
+  const IndexPartition* partition = nullptr;  // holds meta and its filter
+  const PageMeta* meta = nullptr;
 };
 
 class TableReader {
@@ -65,6 +75,8 @@ class TableReader {
     // share a cache apart.
     uint64_t cache_namespace = 0;
     TableReadCounters* counters = nullptr;  // may be null
+    // Keep the whole index in memory for the reader's lifetime.
+    bool pin_index = false;
   };
 
   static Status Open(const Options& options, std::string fname, uint64_t file_number,
@@ -87,53 +99,90 @@ class TableReader {
 
   std::unique_ptr<InternalIterator> NewIterator(bool fill_cache, const PageOverrides* overrides = nullptr) const;
 
-  // The page that stands for `meta` under `overrides`: false if it was
-  // dropped; otherwise *reader and *page name it (this table's page, or the
-  // patch's). Corruption if a patched page has no page in the patch.
-  Status EffectivePage(const PageMeta& meta, const PageOverrides* overrides, bool* present,
-                       const TableReader** reader, const PageMeta** page) const;
+  // The page that stands for `own` (a page of `part`, a partition of this
+  // table) under `overrides`: *present false if it was dropped; otherwise
+  // *source names it (this table's page, or the patch's). Corruption if a
+  // patched page has no page in the patch, or the patch's index is not in
+  // memory (patch tables are written as one partition).
+  Status EffectivePage(const IndexPartition& part, const PageMeta& own, const PageOverrides* overrides,
+                       bool* present, PageSource* source) const;
 
   const std::vector<RangeTombstone>& range_tombstones() const { return tombstones_; }
   // Null if the table has no range tombstone.
   const std::shared_ptr<const FragmentedTombstones>& fragmented_tombstones() const { return fragmented_; }
-  size_t tile_count() const { return tile_keys_.size(); }
-  TileView tile(size_t t) const {
-    return TileView{tile_keys_.smallest(t), tile_keys_.largest(t), TilePages(t)};
-  }
+  // Reads every index partition and keeps them, merged into one, for the
+  // reader's lifetime. Only before the reader is shared.
+  Status KeepWholeIndex();
+  // Bytes of the index partitions in the file that the reader does not keep
+  // (0 once it keeps its whole index).
+  size_t PartitionBytes() const;
+
+  size_t tile_count() const { return part_first_tile_.back(); }
+  // Partitions as read: 1 for a reader that keeps its whole index.
+  size_t partition_count() const { return part_first_tile_.size() - 1; }
+  // Index partition p, from memory, the page cache or the file (then cached
+  // if fill_cache).
+  Status ReadPartition(size_t p, bool fill_cache, PartitionRef* out) const;
+  // Every partition, in file order (none cached that was not).
+  Status ReadPartitions(std::vector<PartitionRef>* out) const;
   const TableProperties& properties() const { return props_; }
   const std::string& filename() const { return fname_; }
-  // Memory the open reader holds: index, filters, fence keys, tombstones.
+  // Memory the open reader holds: the top-level index, the partitions kept
+  // in memory, tombstones.
   size_t MemoryUsage() const { return memory_usage_; }
 
   // Reads one page (through the cache), decoded. Corruption names the file.
   Status ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
-  std::string_view PageFilter(const PageMeta& meta) const;
 
  private:
   TableReader() = default;
+  // A tile found for a key: its partition (kept alive by holder unless the
+  // reader keeps it in memory) and its number there.
+  struct TileSpot {
+    size_t partition = SIZE_MAX;  // SIZE_MAX: no tile may hold the key
+    const IndexPartition* part = nullptr;
+    size_t tile = 0;
+    bool found() const { return partition != SIZE_MAX; }
+  };
+
   Status ReadBlock(const BlockHandle& handle, std::string* contents) const;
   // Reads handle.size bytes plus the trailer into dst and verifies the CRC.
   Status ReadVerified(const BlockHandle& handle, char* dst) const;
   // Reads, verifies and decompresses one page into *page (no cache).
   Status ReadPageContents(const PageMeta& meta, Page* page) const;
   size_t ComputeMemoryUsage() const;
-  // Packs the decoded tiles into tile_keys_, pages_ and tile_starts_; checks
-  // every page against the data and filter regions.
-  Status LoadIndex(std::vector<TileMeta> tiles, const Footer& footer);
-  std::span<const PageMeta> TilePages(size_t t) const {
-    if (tile_starts_.empty()) return std::span<const PageMeta>(pages_).subspan(t, 1);
-    return std::span<const PageMeta>(pages_).subspan(tile_starts_[t], tile_starts_[t + 1] - tile_starts_[t]);
-  }
-  // Index of the first tile whose largest sort key >= key (tile_count() if none).
-  size_t FindTile(std::string_view sort_key) const;
-  // Get's steps. The tile that may hold ctx's key (tile_count() if none),
-  // after feeding ctx the table's range tombstone covering it.
-  size_t LocateTile(GetContext* ctx) const;
-  // Starts reading tile t's first filter into the CPU cache.
-  void PrefetchFilter(size_t t) const;
-  // Reads the pages of tile t that may hold ctx's key (`filter_checked`:
-  // the tile's single filter already said yes) and feeds ctx their entries.
-  Status GetFromTile(GetContext* ctx, size_t t, bool filter_checked, bool fill_cache,
+  // Reads the index: the whole index as one partition (formats 1, 2), or
+  // the top-level index and, if kept in memory, every partition.
+  Status LoadIndex(const Footer& footer);
+  Status LoadWholeIndex(const Footer& footer);
+  Status LoadTopLevelIndex(const Footer& footer);
+  // Reads partition p's block into *builder, checked against the top-level index.
+  Status AddPartition(size_t p, IndexPartition::Builder* builder) const;
+  // Reads and builds partition p from the file.
+  Status ReadPartitionBlock(size_t p, std::unique_ptr<IndexPartition>* out) const;
+  // Partition p: *part points at it; *holder keeps it alive unless it is kept in memory.
+  Status GetPartition(size_t p, bool fill_cache, PartitionRef* holder, const IndexPartition** part) const;
+  // The partition that may hold key (partition_count() if none).
+  size_t FindPartition(std::string_view key) const;
+  // The tile that may hold key (*spot not found() if none). `hint`: a spot
+  // found before, whose partition is reused when it is key's.
+  Status FindSpot(std::string_view key, bool fill_cache, const TileSpot* hint, PartitionRef* holder,
+                  TileSpot* spot) const;
+  // Get's steps. FindSpot for ctx's key, after feeding ctx the table's range
+  // tombstone covering it.
+  Status LocateTile(GetContext* ctx, bool fill_cache, const TileSpot* hint, PartitionRef* holder,
+                    TileSpot* spot) const;
+  // Starts reading the spot's first filter into the CPU cache.
+  static void PrefetchFilter(const TileSpot& spot);
+  // False if the spot's tile has one page of its own and its filter rules
+  // key out; *checked says whether that filter was tested (the page's own
+  // test is then done).
+  bool SinglePageFilterMayContain(const TileSpot& spot, std::string_view key, const PageOverrides* overrides,
+                                  bool* checked) const;
+  // Reads the pages of the spot's tile that may hold ctx's key
+  // (`filter_checked`: the tile's single filter already said yes) and feeds
+  // ctx their entries.
+  Status GetFromTile(GetContext* ctx, const TileSpot& spot, bool filter_checked, bool fill_cache,
                      const PageOverrides* overrides) const;
   friend class TableIterator;
 
@@ -141,18 +190,17 @@ class TableReader {
   std::string fname_;
   uint64_t file_number_ = 0;
   std::unique_ptr<RandomAccessFile> file_;
-  TileKeys tile_keys_;
-  std::vector<PageMeta> pages_;        // every page in file order: pages_[i].index == i
-  // Tile t's pages are [tile_starts_[t], tile_starts_[t + 1]); empty when
-  // every tile has one page (tile t is page t), as with the default h = 1.
-  std::vector<uint32_t> tile_starts_;
-  FenceIndex fences_;  // over tile_keys_
-  // False if the filter of tile t, when it has one page of its own, rules key
-  // out; *checked says whether that filter was tested (the page's own test
-  // is then done).
-  bool SinglePageFilterMayContain(size_t t, std::string_view key, const PageOverrides* overrides,
-                                  bool* checked) const;
-  std::string filters_;
+  uint32_t format_version_ = 0;
+  uint64_t data_limit_ = 0;  // where the data region ends
+  // The top-level index: partition p covers tiles [part_first_tile_[p],
+  // part_first_tile_[p + 1]) and pages likewise; part_keys_ holds its first
+  // tile's smallest and its last tile's largest key.
+  TileKeys part_keys_;
+  FenceIndex part_fences_;  // over part_keys_
+  std::vector<uint32_t> part_first_tile_ = {0};
+  std::vector<uint32_t> part_first_page_ = {0};
+  std::vector<BlockHandle> part_handles_;  // format 3 on, unless the whole index is kept
+  PartitionRef whole_;                     // the whole index when kept: the only partition
   std::vector<RangeTombstone> tombstones_;
   std::shared_ptr<const FragmentedTombstones> fragmented_;
   TableProperties props_;

@@ -47,8 +47,19 @@ class TableTest : public ::testing::Test {
     ASSERT_TRUE(env_->NewRandomAccessFile("/t.sst", &rf).ok());
     TableReader::Options ro;
     ro.counters = &counters_;
+    ro.page_cache = cache_.get();
     Status s = TableReader::Open(ro, "/t.sst", 1, std::move(rf), size, &table_);
     open_status_ = s;
+  }
+  // Every tile of the open table, in file order (views valid until the next call).
+  std::vector<TileView> Tiles() {
+    Status s = table_->ReadPartitions(&partitions_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    std::vector<TileView> tiles;
+    for (const PartitionRef& p : partitions_) {
+      for (size_t t = 0; t < p->tile_count(); t++) tiles.push_back(p->tile(t));
+    }
+    return tiles;
   }
   std::string Get(std::string_view key, SequenceNumber seq = kMaxSequenceNumber) {
     GetContext ctx(key, seq);
@@ -120,9 +131,11 @@ class TableTest : public ::testing::Test {
   }
 
   std::unique_ptr<MemEnv> env_ = NewMemEnv();
+  std::unique_ptr<PageCache> cache_;  // none: the reader keeps its whole index
   std::unique_ptr<TableReader> table_;
   Status open_status_;
   TableReadCounters counters_;
+  std::vector<PartitionRef> partitions_;
 };
 
 TEST_F(TableTest, KiwiLayoutInvariants) {
@@ -133,11 +146,13 @@ TEST_F(TableTest, KiwiLayoutInvariants) {
     ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
     ASSERT_GT(table_->tile_count(), 4u);
     size_t total = 0;
-    for (size_t t = 0; t < table_->tile_count(); t++) {
-      const TileView tile = table_->tile(t);
+    const std::vector<TileView> tiles = Tiles();
+    ASSERT_EQ(table_->tile_count(), tiles.size());
+    for (size_t t = 0; t < tiles.size(); t++) {
+      const TileView& tile = tiles[t];
       EXPECT_LE(tile.pages.size(), static_cast<size_t>(h));
       if (t > 0) {
-        EXPECT_LT(table_->tile(t - 1).largest, tile.smallest) << "tiles overlap or split a sort key";
+        EXPECT_LT(tiles[t - 1].largest, tile.smallest) << "tiles overlap or split a sort key";
       }
       for (size_t p = 0; p < tile.pages.size(); p++) {
         const PageMeta& page = tile.pages[p];
@@ -302,17 +317,31 @@ TEST_F(TableTest, PageBoundsThatWrapAreCorruption) {
   ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
   Footer footer;
   ASSERT_TRUE(footer.DecodeFrom(std::string_view(data).substr(data.size() - kFooterSize)).ok());
+  auto block = [&](const BlockHandle& h) { return std::string_view(data).substr(h.offset, h.size); };
+  std::vector<PartitionMeta> partitions;
+  ASSERT_TRUE(DecodeTopLevelIndex(block(footer.index), &partitions).ok());
+  ASSERT_EQ(1u, partitions.size());
   std::vector<TileMeta> tiles;
-  ASSERT_TRUE(DecodeIndex(std::string_view(data).substr(footer.index.offset, footer.index.size), footer.version, &tiles).ok());
-  // Each damage in a new index block written after the old blocks, with a
-  // new footer pointing at it (so every checksum matches).
+  std::string_view filters;
+  ASSERT_TRUE(DecodePartition(block(partitions[0].handle), footer.version, &tiles, &filters).ok());
+  // Each damage in a new partition and top-level index written after the
+  // old blocks, with a new footer pointing at them (so every checksum
+  // matches; the partition region grows to hold the new partition).
+  auto append_block = [](std::string* file, std::string_view contents) {
+    file->append(contents);
+    PutFixed32(file, crc32c::Mask(crc32c::Value(contents.data(), contents.size())));
+  };
   auto with_index = [&](const std::vector<TileMeta>& damaged) {
-    std::string file = data.substr(0, data.size() - kFooterSize), index;
-    EncodeIndex(damaged, &index);
+    std::string file = data.substr(0, data.size() - kFooterSize), partition, top;
+    EncodePartition(damaged, filters, &partition);
+    std::vector<PartitionMeta> moved = partitions;
+    moved[0].handle = BlockHandle{file.size(), partition.size()};
+    append_block(&file, partition);
+    EncodeTopLevelIndex(moved, &top);
     Footer f = footer;
-    f.index = BlockHandle{file.size(), index.size()};
-    file += index;
-    PutFixed32(&file, crc32c::Mask(crc32c::Value(index.data(), index.size())));
+    f.index = BlockHandle{file.size(), top.size()};
+    append_block(&file, top);
+    f.filter.size = file.size() - f.filter.offset;
     f.EncodeTo(&file);
     return file;
   };
@@ -349,8 +378,8 @@ TEST_F(TableTest, CompressedTablesReadBackExactly) {
     ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
     ASSERT_TRUE(env_->GetFileSize("/t.sst", &sizes[c]).ok());
     size_t compressed = 0, pages = 0;
-    for (size_t t = 0; t < table_->tile_count(); t++) {
-      for (const PageMeta& p : table_->tile(t).pages) {
+    for (const TileView& tile : Tiles()) {
+      for (const PageMeta& p : tile.pages) {
         pages++;
         compressed += p.compression == static_cast<uint8_t>(c) ? 1 : 0;
         EXPECT_TRUE(c == Compression::kNone ? p.raw_size == p.size : p.raw_size > p.size);
@@ -387,9 +416,10 @@ TEST_F(TableTest, OnePageTilesFillTheirPageSize) {
   Build(entries, TableBuilderOptions{kPageSize, 1, 10, Compression::kNone});
   ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
   const size_t largest_entry = 3 + 16 + 8 + 100 + 1 + 4;  // varints, key, tag, value, delete key, restart
-  ASSERT_GT(table_->tile_count(), 10u);
-  for (size_t t = 0; t + 1 < table_->tile_count(); t++) {  // the last page holds what is left
-    const PageMeta& p = table_->tile(t).pages[0];
+  const std::vector<TileView> tiles = Tiles();
+  ASSERT_GT(tiles.size(), 10u);
+  for (size_t t = 0; t + 1 < tiles.size(); t++) {  // the last page holds what is left
+    const PageMeta& p = tiles[t].pages[0];
     EXPECT_GE(p.raw_size, kPageSize) << "tile " << t;
     EXPECT_LT(p.raw_size, kPageSize + largest_entry + 4) << "tile " << t;  // + the restart count
   }
@@ -401,7 +431,7 @@ TEST_F(TableTest, OnePageTilesFillTheirPageSize) {
 TEST_F(TableTest, UndecodableCompressedPageIsCorruption) {
   Build(RandomEntries(300, 3), TableBuilderOptions{1024, 1, 10, Compression::kLZ4});
   ASSERT_TRUE(open_status_.ok());
-  const PageMeta page = table_->tile(0).pages[0];
+  const PageMeta page = Tiles()[0].pages[0];
   ASSERT_EQ(static_cast<uint8_t>(Compression::kLZ4), page.compression);
   std::string data;
   ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
@@ -415,6 +445,112 @@ TEST_F(TableTest, UndecodableCompressedPageIsCorruption) {
   EXPECT_FALSE(it->Valid());
   EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
   EXPECT_NE(it->status().message().find("/t.sst"), std::string::npos) << it->status().ToString();
+}
+
+// Every read of a table whose index is split into many partitions answers
+// as the same table with one partition, whether the reader keeps the
+// partitions or reads them through a page cache too small to hold them all.
+TEST_F(TableTest, PartitionedIndexReadsAsOnePartition) {
+  for (int h : {1, 4}) {
+    SCOPED_TRACE("h=" + std::to_string(h));
+    const std::vector<TestEntry> entries = RandomEntries(2000, 13);
+    const std::vector<std::string> keys = KeysAndGaps(entries);
+    auto reads = [&] {
+      std::vector<std::string> out;
+      for (const std::string& k : keys) out.push_back(Get(k) + "|" + Get(k, 600));
+      auto it = table_->NewIterator(true);
+      for (it->SeekToFirst(); it->Valid(); it->Next()) out.push_back(std::string(it->key()));
+      for (size_t i = 0; i < keys.size(); i += 7) {
+        it->Seek(MakeInternalKey(keys[i], kMaxSequenceNumber, kSeekKind));
+        out.push_back(it->Valid() ? std::string(it->key()) : "END");
+      }
+      out.push_back(it->status().ToString());
+      for (const std::string& k : keys) out.push_back(table_->MayContain(k) ? "1" : "0");
+      return out;
+    };
+    TableBuilderOptions whole{256, h, 10};
+    whole.index_partition_size = 0;
+    cache_.reset();
+    Build(entries, whole);
+    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+    ASSERT_EQ(1u, table_->partition_count());
+    const std::vector<std::string> expected = reads();
+
+    TableBuilderOptions split = whole;
+    split.index_partition_size = 200;
+    const uint64_t reads_before = counters_.partition_reads.Sum();
+    Build(entries, split);  // no cache: the reader keeps the whole index, merged
+    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+    EXPECT_EQ(1u, table_->partition_count());
+    const uint64_t kept_reads = counters_.partition_reads.Sum();
+    EXPECT_GT(kept_reads - reads_before, 20u) << "every partition read at open";
+    EXPECT_EQ(expected, reads());
+    EXPECT_EQ(kept_reads, counters_.partition_reads.Sum());
+
+    cache_ = std::make_unique<PageCache>(16 << 10);
+    Open();
+    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+    ASSERT_GT(table_->partition_count(), 20u);
+    EXPECT_EQ(kept_reads, counters_.partition_reads.Sum()) << "opening read partitions";
+    EXPECT_EQ(expected, reads());
+    ExpectMultiGetAsGet(entries);
+    // The cache holds a few partitions: they were read again and again.
+    EXPECT_GT(counters_.partition_reads.Sum() - kept_reads, 2 * table_->partition_count());
+    cache_.reset();
+  }
+}
+
+// A damaged index partition fails the lookups that need it, and only those,
+// with Corruption naming the file; a reader that keeps every partition
+// fails to open.
+TEST_F(TableTest, DamagedIndexPartitionFailsOnlyItsKeys) {
+  const std::vector<TestEntry> entries = RandomEntries(1000, 17);
+  TableBuilderOptions opts{256, 1, 10};
+  opts.index_partition_size = 300;
+  cache_ = std::make_unique<PageCache>(1 << 20);
+  Build(entries, opts);
+  ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+  ASSERT_GT(table_->partition_count(), 4u);
+  PartitionRef victim;
+  ASSERT_TRUE(table_->ReadPartition(2, false, &victim).ok());
+  const std::string first(victim->tile(0).smallest), last(victim->tile(victim->tile_count() - 1).largest);
+  // Flip a byte inside partition 2's block: its offset is its first page's
+  // filter region... found by searching the file for the block's bytes.
+  std::string data;
+  ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
+  Footer footer;
+  ASSERT_TRUE(footer.DecodeFrom(std::string_view(data).substr(data.size() - kFooterSize)).ok());
+  std::vector<PartitionMeta> partitions;
+  ASSERT_TRUE(DecodeTopLevelIndex(std::string_view(data).substr(footer.index.offset, footer.index.size), &partitions).ok());
+  data[partitions[2].handle.offset + partitions[2].handle.size / 2] ^= 0x20;
+  ASSERT_TRUE(env_->WriteStringToFile("/t.sst", data).ok());
+  cache_ = std::make_unique<PageCache>(1 << 20);  // nothing of the old file cached
+  Open();
+  ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+  std::vector<std::string> keys;
+  for (const TestEntry& e : entries) {
+    if (keys.empty() || keys.back() != e.key) keys.push_back(e.key);
+  }
+  const std::vector<std::string> batch = MultiGet(keys);
+  size_t failed = 0;
+  for (size_t i = 0; i < keys.size(); i++) {
+    const bool inside = first <= keys[i] && keys[i] <= last;
+    const std::string got = Get(keys[i]);
+    EXPECT_EQ(inside, got.find("Corruption") != std::string::npos) << keys[i] << ": " << got;
+    if (inside) {
+      EXPECT_NE(std::string::npos, got.find("/t.sst")) << got;
+    }
+    EXPECT_EQ(got, batch[i]) << keys[i];
+    failed += inside ? 1 : 0;
+  }
+  EXPECT_GT(failed, 0u);
+  auto it = table_->NewIterator(false);
+  size_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+  cache_.reset();
+  Open();
+  EXPECT_TRUE(open_status_.IsCorruption()) << open_status_.ToString();
 }
 
 // The golden layout: a small file with h = 4 whose pages show the delete-key

@@ -86,6 +86,12 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
   // Whether a tracked reader that was not pinned may now stay open for
   // good (it is then counted as pinned).
   bool Promote(const std::shared_ptr<const TableReader>& r);
+  // Whether a table opening now may keep its whole index (about `bytes`) in
+  // memory: on a shared budget while the readers kept open for good take at
+  // most three quarters of what the write buffers leave, so that pages keep
+  // a quarter (tables opened at the same time may pass that by their own
+  // indexes); on a fixed budget always.
+  bool RoomForWholeIndex(size_t bytes) const;
 
   // Whether all write buffers together exceed their share (shared budgets).
   bool WriteBuffersOverLimit() const {
@@ -120,6 +126,7 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
 
   const bool shared_;
   const size_t capacity_, write_buffer_limit_, pinned_limit_;
+  const size_t whole_index_limit_;  // pinned readers' bytes up to which tables keep their whole index
   std::unique_ptr<PageCache> pages_;
   std::unique_ptr<TableReaderCache> readers_;
   std::atomic<uint64_t> next_namespace_{1};

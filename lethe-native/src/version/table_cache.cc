@@ -29,6 +29,11 @@ Status TableCache::Load(const FileMetaData& f, bool may_pin, TableOpen open,
   std::unique_ptr<TableReader> reader;
   s = TableReader::Open(reader_options_, fname, f.number, std::move(file), f.file_size, &reader);
   if (!s.ok()) return s;
+  // Kept whole, an index costs about twice its bytes in the file, and spares
+  // every lookup a trip through the page cache.
+  if (reader->PartitionBytes() > 0 && budget_->RoomForWholeIndex(2 * reader->PartitionBytes())) {
+    if (!(s = reader->KeepWholeIndex()).ok()) return s;
+  }
   const size_t bytes = reader->MemoryUsage();
   // A fixed budget counts a table as pinned when this database pins every table.
   *table = budget_->Track(std::move(reader), budget_->shared() ? may_pin : pin_, pinned);

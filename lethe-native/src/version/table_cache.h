@@ -31,7 +31,11 @@ class TableCache {
              std::shared_ptr<MemoryBudgetImpl> budget)
       : dbname_(std::move(dbname)), env_(env), pin_(max_open_files < 0 || budget->shared()),
         own_(static_cast<size_t>(max_open_files < 0 ? kUnpinnedCapacity : std::max(16, max_open_files))),
-        budget_(std::move(budget)), reader_options_(reader_options) {}
+        budget_(std::move(budget)), reader_options_(reader_options) {
+    // Each open table keeps its whole index, unless a shared budget has no
+    // room for it: then its index partitions live in the budget's page cache.
+    reader_options_.pin_index = !budget_->shared();
+  }
   ~TableCache() { budget_->ForgetNamespace(reader_options_.cache_namespace); }
 
   // The reader of f. *owner keeps it alive, or stays null when the reader is

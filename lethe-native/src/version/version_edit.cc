@@ -40,6 +40,7 @@ enum OptTag : uint32_t {
   kOSizeRatio = 1, kOPageSize = 2, kOPagesPerTile = 3, kOBloomBits = 4, kOTargetFileSize = 5,
   kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8, kODeletePersistenceThreshold = 9,
   kOFadeFilePick = 10, kOCompression = 11, kOBottommostCompression = 12, kODynamicLevelBytes = 13,
+  kOIndexPartitionSize = 14,
 };
 // The ranges a decoded option must lie in: DB::Open's checks (page size,
 // pages per tile; size ratio >= 2 is checked inline), the Java API's for
@@ -192,6 +193,7 @@ void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst) {
   v(kOCompression, static_cast<uint64_t>(o.compression));
   if (o.bottommost_compression) v(kOBottommostCompression, static_cast<uint64_t>(*o.bottommost_compression));
   v(kODynamicLevelBytes, o.dynamic_level_bytes ? 1 : 0);
+  v(kOIndexPartitionSize, o.index_partition_size);
 }
 
 Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
@@ -255,6 +257,7 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
         if (x > 1) return bad(tag, x);
         o->dynamic_level_bytes = x == 1;
         break;
+      case kOIndexPartitionSize: o->index_partition_size = x; break;
       default: break;  // an option from a newer writer: the default applies
     }
   }
