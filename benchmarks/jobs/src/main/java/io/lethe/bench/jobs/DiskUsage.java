@@ -17,6 +17,9 @@ import java.util.stream.Stream;
  * holes punched into files as if they were still on disk.
  */
 final class DiskUsage {
+    /** How results name this measure of local state (rows measured before it summed the files' sizes). */
+    static final String MEASURE = "disk blocks in use";
+
     private DiskUsage() {}
 
     /** The bytes {@code dir} takes on disk; 0 if it does not exist. */

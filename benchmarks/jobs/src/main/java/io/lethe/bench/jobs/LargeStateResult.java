@@ -166,6 +166,7 @@ final class LargeStateResult {
             row.put("local_bytes_end", Long.toString(steady.isEmpty() ? 0 : steady.get(steady.size() - 1).localBytes()));
             row.put("local_bytes_max", Long.toString(steady.stream().mapToLong(Timeline.Sample::localBytes).max()
                     .orElse(0)));
+            row.put("local_measure", DiskUsage.MEASURE);
             row.put("rss_max_bytes", Long.toString(samples.stream().mapToLong(Timeline.Sample::rssBytes).max()
                     .orElse(0)));
             row.put("native_max_bytes", Long.toString(samples.stream().mapToLong(Timeline.Sample::nativeBytes).max()

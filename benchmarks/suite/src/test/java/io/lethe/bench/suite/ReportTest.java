@@ -137,6 +137,31 @@ class ReportTest {
         assertTrue(md.indexOf(block) < md.indexOf("## Machine, versions and settings"));
     }
 
+    /** Large state: local state measured one way is never judged against local state measured another. */
+    @Test
+    void localStateMeasuredDifferentlyIsNotCompared(@TempDir Path tmp) throws Exception {
+        Path data = tmp.resolve("data");
+        writeAll(data);
+        List<String> rows = new ArrayList<>(List.of("job,backend,steady_records_per_s,local_bytes_end,local_measure"));
+        rows.add("keyed,lethe,100,1048576,disk blocks in use");
+        rows.add("keyed,forst,80,4194304,");
+        rows.add("windowed,lethe,100,1048576,disk blocks in use");
+        rows.add("windowed,forst,80,4194304,disk blocks in use");
+        write(data, "largestate.csv", rows);
+        Path report = tmp.resolve("report.md");
+        Report.write(data, report);
+        String md = Files.readString(report);
+        String keyed = md.substring(md.indexOf("### keyed"), md.indexOf("### windowed"));
+        assertFalse(keyed.contains("| local state at the end |"), keyed);
+        assertTrue(keyed.contains("Local state is not compared: forst: file sizes summed; lethe: disk blocks in use."),
+                keyed);
+        assertTrue(keyed.contains("| 1 (disk blocks in use) |"), keyed);
+        // Measured alike: judged (1 MiB against 4 MiB, lower is better).
+        String windowed = md.substring(md.indexOf("### windowed"));
+        assertTrue(windowed.contains("| local state at the end | lower | forst | 0.25 (1 run) | ahead |"), windowed);
+        assertFalse(windowed.contains("Local state is not compared"), windowed);
+    }
+
     @Test
     void missingPartsSayNotRun(@TempDir Path tmp) throws Exception {
         Path data = tmp.resolve("data");
