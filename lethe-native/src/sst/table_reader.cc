@@ -108,11 +108,7 @@ Status TableReader::Open(const Options& options, std::string fname, uint64_t fil
 }
 
 Status TableReader::LoadIndex(const Footer& footer) {
-  Status s = footer.version >= kFirstPartitionedFormatVersion ? LoadTopLevelIndex(footer) : LoadWholeIndex(footer);
-  if (!s.ok()) return s;
-  part_keys_.Shrink();
-  part_fences_.Build(&part_keys_);
-  return Status::OK();
+  return footer.version >= kFirstPartitionedFormatVersion ? LoadTopLevelIndex(footer) : LoadWholeIndex(footer);
 }
 
 Status TableReader::LoadWholeIndex(const Footer& footer) {
@@ -122,11 +118,7 @@ Status TableReader::LoadWholeIndex(const Footer& footer) {
   if (!s.ok()) return s;
   IndexPartition::Builder builder(footer.version, 0, data_limit_);
   if (!(s = builder.Add(index, filters)).ok()) return Status::Corruption(fname_, s.message());
-  if (builder.tiles() == 0) return Status::OK();
-  part_keys_.Add(builder.smallest(0), builder.largest(builder.tiles() - 1));
-  part_first_tile_.push_back(static_cast<uint32_t>(builder.tiles()));
-  part_first_page_.push_back(static_cast<uint32_t>(builder.pages()));
-  whole_ = builder.Finish();
+  AdoptWholeIndex(builder.Finish());
   return Status::OK();
 }
 
@@ -150,6 +142,8 @@ Status TableReader::LoadTopLevelIndex(const Footer& footer) {
     part_first_page_.push_back(part_first_page_.back() + p.pages);
     part_handles_.push_back(p.handle);
   }
+  part_keys_.Shrink();
+  part_fences_.Build(&part_keys_);
   const bool keep = options_.pin_index || options_.page_cache == nullptr || partitions.size() == 1;
   return keep ? KeepWholeIndex() : Status::OK();
 }
@@ -187,7 +181,12 @@ Status TableReader::KeepWholeIndex() {
     Status s = AddPartition(p, &builder);
     if (!s.ok()) return s;
   }
-  std::unique_ptr<IndexPartition> whole = builder.Finish();
+  AdoptWholeIndex(builder.Finish());
+  memory_usage_ = ComputeMemoryUsage();
+  return Status::OK();
+}
+
+void TableReader::AdoptWholeIndex(std::unique_ptr<IndexPartition> whole) {
   // One partition in memory from now on (none for a table without tiles).
   part_keys_ = TileKeys();
   part_first_tile_ = {0};
@@ -200,8 +199,6 @@ Status TableReader::KeepWholeIndex() {
   part_fences_.Build(&part_keys_);
   part_handles_.clear();
   whole_ = std::move(whole);
-  memory_usage_ = ComputeMemoryUsage();
-  return Status::OK();
 }
 
 size_t TableReader::PartitionBytes() const {

@@ -156,6 +156,8 @@ class TableReader {
   Status LoadIndex(const Footer& footer);
   Status LoadWholeIndex(const Footer& footer);
   Status LoadTopLevelIndex(const Footer& footer);
+  // Makes `whole` the reader's only partition, the top-level index describing it.
+  void AdoptWholeIndex(std::unique_ptr<IndexPartition> whole);
   // Reads partition p's block into *builder, checked against the top-level index.
   Status AddPartition(size_t p, IndexPartition::Builder* builder) const;
   // Reads and builds partition p from the file.

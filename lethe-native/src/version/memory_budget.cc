@@ -22,7 +22,7 @@ Status MemoryBudget::New(size_t capacity_bytes, double write_buffer_ratio, std::
 MemoryBudgetImpl::MemoryBudgetImpl(bool shared, size_t capacity, size_t write_buffer_limit, bool bound_readers)
     : shared_(shared), capacity_(capacity), write_buffer_limit_(write_buffer_limit),
       pinned_limit_(!shared ? 0 : bound_readers ? (capacity - write_buffer_limit) / 2 : SIZE_MAX),
-      whole_index_limit_(!shared ? SIZE_MAX : (capacity - write_buffer_limit) / 4 * 3) {
+      whole_index_limit_((capacity - write_buffer_limit) / 4 * 3) {
   if (capacity_ > 0) pages_ = std::make_unique<PageCache>(capacity_);
   // A reader in use is held by its user: the bound can be strict.
   if (shared_) readers_ = std::make_unique<TableReaderCache>((capacity_ - write_buffer_limit_) / 4 * 3, false);

@@ -126,7 +126,7 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
 
   const bool shared_;
   const size_t capacity_, write_buffer_limit_, pinned_limit_;
-  const size_t whole_index_limit_;  // pinned readers' bytes up to which tables keep their whole index
+  const size_t whole_index_limit_;  // shared: pinned readers' bytes up to which tables keep their whole index
   std::unique_ptr<PageCache> pages_;
   std::unique_ptr<TableReaderCache> readers_;
   std::atomic<uint64_t> next_namespace_{1};
