@@ -140,10 +140,17 @@ void Exercise(const TableReader& table, const std::vector<std::string>& probes,
     if (n % 16 == 0 && keys.size() < 32) keys.emplace_back(ExtractSortKey(it->key()));
   }
   (void)it->status();
+  // Backwards, a damaged table may show entries the forward scan stopped before.
+  size_t back = 0;
+  for (it->SeekToLast(); it->Valid() && back < (size_t{1} << 20); it->Prev(), back++) {
+    FUZZ_CHECK(it->key().size() >= 8);
+  }
   for (const std::string& k : keys) {
     for (SequenceNumber seq : {kMaxSequenceNumber, SequenceNumber{100}}) {
       it->Seek(MakeInternalKey(k, seq, kSeekKind));
       for (int i = 0; i < 3 && it->Valid(); i++) it->Next();
+      it->SeekForPrev(MakeInternalKey(k, seq, kSeekKind));
+      for (int i = 0; i < 3 && it->Valid(); i++) i % 2 == 0 ? it->Prev() : it->Next();
       GetContext ctx(k, seq);
       if (table.Get(&ctx, /*fill_cache=*/false, overrides).ok()) {
         std::string value;

@@ -585,12 +585,19 @@ JNIEXPORT jint JNICALL Java_io_lethe_engine_internal_Native_iteratorFill(JNIEnv*
   return Guarded<jint>(env, 0, [&]() -> jint {
     auto* h = reinterpret_cast<IteratorHolder*>(handle);
     lethe::Iterator* it = h->it.get();
+    // op: 0 SeekToFirst, 1 Seek, 2 go on forwards, 3 SeekToLast, 4 SeekForPrev, 5 go on backwards.
     if (op == 0) {
       it->SeekToFirst();
     } else if (op == 1) {
       JBytes t(env, target);
       it->Seek(t.view());
+    } else if (op == 3) {
+      it->SeekToLast();
+    } else if (op == 4) {
+      JBytes t(env, target);
+      it->SeekForPrev(t.view());
     }
+    const bool backward = op >= 3;
     const size_t capacity = static_cast<size_t>(env->GetArrayLength(buffer));
     std::string& out = h->scratch;
     out.clear();
@@ -612,7 +619,7 @@ JNIEXPORT jint JNICALL Java_io_lethe_engine_internal_Native_iteratorFill(JNIEnv*
       out.append(k.data(), k.size());
       out.append(v.data(), v.size());
       n++;
-      it->Next();
+      backward ? it->Prev() : it->Next();
     }
     if (!it->status().ok()) {
       ThrowStatus(env, it->status());

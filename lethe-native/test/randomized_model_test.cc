@@ -12,6 +12,7 @@
 // LETHE_MODEL_SEEDS=<count>.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -286,6 +287,58 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
         return ::testing::AssertionFailure() << "Seek(" << target << "): valid=" << it->Valid()
                                              << (it->Valid() ? " got " + std::string(it->key()) : std::string())
                                              << " want " << (valid ? want->first : std::string("end"));
+      }
+    }
+    return CheckBackward(it, ro, expect, limit);
+  }
+
+  // Backward scan from the end, SeekForPrev, and random walks that change
+  // direction, against the model (`it` was made with `ro`).
+  ::testing::AssertionResult CheckBackward(Iterator* it, const ReadOptions& ro, const Family& expect, size_t limit) {
+    // The model's keys within the bounds, as positions an iterator may hold.
+    std::vector<Family::const_iterator> keys;
+    for (auto m = ro.has_lower_bound ? expect.lower_bound(ro.lower_bound) : expect.begin();
+         m != expect.end() && (!ro.has_upper_bound || m->first < ro.upper_bound); ++m) {
+      keys.push_back(m);
+    }
+    auto same = [&](long pos, const std::string& what) -> ::testing::AssertionResult {
+      const bool want = pos >= 0 && pos < static_cast<long>(keys.size());
+      if (it->Valid() != want) {
+        return ::testing::AssertionFailure() << what << ": valid=" << it->Valid() << " want " << want
+                                             << (it->Valid() ? " got " + std::string(it->key()) : std::string())
+                                             << " status " << it->status().ToString();
+      }
+      if (want && (it->key() != keys[pos]->first || it->value() != keys[pos]->second.first ||
+                   it->delete_key() != keys[pos]->second.second)) {
+        return ::testing::AssertionFailure() << what << ": got " << it->key() << " dk " << it->delete_key()
+                                             << " want " << keys[pos]->first << " dk " << keys[pos]->second.second;
+      }
+      return ::testing::AssertionSuccess();
+    };
+    long pos = static_cast<long>(keys.size()) - 1;
+    size_t n = 0;
+    for (it->SeekToLast(); n < limit; it->Prev(), --pos, ++n) {
+      auto r = same(pos, "backward scan entry " + std::to_string(n));
+      if (!r) return r;
+      if (pos < 0) break;
+    }
+    if (!it->status().ok()) return ::testing::AssertionFailure() << "backward scan status " << it->status().ToString();
+    for (int s = 0; s < 3; s++) {
+      const std::string target = RandomKey();
+      it->SeekForPrev(target);
+      // The last key <= target.
+      pos = std::upper_bound(keys.begin(), keys.end(), target,
+                             [](const std::string& t, Family::const_iterator k) { return t < k->first; }) -
+            keys.begin() - 1;
+      auto r = same(pos, "SeekForPrev(" + target + ")");
+      if (!r) return r;
+      for (int step = 0; step < 20 && pos >= 0 && pos < static_cast<long>(keys.size()); step++) {
+        const bool next = rnd_->OneIn(2);
+        next ? it->Next() : it->Prev();
+        pos += next ? 1 : -1;
+        r = same(pos, std::string("after SeekForPrev(") + target + ") step " + std::to_string(step) +
+                          (next ? " Next" : " Prev"));
+        if (!r) return r;
       }
     }
     return ::testing::AssertionSuccess();

@@ -1,11 +1,13 @@
 // Range deletes that cost reads nothing: a point lookup stops at the newest
 // range tombstone covering its key and reads no older file; an iterator
-// passes over what a newer tombstone covers with one seek; many tombstones
+// passes over what a newer tombstone covers with one seek, in either
+// direction; many tombstones
 // answer as a plain model does.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 #include "util/random.h"
@@ -78,6 +80,19 @@ TEST_F(RangeDeleteReadTest, AnIteratorSeeksPastWhatANewerTombstoneCovers) {
     const uint64_t seeks = db_->GetStatistics().range_delete_skips - skips;
     EXPECT_GE(seeks, 2u) << (flushed ? "flushed" : "in the memtable");
     EXPECT_LE(seeks, 4u) << (flushed ? "flushed" : "in the memtable");
+    // Backwards alike: one seek before each covered stretch.
+    const uint64_t back_skips = db_->GetStatistics().range_delete_skips;
+    std::vector<std::string> backward;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) backward.emplace_back(it->key());
+    ASSERT_TRUE(it->status().ok());
+    ASSERT_EQ(210u, backward.size());
+    EXPECT_EQ(Key(2999), backward.front());
+    EXPECT_EQ(Key(2900), backward[99]);
+    EXPECT_EQ(Key(2099), backward[100]);
+    EXPECT_EQ(Key(9), backward[200]);
+    const uint64_t back_seeks = db_->GetStatistics().range_delete_skips - back_skips;
+    EXPECT_GE(back_seeks, 2u) << (flushed ? "flushed" : "in the memtable");
+    EXPECT_LE(back_seeks, 4u) << (flushed ? "flushed" : "in the memtable");
   }
 }
 

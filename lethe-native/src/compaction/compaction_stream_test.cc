@@ -8,36 +8,10 @@
 #include <map>
 
 #include "lethe/options.h"
+#include "vector_iterator.h"
 
 namespace lethe {
 namespace {
-
-// An in-memory sorted source of internal entries.
-class VectorIterator final : public InternalIterator {
- public:
-  struct E {
-    std::string ikey, value;
-    uint64_t dk;
-  };
-  explicit VectorIterator(std::vector<E> e) : e_(std::move(e)) {
-    std::sort(e_.begin(), e_.end(), [](const E& a, const E& b) { return CompareInternalKey(a.ikey, b.ikey) < 0; });
-  }
-  bool Valid() const override { return i_ < e_.size(); }
-  void SeekToFirst() override { i_ = 0; }
-  void Seek(std::string_view t) override {
-    for (i_ = 0; i_ < e_.size() && CompareInternalKey(e_[i_].ikey, t) < 0; i_++) {
-    }
-  }
-  void Next() override { i_++; }
-  std::string_view key() const override { return e_[i_].ikey; }
-  std::string_view value() const override { return e_[i_].value; }
-  uint64_t delete_key() const override { return e_[i_].dk; }
-  Status status() const override { return Status::OK(); }
-
- private:
-  std::vector<E> e_;
-  size_t i_ = 0;
-};
 
 VectorIterator::E Ent(std::string k, SequenceNumber s, EntryKind kind, std::string v = "", uint64_t dk = kMaxDeleteKey) {
   return {MakeInternalKey(k, s, kind), std::move(v), dk};

@@ -51,12 +51,13 @@ size_t FragmentedTombstones::FindFragment(std::string_view key) const {
 }
 
 SequenceNumber FragmentedTombstones::MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
-                                                    std::string_view* end) const {
+                                                    std::string_view* end, std::string_view* start) const {
   size_t i = FindFragment(key);
   if (i == fragments_.size() || key < fragments_[i].start) return 0;
   for (SequenceNumber s : fragments_[i].seqs) {
     if (s <= read_seq) {
       if (end != nullptr) *end = fragments_[i].end;
+      if (start != nullptr) *start = fragments_[i].start;
       return s;
     }
   }
@@ -78,9 +79,9 @@ size_t TombstoneSource::FindPart(std::string_view key) const {
 }
 
 SequenceNumber TombstoneSource::MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
-                                               std::string_view* end) const {
+                                               std::string_view* end, std::string_view* start) const {
   const size_t p = FindPart(key);
-  return p == parts_.size() ? 0 : parts_[p].set->MaxCoveringSeq(key, read_seq, end);
+  return p == parts_.size() ? 0 : parts_[p].set->MaxCoveringSeq(key, read_seq, end, start);
 }
 
 namespace {

@@ -36,9 +36,10 @@ class FragmentedTombstones {
   const std::vector<Fragment>& fragments() const { return fragments_; }
 
   // The largest sequence number <= read_seq of a tombstone covering key, or 0;
-  // if not 0 and end is not null, *end is where that fragment ends.
-  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
-                                std::string_view* end = nullptr) const;
+  // if not 0, *end and *start (where not null) are where that fragment ends
+  // and starts.
+  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr,
+                                std::string_view* start = nullptr) const;
   // Index of the first fragment whose end > key (fragments.size() if none).
   size_t FindFragment(std::string_view key) const;
 
@@ -58,7 +59,8 @@ class TombstoneSource {
            std::string_view largest = {});
   bool empty() const { return parts_.empty(); }
   // As FragmentedTombstones::MaxCoveringSeq, over the source.
-  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr) const;
+  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr,
+                                std::string_view* start = nullptr) const;
 
  private:
   friend class TombstoneCursor;

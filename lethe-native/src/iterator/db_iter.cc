@@ -25,21 +25,58 @@ class DBIter final : public Iterator {
   bool Valid() const override { return valid_; }
   void SeekToFirst() override {
     if (has_lower_) return Seek(lower_);
+    forward_ = true;
     input_->SeekToFirst();
     for (TombstoneCursor& c : cursors_) c.Reset();
     FindNextUserEntry(false);
   }
+  void SeekToLast() override {
+    forward_ = false;
+    if (has_upper_) {
+      SeekInputBefore(upper_);
+    } else {
+      input_->SeekToLast();
+    }
+    FindPrevUserEntry();
+  }
   void Seek(std::string_view target) override {
     if (has_lower_ && target < lower_) target = lower_;
+    forward_ = true;
     scratch_.clear();
     AppendInternalKey(&scratch_, target, read_seq_, kSeekKind);
     input_->Seek(scratch_);
     for (TombstoneCursor& c : cursors_) c.Reset();
     FindNextUserEntry(false);
   }
+  void SeekForPrev(std::string_view target) override {
+    if (has_upper_ && target >= upper_) return SeekToLast();
+    forward_ = false;
+    // The last internal key of target: sequence 0 of the smallest kind.
+    scratch_.clear();
+    AppendInternalKey(&scratch_, target, 0, EntryKind::kTombstone);
+    input_->SeekForPrev(scratch_);
+    FindPrevUserEntry();
+  }
   void Next() override {
     if (!valid_) return;
+    if (!forward_) {
+      // The input is before key_'s versions: place it on them again.
+      forward_ = true;
+      scratch_.clear();
+      AppendInternalKey(&scratch_, key_, kMaxSequenceNumber, kSeekKind);
+      input_->Seek(scratch_);
+      for (TombstoneCursor& c : cursors_) c.Reset();
+    }
     FindNextUserEntry(true);
+  }
+  void Prev() override {
+    if (!valid_) return;
+    if (forward_) {
+      // The input is at or after key_'s versions: place it before them.
+      forward_ = false;
+      SeekInputBefore(key_);
+    }
+    FindPrevUserEntry();
   }
   std::string_view key() const override { return key_; }
   std::string_view value() const override { return value_; }
@@ -99,6 +136,79 @@ class DBIter final : public Iterator {
     }
   }
 
+  // Places the input on the last entry whose sort key is < key.
+  void SeekInputBefore(std::string_view key) {
+    scratch_.clear();
+    AppendInternalKey(&scratch_, key, kMaxSequenceNumber, kSeekKind);
+    input_->SeekForPrev(scratch_);
+  }
+
+  // Moving backwards, the input meets a sort key's versions oldest first:
+  // folds them into its visible value, and goes on to the next smaller sort
+  // key while a sort key has none. Stops at the lower bound.
+  void FindPrevUserEntry() {
+    valid_ = false;
+    while (input_->Valid()) {
+      const std::string_view sk = ExtractSortKey(input_->key());
+      if (has_lower_ && sk < lower_) return;
+      key_.assign(sk);
+      if (FoldBackward()) {
+        valid_ = true;
+        return;
+      }
+      if (!status_.ok()) return;
+    }
+  }
+
+  // Walks the input back over key_'s versions, applying each visible one in
+  // the order written: a value replaces, a tombstone (point, range or
+  // secondary) clears, a merge operand appends. True if a value results.
+  bool FoldBackward() {
+    const SequenceNumber tomb = TombstoneSeqAt(key_);
+    bool has_value = false;
+    operands_.clear();
+    while (input_->Valid()) {
+      const std::string_view ikey = input_->key();
+      if (ExtractSortKey(ikey) != key_) break;
+      const uint64_t tag = ExtractTag(ikey);
+      const SequenceNumber seq = TagSequence(tag);
+      const EntryKind kind = TagKind(tag);
+      if (seq <= read_seq_) {
+        if (seq < tomb || kind == EntryKind::kTombstone || Hidden(seq, kind, input_->delete_key())) {
+          has_value = false;
+          operands_.clear();
+        } else if (kind == EntryKind::kValue) {
+          merged_.assign(input_->value());
+          has_value = true;
+          operands_.clear();
+        } else if (kind == EntryKind::kMerge) {
+          operands_.emplace_back(input_->value());
+        } else {
+          status_ = Status::Corruption("unknown entry kind during iteration");
+          return false;
+        }
+        delete_key_ = input_->delete_key();
+      }
+      input_->Prev();
+    }
+    if (!has_value && operands_.empty()) return false;
+    if (!has_value) merged_.clear();
+    for (const std::string& op : operands_) {
+      AppendMergeOperand(&merged_, !has_value, op);
+      has_value = true;
+    }
+    value_ = merged_;
+    return true;
+  }
+
+  // The newest range tombstone <= read_seq covering key, in any direction.
+  SequenceNumber TombstoneSeqAt(std::string_view key) const {
+    SequenceNumber best = 0;
+    if (tombstones_ == nullptr) return best;
+    for (const TombstoneSource& t : *tombstones_) best = std::max(best, t.MaxCoveringSeq(key, read_seq_));
+    return best;
+  }
+
   // The input is at the newest operand of key_: fold it with the operands
   // and base value below it. Leaves the input past what it consumed.
   void ResolveMerge(SequenceNumber tomb) {
@@ -146,6 +256,7 @@ class DBIter final : public Iterator {
   SequenceNumber read_seq_;
   bool has_lower_, has_upper_;
   std::string lower_, upper_;
+  bool forward_ = true;
 
   bool valid_ = false;
   std::string key_;

@@ -9,8 +9,8 @@ class SkipCoveredIterator final : public InternalIterator {
  public:
   SkipCoveredIterator(std::unique_ptr<InternalIterator> source, std::vector<const TombstoneSource*> newer,
                       SequenceNumber read_seq, std::atomic<uint64_t>* skips)
-      : source_(std::move(source)), read_seq_(read_seq), skips_(skips) {
-    for (const TombstoneSource* t : newer) newer_.emplace_back(t);
+      : source_(std::move(source)), sources_(std::move(newer)), read_seq_(read_seq), skips_(skips) {
+    for (const TombstoneSource* t : sources_) newer_.emplace_back(t);
   }
 
   bool Valid() const override { return source_->Valid(); }
@@ -18,6 +18,10 @@ class SkipCoveredIterator final : public InternalIterator {
     source_->SeekToFirst();
     for (TombstoneCursor& c : newer_) c.Reset();
     SkipCovered();
+  }
+  void SeekToLast() override {
+    source_->SeekToLast();
+    SkipCoveredBackward();
   }
   void Seek(std::string_view internal_key) override {
     source_->Seek(internal_key);
@@ -27,6 +31,10 @@ class SkipCoveredIterator final : public InternalIterator {
   void Next() override {
     source_->Next();
     SkipCovered();
+  }
+  void Prev() override {
+    source_->Prev();
+    SkipCoveredBackward();
   }
   std::string_view key() const override { return source_->key(); }
   std::string_view value() const override { return source_->value(); }
@@ -51,7 +59,31 @@ class SkipCoveredIterator final : public InternalIterator {
     }
   }
 
+  // While the entry is covered by a newer tombstone, seeks to the last entry
+  // before the start of the covering fragment that starts first. The
+  // forward cursors are positioned anew at the next forward move.
+  void SkipCoveredBackward() {
+    for (TombstoneCursor& c : newer_) c.Reset();
+    while (source_->Valid()) {
+      const std::string_view key = ExtractSortKey(source_->key());
+      std::string_view end, start, first;
+      bool covered = false;
+      for (const TombstoneSource* t : sources_) {
+        if (t->MaxCoveringSeq(key, read_seq_, &end, &start) != 0 && (!covered || start < first)) {
+          first = start;
+          covered = true;
+        }
+      }
+      if (!covered) return;
+      target_.clear();
+      AppendInternalKey(&target_, first, kMaxSequenceNumber, kSeekKind);
+      source_->SeekForPrev(target_);
+      if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
   std::unique_ptr<InternalIterator> source_;
+  std::vector<const TombstoneSource*> sources_;
   std::vector<TombstoneCursor> newer_;  // keys only grow between seeks
   const SequenceNumber read_seq_;
   std::atomic<uint64_t>* const skips_;

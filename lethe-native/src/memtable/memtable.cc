@@ -124,6 +124,10 @@ class MemTable::Iter final : public InternalIterator {
     it_.SeekToFirst();
     Decode();
   }
+  void SeekToLast() override {
+    it_.SeekToLast();
+    Decode();
+  }
   void Seek(std::string_view internal_key) override {
     scratch_.clear();
     PutVarint32(&scratch_, static_cast<uint32_t>(internal_key.size()));
@@ -133,6 +137,10 @@ class MemTable::Iter final : public InternalIterator {
   }
   void Next() override {
     it_.Next();
+    Decode();
+  }
+  void Prev() override {
+    it_.Prev();
     Decode();
   }
   std::string_view key() const override { return entry_.ikey; }

@@ -51,8 +51,11 @@ class SkipList {
     bool Valid() const { return node_ != nullptr; }
     const Key& key() const { return node_->key; }
     void Next() { node_ = node_->Next(0); }
+    // Nodes have no back links: a step back searches from the head.
+    void Prev() { node_ = list_->NodeOrNull(list_->FindLessThan(node_->key)); }
     void Seek(const Key& target) { node_ = list_->FindGreaterOrEqual(target, nullptr); }
     void SeekToFirst() { node_ = list_->head_->Next(0); }
+    void SeekToLast() { node_ = list_->NodeOrNull(list_->FindLast()); }
 
    private:
     const SkipList* list_;
@@ -122,6 +125,40 @@ class SkipList {
       }
     }
   }
+
+  // The last node whose key is < key (head_ if none).
+  Node* FindLessThan(const Key& key) const {
+    Node* x = head_;
+    int level = max_height_.load(std::memory_order_relaxed) - 1;
+    while (true) {
+      Node* next = x->Next(level);
+      if (next != nullptr && compare_(next->key, key) < 0) {
+        x = next;
+      } else if (level == 0) {
+        return x;
+      } else {
+        level--;
+      }
+    }
+  }
+
+  // The last node (head_ if the list is empty).
+  Node* FindLast() const {
+    Node* x = head_;
+    int level = max_height_.load(std::memory_order_relaxed) - 1;
+    while (true) {
+      Node* next = x->Next(level);
+      if (next != nullptr) {
+        x = next;
+      } else if (level == 0) {
+        return x;
+      } else {
+        level--;
+      }
+    }
+  }
+
+  Node* NodeOrNull(Node* x) const { return x == head_ ? nullptr : x; }
 
   Comparator const compare_;
   Arena* const arena_;

@@ -112,6 +112,7 @@ bool PageIterator::ParseAt(uint32_t offset) {
     return false;
   }
   delete_key_ = dk1 - 1;
+  current_ = offset;
   next_ = static_cast<uint32_t>(p - data_);
   valid_ = true;
   return true;
@@ -127,8 +128,29 @@ void PageIterator::SeekToFirst() {
   SeekToRestart(0);
 }
 
+void PageIterator::SeekToLast() {
+  if (num_restarts_ == 0) return Fail();
+  SeekToRestart(num_restarts_ - 1);
+  while (valid_ && next_ < restarts_offset_) ParseAt(next_);
+}
+
 void PageIterator::Next() {
   if (valid_) ParseAt(next_);
+}
+
+// Entries are prefix-compressed, so a step back decodes forwards from the
+// last restart point before the current entry.
+void PageIterator::Prev() {
+  if (!valid_) return;
+  const uint32_t original = current_;
+  uint32_t r = num_restarts_;
+  while (r > 0 && RestartOffset(r - 1) >= original) r--;
+  if (r == 0) {
+    valid_ = false;
+    return;
+  }
+  SeekToRestart(r - 1);
+  while (valid_ && next_ < original) ParseAt(next_);
 }
 
 void PageIterator::Seek(std::string_view target) {

@@ -61,8 +61,10 @@ class PageIterator final : public InternalIterator {
   explicit PageIterator(PageRef page);
   bool Valid() const override { return valid_; }
   void SeekToFirst() override;
+  void SeekToLast() override;
   void Seek(std::string_view internal_key) override;
   void Next() override;
+  void Prev() override;
   std::string_view key() const override { return key_; }
   std::string_view value() const override { return value_; }
   uint64_t delete_key() const override { return delete_key_; }
@@ -78,7 +80,8 @@ class PageIterator final : public InternalIterator {
   const char* data_ = nullptr;
   uint32_t restarts_offset_ = 0;  // where the restart array starts
   uint32_t num_restarts_ = 0;
-  uint32_t next_ = 0;  // offset of the entry after the current one
+  uint32_t current_ = 0;  // offset of the current entry
+  uint32_t next_ = 0;     // offset of the entry after the current one
   bool valid_ = false;
   std::string key_;
   std::string_view value_;

@@ -519,6 +519,10 @@ class TableIterator final : public InternalIterator {
     if (tile_iter_) tile_iter_->SeekToFirst();
     SkipEmptyTiles();
   }
+  void SeekToLast() override {
+    LoadTileBefore(table_->partition_count(), 0);
+    SkipEmptyTiles(/*backward=*/true);
+  }
   void Seek(std::string_view target) override {
     const std::string_view key = ExtractSortKey(target);
     const size_t p = table_->part_fences_.LowerBound(key);
@@ -542,6 +546,10 @@ class TableIterator final : public InternalIterator {
       tile_iter_->Next();
     }
     SkipEmptyTiles();
+  }
+  void Prev() override {
+    tile_iter_->Prev();
+    SkipEmptyTiles(/*backward=*/true);
   }
   std::string_view key() const override { return key_; }
   std::string_view value() const override { return value_; }
@@ -606,22 +614,43 @@ class TableIterator final : public InternalIterator {
       tile_iter_ = NewMergingIterator(std::move(pages));
     }
   }
-  void SkipEmptyTiles() {
-    while (tile_iter_ != nullptr && !tile_iter_->Valid()) {
-      if (!tile_iter_->status().ok()) {
-        status_ = Status::Corruption(table_->fname_, tile_iter_->status().message());
-        tile_iter_.reset();
-        break;
-      }
-      LoadTile(partition_, tile_ + 1);
-      if (tile_iter_) tile_iter_->SeekToFirst();
+  // Opens the tile before tile t of partition p, at its last entry (none
+  // before the table's first tile).
+  void LoadTileBefore(size_t p, size_t t) {
+    while (t == 0) {
+      tile_iter_.reset();
+      page_ = nullptr;
+      if (p == 0 || !LoadPartition(p - 1)) return;
+      p--;
+      t = part_->tile_count();
     }
+    LoadTile(p, t - 1);
+    if (tile_iter_) tile_iter_->SeekToLast();
+  }
+  void CacheEntry() {
     valid_ = tile_iter_ != nullptr;
     if (valid_) {
       key_ = tile_iter_->key();
       value_ = tile_iter_->value();
       delete_key_ = tile_iter_->delete_key();
     }
+  }
+  // Moves on to the nearest tile with entries in the direction of travel.
+  void SkipEmptyTiles(bool backward = false) {
+    while (tile_iter_ != nullptr && !tile_iter_->Valid()) {
+      if (!tile_iter_->status().ok()) {
+        status_ = Status::Corruption(table_->fname_, tile_iter_->status().message());
+        tile_iter_.reset();
+        break;
+      }
+      if (backward) {
+        LoadTileBefore(partition_, tile_);
+      } else {
+        LoadTile(partition_, tile_ + 1);
+        if (tile_iter_) tile_iter_->SeekToFirst();
+      }
+    }
+    CacheEntry();
   }
 
   const TableReader* table_;

@@ -500,6 +500,46 @@ TEST_F(TableTest, PartitionedIndexReadsAsOnePartition) {
   }
 }
 
+// Backward iteration over tiles of several pages and over many partitions
+// visits exactly the forward entries in reverse, and SeekForPrev finds the
+// last entry at or before its target, across tile and partition borders.
+TEST_F(TableTest, IteratesBackwardAsForwardReversed) {
+  for (int h : {1, 4}) {
+    SCOPED_TRACE("h=" + std::to_string(h));
+    const std::vector<TestEntry> entries = RandomEntries(2000, 17);
+    TableBuilderOptions opts{256, h, 10};
+    opts.index_partition_size = 200;
+    cache_ = std::make_unique<PageCache>(16 << 10);
+    Build(entries, opts);
+    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+    ASSERT_GT(table_->partition_count(), 20u);
+    auto it = table_->NewIterator(true);
+    std::vector<std::string> forward, backward;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) forward.emplace_back(it->key());
+    for (it->SeekToLast(); it->Valid(); it->Prev()) backward.emplace_back(it->key());
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    ASSERT_GT(forward.size(), 1000u);
+    std::reverse(backward.begin(), backward.end());
+    EXPECT_EQ(forward, backward);
+    for (size_t i = 0; i < forward.size(); i += 13) {
+      it->SeekForPrev(forward[i]);
+      ASSERT_TRUE(it->Valid());
+      EXPECT_EQ(forward[i], it->key());
+      it->Prev();
+      if (i == 0) {
+        EXPECT_FALSE(it->Valid());
+        continue;
+      }
+      ASSERT_TRUE(it->Valid());
+      EXPECT_EQ(forward[i - 1], it->key());
+      it->Next();
+      ASSERT_TRUE(it->Valid());
+      EXPECT_EQ(forward[i], it->key());
+    }
+    cache_.reset();
+  }
+}
+
 // A damaged index partition fails the lookups that need it, and only those,
 // with Corruption naming the file; a reader that keeps every partition
 // fails to open.

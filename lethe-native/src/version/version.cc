@@ -225,6 +225,10 @@ class LevelIterator final : public InternalIterator {
     if (iter_) iter_->SeekToFirst();
     SkipEmpty();
   }
+  void SeekToLast() override {
+    OpenBefore(files_.size());
+    SkipEmpty(/*backward=*/true);
+  }
   void Seek(std::string_view target) override {
     std::string_view sk = ExtractSortKey(target);
     auto it = FirstFileEndingAtOrAfter(files_.begin(), files_.end(), sk);
@@ -235,6 +239,10 @@ class LevelIterator final : public InternalIterator {
   void Next() override {
     iter_->Next();
     SkipEmpty();
+  }
+  void Prev() override {
+    iter_->Prev();
+    SkipEmpty(/*backward=*/true);
   }
   std::string_view key() const override { return key_; }
   std::string_view value() const override { return value_; }
@@ -257,17 +265,35 @@ class LevelIterator final : public InternalIterator {
     }
     iter_ = tables_open_.table->NewIterator(fill_cache_, &tables_open_.overrides);
   }
-  void SkipEmpty() {
+  // Moves on to the nearest file with entries in the direction of travel.
+  void SkipEmpty(bool backward = false) {
     while (iter_ != nullptr && !iter_->Valid()) {
       if (!iter_->status().ok()) {
         status_ = iter_->status();
         iter_.reset();
         break;
       }
-      Open(index_ + 1);
-      if (iter_) iter_->SeekToFirst();
+      if (backward) {
+        OpenBefore(index_);
+      } else {
+        Open(index_ + 1);
+        if (iter_) iter_->SeekToFirst();
+      }
     }
-    // Cache the entry: callers read it several times per move.
+    CacheEntry();
+  }
+  // Opens the file before file index at its last entry (none before the first).
+  void OpenBefore(size_t index) {
+    if (index == 0) {
+      iter_.reset();
+      tables_open_ = FileTables();
+      return;
+    }
+    Open(index - 1);
+    if (iter_) iter_->SeekToLast();
+  }
+  // Caches the entry: callers read it several times per move.
+  void CacheEntry() {
     valid_ = iter_ != nullptr;
     if (valid_) {
       key_ = iter_->key();
@@ -295,8 +321,10 @@ class OwningTableIterator final : public InternalIterator {
       : tables_(std::move(tables)), iter_(tables_.table->NewIterator(fill_cache, &tables_.overrides)) {}
   bool Valid() const override { return iter_->Valid(); }
   void SeekToFirst() override { iter_->SeekToFirst(); }
+  void SeekToLast() override { iter_->SeekToLast(); }
   void Seek(std::string_view t) override { iter_->Seek(t); }
   void Next() override { iter_->Next(); }
+  void Prev() override { iter_->Prev(); }
   std::string_view key() const override { return iter_->key(); }
   std::string_view value() const override { return iter_->value(); }
   uint64_t delete_key() const override { return iter_->delete_key(); }

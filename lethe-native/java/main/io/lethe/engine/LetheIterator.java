@@ -10,13 +10,15 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
- * Forward iteration over one column family, in unsigned byte order of keys, as of a snapshot and
- * within optional bounds. Entries are fetched from the engine many at a time, so most calls to
- * {@link #next()} do not cross into native code.
+ * Iteration over one column family, in unsigned byte order of keys forwards or backwards, as of a
+ * snapshot and within optional bounds. Entries are fetched from the engine many at a time in the
+ * direction of travel, so most calls to {@link #next()} and {@link #prev()} do not cross into
+ * native code; changing direction seeks again.
  *
- * <p>Call order: ({@link #seekToFirst()} | {@link #seek(byte[])}) ({@link #isValid()} {@link
- * #next()}*)*. Not thread-safe. Close it, or close the database, to free it; any use after close
- * throws {@link IllegalStateException}.
+ * <p>Call order: ({@link #seekToFirst()} | {@link #seek(byte[])} | {@link #seekToLast()} | {@link
+ * #seekForPrev(byte[])}) ({@link #isValid()} ({@link #next()} | {@link #prev()})*)*. Not
+ * thread-safe. Close it, or close the database, to free it; any use after close throws {@link
+ * IllegalStateException}.
  */
 public final class LetheIterator implements AutoCloseable {
     private static final VarHandle INT_LE =
@@ -29,7 +31,10 @@ public final class LetheIterator implements AutoCloseable {
 
     private static final int OP_FIRST = 0;
     private static final int OP_SEEK = 1;
-    private static final int OP_CONTINUE = 2;
+    private static final int OP_NEXT = 2;
+    private static final int OP_LAST = 3;
+    private static final int OP_SEEK_FOR_PREV = 4;
+    private static final int OP_PREV = 5;
 
     private final LetheDb db;
     private volatile long handle;
@@ -39,6 +44,7 @@ public final class LetheIterator implements AutoCloseable {
     private int fill = FIRST_FILL;
     private boolean exhausted;
     private boolean positioned;
+    private boolean backward;  // the buffer holds entries in descending order
 
     LetheIterator(LetheDb db, long handle) {
         this.db = db;
@@ -55,6 +61,16 @@ public final class LetheIterator implements AutoCloseable {
         refill(OP_SEEK, target, FIRST_FILL);
     }
 
+    public void seekToLast() throws LetheException {
+        refill(OP_LAST, null, FIRST_FILL);
+    }
+
+    /** Positions at the last key <= target (and within the bounds). */
+    public void seekForPrev(byte[] target) throws LetheException {
+        Objects.requireNonNull(target, "target");
+        refill(OP_SEEK_FOR_PREV, target, FIRST_FILL);
+    }
+
     public boolean isValid() {
         ensureOpen();
         return remaining > 0;
@@ -62,11 +78,19 @@ public final class LetheIterator implements AutoCloseable {
 
     public void next() throws LetheException {
         ensureValid();
-        pos += ENTRY_HEADER + keyLength() + valueLength();
-        remaining--;
-        if (remaining == 0 && !exhausted) {
-            fill = Math.min(MAX_FILL, fill * 2);
-            refill(OP_CONTINUE, null, fill);
+        if (backward) {
+            turnAround(OP_SEEK);
+        } else {
+            step(OP_NEXT);
+        }
+    }
+
+    public void prev() throws LetheException {
+        ensureValid();
+        if (backward) {
+            step(OP_PREV);
+        } else {
+            turnAround(OP_SEEK_FOR_PREV);
         }
     }
 
@@ -124,6 +148,28 @@ public final class LetheIterator implements AutoCloseable {
         return (int) INT_LE.get(buffer, pos + 4);
     }
 
+    /** Moves to the next buffered entry in the direction of travel, fetching more when none is left. */
+    private void step(int op) throws LetheException {
+        pos += ENTRY_HEADER + keyLength() + valueLength();
+        remaining--;
+        if (remaining == 0 && !exhausted) {
+            fill = Math.min(MAX_FILL, fill * 2);
+            refill(op, null, fill);
+        }
+    }
+
+    /**
+     * Changes direction at the current key. The engine is ahead by the buffered entries, so it seeks
+     * to the current key again (it is in the iterator's snapshot) and steps past it.
+     */
+    private void turnAround(int seekOp) throws LetheException {
+        byte[] current = key();
+        refill(seekOp, current, FIRST_FILL);
+        if (remaining > 0 && compareKeyTo(current) == 0) {
+            step(seekOp == OP_SEEK ? OP_NEXT : OP_PREV);
+        }
+    }
+
     private void refill(int op, byte[] target, int maxEntries) throws LetheException {
         db.guard().acquire();
         try {
@@ -137,7 +183,8 @@ public final class LetheIterator implements AutoCloseable {
                     remaining = r >>> 1;
                     pos = 0;
                     exhausted = (r & 1) != 0;
-                    if (op != OP_CONTINUE) {
+                    backward = op >= OP_LAST;
+                    if (op != OP_NEXT && op != OP_PREV) {
                         fill = maxEntries;
                     }
                     positioned = true;
@@ -145,7 +192,7 @@ public final class LetheIterator implements AutoCloseable {
                 }
                 // The next entry is larger than the buffer: grow and fetch it again.
                 buffer = new byte[Math.max(-r, buffer.length * 2)];
-                op = OP_CONTINUE;
+                op = op >= OP_LAST ? OP_PREV : OP_NEXT;
                 target = null;
             }
         } finally {

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -145,6 +146,65 @@ class LetheDbTest {
                 keys.add(s(it.key()));
             }
             assertEquals(List.of("key00100", "key00101", "key00102"), keys);
+        }
+    }
+
+    @Test
+    void iteratorGoesBackwardAndTurnsAroundAsTheModel() throws Exception {
+        TreeMap<String, String> model = new TreeMap<>();
+        Random rnd = new Random(7);
+        for (int i = 0; i < 3000; i++) {
+            String k = String.format("key%05d", rnd.nextInt(4000));
+            String v = "v" + i + (i % 700 == 0 ? "y".repeat(60_000) : "");
+            db.put(cf, b(k), b(v), i);
+            model.put(k, v);
+            if (i == 1500) {
+                db.flush();
+            }
+        }
+        db.deleteRange(cf, b("key01000"), b("key01400"));
+        model.subMap("key01000", "key01400").clear();
+        try (LetheIterator it = db.newIterator(cf)) {
+            List<String> backward = new ArrayList<>();
+            for (it.seekToLast(); it.isValid(); it.prev()) {
+                String k = s(it.key());
+                assertEquals(model.get(k), s(it.value()), k);
+                backward.add(k);
+            }
+            assertEquals(new ArrayList<>(model.descendingKeySet()), backward);
+            // Random walks from random targets, changing direction at random.
+            for (int walk = 0; walk < 50; walk++) {
+                String target = String.format("key%05d", rnd.nextInt(4100));
+                it.seekForPrev(b(target));
+                String want = model.floorKey(target);
+                for (int step = 0; step < 40 && want != null; step++) {
+                    assertTrue(it.isValid(), "walk " + walk + " step " + step);
+                    assertEquals(want, s(it.key()), "walk " + walk + " step " + step);
+                    boolean forward = rnd.nextBoolean();
+                    if (forward) {
+                        it.next();
+                        want = model.higherKey(want);
+                    } else {
+                        it.prev();
+                        want = model.lowerKey(want);
+                    }
+                }
+                if (want == null) {
+                    assertFalse(it.isValid(), "walk " + walk);
+                }
+            }
+        }
+        ReadOptions bounded = ReadOptions.bounded(b("key00100"), b("key00300"));
+        try (LetheIterator it = db.newIterator(bounded, cf)) {
+            List<String> keys = new ArrayList<>();
+            for (it.seekToLast(); it.isValid(); it.prev()) {
+                keys.add(s(it.key()));
+            }
+            assertEquals(new ArrayList<>(model.subMap("key00100", true, "key00300", false).descendingKeySet()), keys);
+            it.seekForPrev(b("key99999"));
+            assertEquals(model.lowerKey("key00300"), s(it.key()));
+            it.seekForPrev(b("key00000"));
+            assertFalse(it.isValid());
         }
     }
 
