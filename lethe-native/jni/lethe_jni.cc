@@ -649,6 +649,7 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_closeIterator(JNIEnv
     });                                                                                \
   }
 LETHE_DB_CALL(flush, Flush)
+LETHE_DB_CALL(syncWal, SyncWal)
 LETHE_DB_CALL(compactAll, CompactAll)
 LETHE_DB_CALL(waitForBackgroundWork, WaitForBackgroundWork)
 #undef LETHE_DB_CALL

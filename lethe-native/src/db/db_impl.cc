@@ -160,6 +160,32 @@ class BatchValidator final : public WriteBatch::Handler {
   const std::map<uint32_t, std::shared_ptr<ColumnFamilyData>>* cfds_;
 };
 
+// The previous log first: it may hold writes the current one follows.
+Status DBImpl::SyncLogsLocked() {
+  Status s;
+  if (prev_log_ != nullptr) {
+    s = prev_log_->Sync();
+    if (s.ok()) s = prev_log_->Close();
+    if (s.ok()) prev_log_.reset();
+  }
+  if (s.ok() && log_ != nullptr) s = log_->Sync();
+  return s;
+}
+
+Status DBImpl::SyncWal() {
+  Status s;
+  {
+    std::lock_guard<std::mutex> lg(log_mu_);
+    s = SyncLogsLocked();
+  }
+  if (!s.ok()) {
+    // What was written may not be durable: stop accepting writes.
+    std::lock_guard<std::mutex> l(mu_);
+    RecordBackgroundError(s);
+  }
+  return s;
+}
+
 Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
   std::lock_guard<std::mutex> w(write_mu_);
   uint32_t count = batch.Count();
@@ -182,12 +208,7 @@ Status DBImpl::Write(const WriteOptions& o, const WriteBatch& batch) {
     std::unique_lock<std::mutex> lg(log_mu_);
     Status s = log_->AddRecord(record);
     if (s.ok()) KillPoint("wal.appended");
-    if (s.ok() && o.sync && prev_log_ != nullptr) {
-      s = prev_log_->Sync();
-      if (s.ok()) s = prev_log_->Close();
-      if (s.ok()) prev_log_.reset();
-    }
-    if (s.ok() && o.sync) s = log_->Sync();
+    if (s.ok() && o.sync) s = SyncLogsLocked();
     lg.unlock();
     Record(Ticker::kBytesWrittenWal, record.size() + 8);
     if (!s.ok()) {

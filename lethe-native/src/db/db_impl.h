@@ -129,6 +129,7 @@ class DBImpl final : public DB {
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
 
+  Status SyncWal() override;
   Status Flush() override;
   Status CompactAll() override;
   Status WaitForBackgroundWork() override;
@@ -188,6 +189,7 @@ class DBImpl final : public DB {
   // take milliseconds, and writers wait for mu_.
   void DeleteObsoleteFiles(std::unique_lock<std::mutex>& l);
   void RecordBackgroundError(const Status& s);  // mu_ held
+  Status SyncLogsLocked();                       // log_mu_ held
   std::vector<SequenceNumber> SnapshotList();   // mu_ held
   uint64_t OldestSnapshot();                    // mu_ held; kMaxSequenceNumber if none
   bool KeyMayExist(ColumnFamilyData* cfd, std::string_view key);  // write_mu_ held, takes mu_

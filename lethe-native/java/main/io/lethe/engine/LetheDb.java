@@ -336,6 +336,19 @@ public final class LetheDb implements AutoCloseable {
 
     // ---- Maintenance.
 
+    /**
+     * Makes every write acknowledged so far durable by syncing the write-ahead log: one commit point
+     * for many unsynced writes.
+     */
+    public void syncWal() throws LetheException {
+        guard.acquire();
+        try {
+            Native.syncWal(handle);
+        } finally {
+            guard.release();
+        }
+    }
+
     /** Writes every memtable to level 0 and waits for it. */
     public void flush() throws LetheException {
         guard.acquire();

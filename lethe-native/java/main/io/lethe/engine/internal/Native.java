@@ -100,6 +100,8 @@ public final class Native {
     // Maintenance.
     public static native void flush(long db) throws LetheException;
 
+    public static native void syncWal(long db) throws LetheException;
+
     public static native void compactAll(long db) throws LetheException;
 
     public static native void waitForBackgroundWork(long db) throws LetheException;
