@@ -174,6 +174,17 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     }
     return true;
   }
+  if (property == "lethe.estimate-num-keys") {
+    // Entries of memtables and files, less two per point tombstone in a file
+    // (the tombstone and what it deletes); overwrites are counted twice.
+    uint64_t entries = cs->memtable_entries, tombstones = 0;
+    for (const auto& ls : cs->levels) {
+      entries += ls.entries;
+      tombstones += ls.point_tombstones;
+    }
+    *value = std::to_string(entries > 2 * tombstones ? entries - 2 * tombstones : 0);
+    return true;
+  }
   if (property == "lethe.num-entries-active-mem") {
     *value = std::to_string(cs->memtable_entries);
     return true;

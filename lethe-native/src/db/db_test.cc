@@ -149,6 +149,23 @@ TEST_F(DBTest, CrashLosesNoSyncedWrite) {
   for (int i = 0; i < 2000; i++) EXPECT_EQ(Get("k" + std::to_string(i)), std::string(100, 'x'));
 }
 
+TEST_F(DBTest, EstimateNumKeysCountsMemtablesAndFiles) {
+  std::string n;
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.estimate-num-keys", &n));
+  EXPECT_EQ("0", n);
+  for (int i = 0; i < 100; i++) Put("k" + std::to_string(i), "v");
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.estimate-num-keys", &n));
+  EXPECT_EQ("100", n);
+  ASSERT_TRUE(db_->Flush().ok());
+  for (int i = 100; i < 150; i++) Put("k" + std::to_string(i), "v");
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.estimate-num-keys", &n));
+  EXPECT_EQ("150", n);
+  for (int i = 0; i < 10; i++) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, "k" + std::to_string(i)).ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.estimate-num-keys", &n));
+  EXPECT_EQ("140", n);
+}
+
 // SyncWal is a commit point for unsynced writes: those before it survive a
 // crash, across memtable switches (several logs); those after it need not.
 TEST_F(DBTest, SyncWalMakesEarlierWritesDurable) {
