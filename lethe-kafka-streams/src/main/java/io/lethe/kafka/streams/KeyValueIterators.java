@@ -2,6 +2,7 @@ package io.lethe.kafka.streams;
 
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 
 import java.util.NoSuchElementException;
 
@@ -10,7 +11,7 @@ final class KeyValueIterators {
     private KeyValueIterators() {}
 
     /** An iterator over nothing. */
-    static final class Empty<K, V> implements KeyValueIterator<K, V> {
+    static class Empty<K, V> implements KeyValueIterator<K, V> {
         @Override
         public boolean hasNext() {
             return false;
@@ -29,4 +30,7 @@ final class KeyValueIterators {
         @Override
         public void close() {}
     }
+
+    /** The windows of no key. */
+    static final class EmptyWindows<V> extends Empty<Long, V> implements WindowStoreIterator<V> {}
 }

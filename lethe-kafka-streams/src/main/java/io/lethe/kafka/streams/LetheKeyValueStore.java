@@ -7,17 +7,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.StateStore;
-import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
-import org.apache.kafka.streams.query.Position;
-import org.apache.kafka.streams.query.PositionBound;
-import org.apache.kafka.streams.query.Query;
-import org.apache.kafka.streams.query.QueryConfig;
-import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,28 +20,13 @@ import java.util.Objects;
  * A persistent key-value store of bytes on one Lethe database per store and task. Keys are ordered
  * as unsigned bytes; a null value deletes. Iterators see the store as it was when they opened.
  */
-public class LetheKeyValueStore implements KeyValueStore<Bytes, byte[]> {
+public class LetheKeyValueStore extends LetheStateStore implements KeyValueStore<Bytes, byte[]> {
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyValueStore.class);
 
-    private final String name;
-    private StoreDatabase store;
-    private StorePosition position;
-
     public LetheKeyValueStore(String name) {
-        this.name = Objects.requireNonNull(name, "name");
+        super(name);
     }
 
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public void init(StateStoreContext context, StateStore root) {
-        store = StoreDatabase.open(name, context);
-        position = StorePosition.load(name, context);
-        context.register(root, (RecordBatchingStateRestoreCallback) this::restore, position::checkpoint);
-    }
 
     @Override
     public void put(Bytes key, byte[] value) {
@@ -149,47 +125,14 @@ public class LetheKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         return n == null ? 0 : Long.parseLong(n);
     }
 
-    @Override
-    public void flush() {
-        if (store != null && store.isOpen()) {
-            store.commit();
-        }
-    }
 
-    @Override
-    public void close() {
-        if (store != null) {
-            store.close();
-        }
-    }
 
-    @Override
-    public boolean persistent() {
-        return true;
-    }
 
-    @Override
-    public boolean isOpen() {
-        return store != null && store.isOpen();
-    }
 
-    @Override
-    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this, position.get(),
-                position.context());
-    }
-
-    @Override
-    public Position getPosition() {
-        return position.get();
-    }
 
     private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean forward) {
         if (from != null && to != null && from.compareTo(to) > 0) {
-            LOG.warn("Returning empty iterator for fetch with invalid key range: from > to. This may be due to"
-                    + " range arguments set in the wrong order, or serdes that don't preserve ordering when"
-                    + " lexicographically comparing the serialized bytes. Note that the built-in numerical serdes"
-                    + " do not follow this for negative numbers");
+            warnInvalidRange(LOG);
             return new KeyValueIterators.Empty<>();
         }
         store.ensureOpen();
@@ -197,7 +140,8 @@ public class LetheKeyValueStore implements KeyValueStore<Bytes, byte[]> {
                 forward);
     }
 
-    private void restore(Collection<ConsumerRecord<byte[], byte[]>> records) {
+    @Override
+    protected void restore(Collection<ConsumerRecord<byte[], byte[]>> records) {
         WriteBatch batch = new WriteBatch();
         synchronized (position.get()) {
             for (ConsumerRecord<byte[], byte[]> record : records) {
@@ -216,11 +160,4 @@ public class LetheKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
     }
 
-    private void write(WriteBatch batch, String what) {
-        try {
-            store.db().write(io.lethe.engine.WriteOptions.DEFAULT, batch);
-        } catch (LetheException e) {
-            throw store.failure(what, e);
-        }
-    }
 }

@@ -1,6 +1,7 @@
 package io.lethe.kafka.streams;
 
 import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheException;
@@ -11,49 +12,111 @@ import org.apache.kafka.streams.processor.StateStoreContext;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The engine under one store of one task: a database in {@code <task state dir>/lethe/<store>},
- * opened when the store initializes. Writes go to its write-ahead log unsynced; {@link #commit()}
+ * The engine under one store of one task: a database in {@code <task state dir>/lethe/<store>}. Writes go to its write-ahead log unsynced; {@link #commit()}
  * syncs it, which is what Kafka Streams' flush at each commit asks for. Iterators opened on it are
  * closed with it.
  */
 final class StoreDatabase implements AutoCloseable {
     static final String PARENT_DIR = "lethe";
+    private static final String META_FAMILY = "meta";
 
     private final String storeName;
-    private final LetheDb db;
-    private final boolean wal;
-    private final Set<AutoCloseable> openIterators = ConcurrentHashMap.newKeySet();
+    private final File dir;
+    private final DbOptions options;
+    private final Set<LetheRangeIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private volatile LetheDb db;  // opened at first use
+    private final List<Runnable> onOpen = new ArrayList<>();
     private volatile boolean open = true;
 
-    private StoreDatabase(String storeName, LetheDb db, boolean wal) {
+    private StoreDatabase(String storeName, File dir, DbOptions options) {
         this.storeName = storeName;
-        this.db = db;
-        this.wal = wal;
+        this.dir = dir;
+        this.options = options;
     }
 
+    /**
+     * The store's database, its options read now (a bad one fails here), the engine opened at its
+     * first use, as Kafka Streams' segmented stores open their segments.
+     */
     static StoreDatabase open(String storeName, StateStoreContext context) {
         DbOptions options = LetheStoreConfig.from(storeName, context.appConfigs()).dbOptions();
         File dir = new File(new File(context.stateDir(), PARENT_DIR), storeName);
-        try {
-            Files.createDirectories(dir.toPath());
-            return new StoreDatabase(storeName, LetheDb.open(dir.getAbsolutePath(), options), options.useWal());
-        } catch (IOException e) {
-            throw new ProcessorStateException("Error opening store " + storeName + " at location " + dir, e);
-        }
+        return new StoreDatabase(storeName, dir, options);
     }
 
     LetheDb db() {
         ensureOpen();
+        LetheDb opened = db;
+        return opened != null ? opened : openEngine();
+    }
+
+    /**
+     * Opens the store again after a close, as a restore into a closed segmented store reopens its
+     * segments in Kafka Streams; the engine itself opens at the next use.
+     */
+    synchronized void reopen() {
+        open = true;
+    }
+
+    /** Runs action once the engine is open (at its first use), before anything reads or writes. */
+    synchronized void onOpen(Runnable action) {
+        if (db == null) {
+            onOpen.add(action);
+        } else {
+            action.run();
+        }
+    }
+
+    private synchronized LetheDb openEngine() {
+        ensureOpen();
+        if (db == null) {
+            try {
+                Files.createDirectories(dir.toPath());
+                db = LetheDb.open(dir.getAbsolutePath(), options);
+            } catch (IOException e) {
+                throw new ProcessorStateException("Error opening store " + storeName + " at location " + dir, e);
+            }
+            onOpen.forEach(Runnable::run);
+            onOpen.clear();
+        }
         return db;
     }
 
     ColumnFamilyHandle family() {
         return db().defaultColumnFamily();
+    }
+
+    /** A number the store keeps about itself (not one of its entries), or absent if it has none. */
+    long readMeta(String key, long absent) {
+        try {
+            ColumnFamilyHandle meta = db().columnFamily(META_FAMILY);
+            byte[] v = meta == null ? null : db().get(meta, key.getBytes(StandardCharsets.UTF_8));
+            return v == null ? absent : ByteBuffer.wrap(v).getLong();
+        } catch (LetheException e) {
+            throw failure("reading from", e);
+        }
+    }
+
+    /** Keeps a number about the store; durable with the next commit. */
+    void writeMeta(String key, long value) {
+        try {
+            ColumnFamilyHandle meta = db().columnFamily(META_FAMILY);
+            if (meta == null) {
+                meta = db().createColumnFamily(META_FAMILY, ColumnFamilyOptions.DEFAULT);
+            }
+            db().put(meta, key.getBytes(StandardCharsets.UTF_8), ByteBuffer.allocate(8).putLong(value).array());
+        } catch (LetheException e) {
+            throw failure("writing to", e);
+        }
     }
 
     boolean isOpen() {
@@ -69,7 +132,7 @@ final class StoreDatabase implements AutoCloseable {
     /** Makes every write so far durable: syncs the log, or writes the memtables out without one. */
     void commit() {
         try {
-            if (wal) {
+            if (options.useWal()) {
                 db().syncWal();
             } else {
                 db().flush();
@@ -80,11 +143,11 @@ final class StoreDatabase implements AutoCloseable {
     }
 
     /** Tracks an iterator until it closes, so that closing the store closes it too. */
-    void track(AutoCloseable iterator) {
+    void track(LetheRangeIterator iterator) {
         openIterators.add(iterator);
     }
 
-    void untrack(AutoCloseable iterator) {
+    void untrack(LetheRangeIterator iterator) {
         openIterators.remove(iterator);
     }
 
@@ -93,19 +156,17 @@ final class StoreDatabase implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (!open) {
             return;
         }
-        open = false;
-        for (AutoCloseable it : openIterators) {
-            try {
-                it.close();
-            } catch (Exception e) {
-                // Closing what the engine closes anyway: nothing is lost.
-            }
+        for (LetheRangeIterator it : List.copyOf(openIterators)) {
+            it.closeWithStore();
         }
-        openIterators.clear();
-        db.close();
+        open = false;
+        if (db != null) {
+            db.close();
+            db = null;
+        }
     }
 }
