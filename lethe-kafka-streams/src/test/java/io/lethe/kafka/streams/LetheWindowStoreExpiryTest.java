@@ -1,0 +1,89 @@
+package io.lethe.kafka.streams;
+
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.test.InternalMockProcessorContext;
+import org.apache.kafka.test.StreamsTestUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Expired windows leave the store's files: once stream time passes a window's retention and a
+ * commit moves the horizon, no file keeps a page with entries of it after the delete persistence
+ * threshold (each file reports the delete-key bounds of its remaining pages).
+ */
+class LetheWindowStoreExpiryTest {
+    private static final long RETENTION = 2_000;
+    private static final long THRESHOLD_MS = 1_000;
+    private static final Pattern DELETE_KEYS = Pattern.compile("delete-keys=\\[(\\d+),(\\d+)\\]");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void expiredWindowsLeaveTheFilesWithinTheThreshold() throws Exception {
+        Properties props = StreamsTestUtils.getStreamsConfig();
+        props.put(LetheStoreConfig.WRITE_BUFFER_BYTES, String.valueOf(256 << 10));
+        props.put(LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, String.valueOf(THRESHOLD_MS));
+        InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(), Serdes.Bytes(),
+                Serdes.ByteArray(), new StreamsConfig(props));
+        LetheWindowStore store = new LetheWindowStore("expiry", RETENTION, 100, false);
+        store.init(context, store);
+        byte[] value = new byte[400];
+        long streamTime = 0;
+        for (long t = 0; t < 60_000; t += 5) {
+            store.put(key(t), value, t);
+            streamTime = t;
+            if (t % 1_000 == 0) {
+                store.flush();
+            }
+        }
+        store.flush();
+        long horizon = streamTime - RETENTION + 1;
+        assertNull(store.fetch(key(horizon - 1), horizon - 1), "an expired window is never returned");
+
+        long committed = System.nanoTime();
+        long oldest = oldestDeleteKey(store);
+        while (oldest < horizon && System.nanoTime() - committed < (THRESHOLD_MS + 10_000) * 1_000_000) {
+            Thread.sleep(100);
+            oldest = oldestDeleteKey(store);
+        }
+        long elapsedMs = (System.nanoTime() - committed) / 1_000_000;
+        assertTrue(oldest >= horizon, "a file still holds windows from " + oldest + " below the horizon " + horizon
+                + " after " + elapsedMs + " ms:\n" + files(store));
+        // Scheduling slack on a loaded machine: compactions run in the background.
+        assertTrue(elapsedMs <= THRESHOLD_MS + 5_000, "expired windows left after " + elapsedMs + " ms");
+        long bytes = Long.parseLong(store.store.db().property(store.store.family(), "lethe.total-bytes"));
+        long live = (RETENTION / 5) * (value.length + 30);
+        assertTrue(bytes < 4 * live, bytes + " bytes in files for about " + live + " bytes of live windows");
+        store.close();
+    }
+
+    private static Bytes key(long t) {
+        return Bytes.wrap(("key" + (t % 37)).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String files(LetheWindowStore store) {
+        return store.store.db().property(store.store.family(), "lethe.files");
+    }
+
+    /** The smallest delete key of any remaining page in any file (Long.MAX_VALUE if none). */
+    private static long oldestDeleteKey(LetheWindowStore store) {
+        Matcher m = DELETE_KEYS.matcher(files(store));
+        long oldest = Long.MAX_VALUE;
+        while (m.find()) {
+            oldest = Math.min(oldest, Long.parseUnsignedLong(m.group(1)));
+        }
+        return oldest;
+    }
+}
