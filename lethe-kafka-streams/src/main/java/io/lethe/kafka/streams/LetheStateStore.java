@@ -41,6 +41,7 @@ abstract class LetheStateStore implements StateStore {
     public void init(StateStoreContext context, StateStore root) {
         store = StoreDatabase.open(name, context);
         position = StorePosition.load(name, context);
+        StoreMetrics.register(store, context, name);
         opened(context);
         context.register(root, (RecordBatchingStateRestoreCallback) this::restore, position::checkpoint);
     }

@@ -59,6 +59,11 @@ final class StoreDatabase implements AutoCloseable {
         return opened != null ? opened : openEngine();
     }
 
+    /** The engine if it is open, without opening it. */
+    LetheDb openedDb() {
+        return open ? db : null;
+    }
+
     /**
      * Opens the store again after a close, as a restore into a closed segmented store reopens its
      * segments in Kafka Streams; the engine itself opens at the next use.
