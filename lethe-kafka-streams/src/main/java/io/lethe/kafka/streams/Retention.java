@@ -15,12 +15,17 @@ import org.slf4j.LoggerFactory;
  * store has seen; an entry whose timestamp is at or below stream time minus the retention period is
  * expired. Reads never return one, a write of one is dropped and counted in Kafka Streams'
  * dropped-records metric, and the engine's horizon (entries whose delete key, their timestamp, lies
- * below it are gone) follows at each commit, so expired entries leave the files by page drops and
- * within the delete persistence threshold.
+ * below it are gone, also ones written later) follows one commit behind, so expired entries leave
+ * the files by page drops and within the delete persistence threshold.
  *
- * <p>After a restart, stream time is recovered from the horizon: at the last commit it was the
- * horizon plus the retention minus one. Before the horizon first moves nothing can be expired, so
- * nothing is filtered either.
+ * <p>One commit behind: a store flushes before Kafka Streams commits the transaction or offsets of
+ * what it processed, and a crash in between replays that input. A horizon moved for it could not be
+ * taken back, and would drop windows that the replay writes while they are live. So each commit
+ * moves the horizon to where expiry stood at the commit before, whose input is committed.
+ *
+ * <p>After a restart, stream time is recovered from the horizon (it was at least the horizon plus
+ * the retention minus one) and moves on with the records restored and processed. Before the
+ * horizon first moves nothing can be expired, so nothing is filtered either.
  */
 final class Retention {
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
@@ -28,6 +33,7 @@ final class Retention {
     private final long retentionPeriod;
     private long streamTime = Long.MIN_VALUE;
     private long horizon;
+    private long nextHorizon;  // where expiry stood at the last commit: the horizon of the next one
     private Sensor dropped;
     private InternalProcessorContext<?, ?> context;
 
@@ -85,9 +91,10 @@ final class Retention {
         return Math.max(0, timestamp);
     }
 
-    /** At a commit: moves the engine's horizon up to what has expired. */
+    /** At a commit: moves the engine's horizon up to what had expired at the commit before. */
     void advanceHorizon(StoreDatabase store) {
-        long target = Math.max(0, minLive());
+        long target = nextHorizon;
+        nextHorizon = Math.max(0, minLive());
         if (target > horizon) {
             try {
                 store.db().advanceHorizon(store.family(), target);

@@ -1,5 +1,6 @@
 package io.lethe.kafka.streams;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,9 +19,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Expired windows leave the store's files: once stream time passes a window's retention and a
- * commit moves the horizon, no file keeps a page with entries of it after the delete persistence
- * threshold (each file reports the delete-key bounds of its remaining pages).
+ * Expired windows leave the store's files: once stream time passes a window's retention and the
+ * next commit moves the horizon, no file keeps a page with entries of it after the delete
+ * persistence threshold (each file reports the delete-key bounds of its remaining pages). The
+ * horizon trails by one commit, so that input replayed after a crash between a flush and Kafka
+ * Streams' commit never meets a horizon it moved.
  */
 class LetheWindowStoreExpiryTest {
     private static final long RETENTION = 2_000;
@@ -49,6 +52,7 @@ class LetheWindowStoreExpiryTest {
             }
         }
         store.flush();
+        store.flush();  // the horizon follows one commit behind
         long horizon = streamTime - RETENTION + 1;
         assertNull(store.fetch(key(horizon - 1), horizon - 1), "an expired window is never returned");
 
@@ -67,6 +71,40 @@ class LetheWindowStoreExpiryTest {
         long live = (RETENTION / 5) * (value.length + 30);
         assertTrue(bytes < 4 * live, bytes + " bytes in files for about " + live + " bytes of live windows");
         store.close();
+    }
+
+    /**
+     * A crash after a store's flush and before Kafka Streams commits replays the input since the
+     * commit before. A window that was live when that input was first processed must be written
+     * again on the replay, so the horizon trails by one commit.
+     */
+    @Test
+    void inputReplayedAfterAFlushFindsItsWindowsLive() {
+        Properties props = StreamsTestUtils.getStreamsConfig();
+        InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(), Serdes.Bytes(),
+                Serdes.ByteArray(), new StreamsConfig(props));
+        LetheWindowStore store = new LetheWindowStore("replay", 1_000, 100, false);
+        store.init(context, store);
+        Bytes a = Bytes.wrap(new byte[] {'a'});
+        Bytes late = Bytes.wrap(new byte[] {'l'});
+        byte[] v = {1};
+        store.put(a, v, 5_000);
+        store.flush();  // committed: stream time 5,000
+        store.put(a, v, 5_500);
+        store.put(late, v, 4_600);  // late, but live at stream time 5,500
+        assertArrayEquals(v, store.fetch(late, 4_600));
+        store.put(a, v, 6_000);
+        store.flush();  // then the process dies before Kafka Streams commits
+        store.close();
+
+        LetheWindowStore reopened = new LetheWindowStore("replay", 1_000, 100, false);
+        reopened.init(context, reopened);
+        reopened.put(a, v, 5_500);
+        reopened.put(late, v, 4_600);
+        assertArrayEquals(v, reopened.fetch(late, 4_600), "the replayed late window was dropped");
+        reopened.put(a, v, 6_000);
+        assertNull(reopened.fetch(late, 4_600), "expired at stream time 6,000");
+        reopened.close();
     }
 
     private static Bytes key(long t) {
