@@ -1,5 +1,6 @@
 package io.lethe.kafka.streams;
 
+import io.lethe.engine.KeyRanges;
 import io.lethe.engine.LetheException;
 import io.lethe.engine.LetheIterator;
 import io.lethe.engine.ReadOptions;
@@ -69,19 +70,7 @@ final class LetheRangeIterator extends LookaheadIterator<Bytes, byte[]> {
 
     /** Keys that start with prefix. */
     static LetheRangeIterator prefix(StoreDatabase store, byte[] prefix) {
-        return new LetheRangeIterator(store, prefix, successor(prefix), false, true);
-    }
-
-    /** The smallest key greater than every key with this prefix, or null if there is none. */
-    static byte[] successor(byte[] prefix) {
-        byte[] end = prefix.clone();
-        for (int i = end.length - 1; i >= 0; i--) {
-            if (end[i] != (byte) 0xFF) {
-                end[i]++;
-                return java.util.Arrays.copyOf(end, i + 1);
-            }
-        }
-        return null;
+        return new LetheRangeIterator(store, prefix, KeyRanges.prefixEnd(prefix), false, true);
     }
 
     /** Makes the iterator end, instead of failing, once its store closes. */

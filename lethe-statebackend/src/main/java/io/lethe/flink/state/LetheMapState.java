@@ -1,6 +1,7 @@
 package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.engine.KeyRanges;
 import io.lethe.engine.LetheIterator;
 import io.lethe.engine.ReadOptions;
 import io.lethe.engine.WriteBatch;
@@ -183,24 +184,12 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
     /** Up to max entries whose key starts with prefix, from `from` (inclusive) on. */
     private List<RawEntry> scan(byte[] prefix, byte[] from, int max) throws IOException {
         List<RawEntry> out = new ArrayList<>(Math.min(max, BATCH));
-        try (LetheIterator it = db().newIterator(ReadOptions.bounded(from, prefixEnd(prefix)), columnFamily)) {
+        try (LetheIterator it = db().newIterator(ReadOptions.bounded(from, KeyRanges.prefixEnd(prefix)), columnFamily)) {
             for (it.seekToFirst(); it.isValid() && out.size() < max; it.next()) {
                 out.add(new RawEntry(it.key(), it.value()));
             }
         }
         return out;
-    }
-
-    /** The smallest key greater than every key with this prefix, or null if there is none. */
-    static byte[] prefixEnd(byte[] prefix) {
-        byte[] end = prefix.clone();
-        for (int i = end.length - 1; i >= 0; i--) {
-            if (end[i] != (byte) 0xFF) {
-                end[i]++;
-                return java.util.Arrays.copyOf(end, i + 1);
-            }
-        }
-        return null;
     }
 
     /** Iterates the current (key, namespace) in batches; supports remove and setValue. */
@@ -226,7 +215,7 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
                 return false;
             }
             try {
-                byte[] from = batch.isEmpty() ? prefix : successor(batch.get(batch.size() - 1).key);
+                byte[] from = batch.isEmpty() ? prefix : KeyRanges.successor(batch.get(batch.size() - 1).key);
                 batch = scan(prefix, from, BATCH);
                 pos = 0;
                 exhausted = batch.size() < BATCH;
@@ -252,10 +241,6 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             }
             last.remove();
         }
-    }
-
-    private static byte[] successor(byte[] key) {
-        return java.util.Arrays.copyOf(key, key.length + 1);  // key followed by 0x00
     }
 
     /** A map entry over raw bytes, deserialized on first access. */

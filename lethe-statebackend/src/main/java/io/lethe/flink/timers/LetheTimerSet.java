@@ -1,5 +1,6 @@
 package io.lethe.flink.timers;
 
+import io.lethe.engine.KeyRanges;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheException;
 
@@ -217,7 +218,7 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
         if (!cache.isEmpty() || allInCache) {
             return;
         }
-        byte[] from = seekHint == null ? lowerBound : successor(seekHint);
+        byte[] from = seekHint == null ? lowerBound : KeyRanges.successor(seekHint);
         boolean more = readRows(from, cacheSize, cache::put);
         allInCache = !more;
         peekCache = null;
@@ -260,10 +261,5 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
         } catch (LetheException e) {
             throw new FlinkRuntimeException("Failed to read timers from Lethe", e);
         }
-    }
-
-    /** The smallest byte string above {@code row}. */
-    private static byte[] successor(byte[] row) {
-        return Arrays.copyOf(row, row.length + 1);
     }
 }
