@@ -132,9 +132,12 @@ class KafkaStreamsOnLetheTest {
             Files.createDirectories(state);
             Path log = dir.resolve(name + "-" + System.nanoTime() + ".log");
             Path logConfig = dir.resolve("log4j2.properties");
-            Files.writeString(logConfig, String.join("\n", "rootLogger.level = warn", "logger.streams.name = org.apache.kafka.streams.processor.internals", "logger.streams.level = info",
+            // Warnings, and what Kafka Streams' tasks do: enough to see a stuck instance in a failure.
+            Files.writeString(logConfig, String.join("\n", "rootLogger.level = warn",
+                    "logger.streams.name = org.apache.kafka.streams.processor.internals", "logger.streams.level = info",
                     "rootLogger.appenderRef.out.ref = out", "appender.out.type = Console", "appender.out.name = out",
-                    "appender.out.layout.type = PatternLayout", "appender.out.layout.pattern = %d %-5level %c{1} - %msg%n"));
+                    "appender.out.layout.type = PatternLayout",
+                    "appender.out.layout.pattern = %d %-5level %c{1} - %msg%n"));
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx256m", "-Dlog4j2.configurationFile=" + logConfig, "-cp", System.getProperty("java.class.path"),
                     RunningCountsApp.class.getName(),
@@ -251,7 +254,8 @@ class KafkaStreamsOnLetheTest {
                 for (int j = 0; j < PER_BATCH; j++) {
                     long ts = BASE + batch * (PER_BATCH * 250L + 10_000) + j * 250L;
                     for (int k = 0; k < KEYS; k++) {
-                        List<Long> w = expected.computeIfAbsent("key" + k + "@" + (ts - ts % 1000), x -> new ArrayList<>());
+                        String window = "key" + k + "@" + (ts - ts % 1000);
+                        List<Long> w = expected.computeIfAbsent(window, x -> new ArrayList<>());
                         w.add((long) w.size() + 1);
                     }
                 }

@@ -21,9 +21,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The engine under one store of one task: a database in {@code <task state dir>/lethe/<store>}. Writes go to its write-ahead log unsynced; {@link #commit()}
- * syncs it, which is what Kafka Streams' flush at each commit asks for. Iterators opened on it are
- * closed with it.
+ * The engine under one store of one task: a database in {@code <task state dir>/lethe/<store>}.
+ * Writes go to its write-ahead log unsynced; {@link #commit()} syncs it, which is what Kafka
+ * Streams' flush at each commit asks for. Iterators opened on it are closed with it.
  */
 final class StoreDatabase implements AutoCloseable {
     static final String PARENT_DIR = "lethe";

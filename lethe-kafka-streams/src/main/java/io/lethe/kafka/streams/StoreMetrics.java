@@ -49,7 +49,8 @@ final class StoreMetrics {
         m.add(metrics, taskId, storeName, "entries", "Entries in the store's table files",
                 s -> levels(s, Statistics.Level::entries));
         m.add(metrics, taskId, storeName, "oldest-tombstone-age-ms",
-                "Age of the oldest tombstone in the store's files: FADE keeps it below the delete persistence threshold",
+                "Age of the oldest tombstone in the store's files: FADE keeps it below the delete persistence"
+                        + " threshold",
                 s -> s.columnFamilies().stream().mapToLong(Statistics.ColumnFamily::oldestTombstoneAgeMicros).max()
                         .orElse(0) / 1000);
     }
