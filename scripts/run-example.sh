@@ -3,11 +3,12 @@
 # setting up and building what is missing (scripts/build-if-needed.sh).
 #   scripts/run-example.sh ClickWindows [--seconds 45 --rate 100000 --backend lethe|hashmap ...]
 #   scripts/run-example.sh TtlDedup [--ttl 5s --duplicate-percent 10 ...]
+#   scripts/run-example.sh PageViewStreams [--clicks 2000000 --stores lethe|rocksdb ...] (Kafka Streams)
 # Flink's log goes to target/example.log (warnings and errors also to the console).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
-  echo "usage: $0 ClickWindows|TtlDedup|ClickProducer [options]" >&2
+  echo "usage: $0 ClickWindows|TtlDedup|ClickProducer|PageViewStreams [options]" >&2
   exit 2
 fi
 job=$1

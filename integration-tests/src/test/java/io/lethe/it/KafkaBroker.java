@@ -1,8 +1,6 @@
 package io.lethe.it;
 
-import kafka.server.KafkaConfig;
-import kafka.server.KafkaRaftServer;
-import kafka.tools.StorageTool;
+import io.lethe.examples.EmbeddedKafka;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -11,26 +9,16 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.utils.Time;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.io.Writer;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,10 +51,10 @@ abstract class KafkaBroker implements AutoCloseable {
         KafkaBroker broker;
         if (container) {
             broker = new Container();
+            EmbeddedKafka.awaitReady(broker.bootstrapServers());
         } else {
-            broker = new Embedded(dir);
+            broker = new Embedded(dir);  // ready when started
         }
-        broker.awaitReady();
         System.out.println("Kafka broker: " + broker.kind() + " at " + broker.bootstrapServers());
         return broker;
     }
@@ -110,22 +98,6 @@ abstract class KafkaBroker implements AutoCloseable {
         return lines;
     }
 
-    private void awaitReady() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        Exception last = null;
-        while (System.nanoTime() < deadline) {
-            try (Admin admin = admin()) {
-                if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
-                    return;
-                }
-            } catch (Exception e) {
-                last = e;
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("The Kafka broker (" + kind() + ") did not come up within 90 s", last);
-    }
-
     /** Kafka's own image, in Docker. */
     private static final class Container extends KafkaBroker {
         private final KafkaContainer container;
@@ -153,59 +125,17 @@ abstract class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** A KRaft broker and controller in this JVM, on loopback ports, with its logs in a temporary directory. */
+    /** A KRaft broker and controller in this JVM ({@link EmbeddedKafka}). */
     private static final class Embedded extends KafkaBroker {
-        private final KafkaRaftServer server;
-        private final int port;
+        private final EmbeddedKafka kafka;
 
-        Embedded(Path dir) throws IOException {
-            port = freePort();
-            int controllerPort = freePort();
-            Path logs = Files.createDirectories(dir.resolve("kafka-logs"));
-            Properties p = new Properties();
-            p.put("process.roles", "broker,controller");
-            p.put("node.id", "1");
-            p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-            p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-            p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
-            p.put("controller.listener.names", "CONTROLLER");
-            p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-            p.put("inter.broker.listener.name", "PLAINTEXT");
-            p.put("log.dirs", logs.toString());
-            p.put("num.partitions", "1");
-            p.put("offsets.topic.replication.factor", "1");
-            p.put("offsets.topic.num.partitions", "1");
-            p.put("transaction.state.log.replication.factor", "1");
-            p.put("transaction.state.log.min.isr", "1");
-            p.put("transaction.state.log.num.partitions", "4");
-            p.put("share.coordinator.state.topic.replication.factor", "1");
-            p.put("share.coordinator.state.topic.min.isr", "1");
-            p.put("group.initial.rebalance.delay.ms", "0");
-            p.put("auto.create.topics.enable", "false");
-            Path file = dir.resolve("server.properties");
-            try (Writer w = Files.newBufferedWriter(file)) {
-                p.store(w, "embedded test broker");
-            }
-            // StorageTool.main would exit the JVM; execute returns the status.
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            int status = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c",
-                    file.toString(), "--ignore-formatted"}, new PrintStream(out, true, StandardCharsets.UTF_8));
-            if (status != 0) {
-                throw new IOException("Formatting the Kafka log directory failed: " + out.toString(StandardCharsets.UTF_8));
-            }
-            server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
-            server.startup();
-        }
-
-        private static int freePort() throws IOException {
-            try (ServerSocket s = new ServerSocket(0)) {
-                return s.getLocalPort();
-            }
+        Embedded(Path dir) throws Exception {
+            kafka = EmbeddedKafka.start(dir);
         }
 
         @Override
         String bootstrapServers() {
-            return "127.0.0.1:" + port;
+            return kafka.bootstrapServers();
         }
 
         @Override
@@ -215,8 +145,7 @@ abstract class KafkaBroker implements AutoCloseable {
 
         @Override
         public void close() {
-            server.shutdown();
-            server.awaitShutdown();
+            kafka.close();
         }
     }
 }

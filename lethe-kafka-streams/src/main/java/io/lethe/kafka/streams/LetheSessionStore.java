@@ -150,14 +150,9 @@ public class LetheSessionStore extends LetheStateStore implements SessionStore<B
     public void flush() {
         super.flush();
         if (store != null && store.isOpen()) {
-            retention.advanceHorizon(store);
+            retention.flushed();
         }
     }
-
-
-
-
-
 
     private KeyValueIterator<Windowed<Bytes>, byte[]> checkedRange(Bytes keyFrom, Bytes keyTo, long earliestEnd,
                                                                    long latestStart, boolean forward) {

@@ -133,14 +133,9 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
         }
         super.flush();
         if (store != null && store.isOpen()) {
-            retention.advanceHorizon(store);
+            retention.flushed();
         }
     }
-
-
-
-
-
 
     private WindowStoreIterator<byte[]> fetch(Bytes key, long timeFrom, long timeTo, boolean forward) {
         Objects.requireNonNull(key, "key cannot be null");

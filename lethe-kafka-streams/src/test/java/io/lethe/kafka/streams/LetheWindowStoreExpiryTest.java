@@ -1,16 +1,24 @@
 package io.lethe.kafka.streams;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.LogContext;
+import org.apache.kafka.common.utils.MockTime;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
+import org.apache.kafka.streams.state.internals.ThreadCache;
 import org.apache.kafka.test.InternalMockProcessorContext;
 import org.apache.kafka.test.StreamsTestUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,10 +28,10 @@ import java.util.regex.Pattern;
 
 /**
  * Expired windows leave the store's files: once stream time passes a window's retention and the
- * next commit moves the horizon, no file keeps a page with entries of it after the delete
- * persistence threshold (each file reports the delete-key bounds of its remaining pages). The
- * horizon trails by one commit, so that input replayed after a crash between a flush and Kafka
- * Streams' commit never meets a horizon it moved.
+ * horizon follows (at flushes, or with the wall clock while records arrive), no file keeps a page
+ * with entries of it after the delete persistence threshold (each file reports the delete-key
+ * bounds of its remaining pages). The horizon trails behind, so that input replayed after a crash
+ * between a flush and Kafka Streams' commit never meets a horizon it moved.
  */
 class LetheWindowStoreExpiryTest {
     private static final long RETENTION = 2_000;
@@ -33,13 +41,20 @@ class LetheWindowStoreExpiryTest {
     @TempDir
     Path dir;
 
-    @Test
-    void expiredWindowsLeaveTheFilesWithinTheThreshold() throws Exception {
+    /**
+     * Under {@code at_least_once} Kafka Streams flushes a store at commits; under {@code
+     * exactly_once_v2} never while it runs, so the horizon must also move with the wall clock while
+     * records arrive ({@code clock}: no flush at all, the clock advancing 100 ms per 20 records).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"flush", "clock"})
+    void expiredWindowsLeaveTheFilesWithinTheThreshold(String moves) throws Exception {
         Properties props = StreamsTestUtils.getStreamsConfig();
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(LetheStoreConfig.WRITE_BUFFER_BYTES, String.valueOf(256 << 10));
         props.put(LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, String.valueOf(THRESHOLD_MS));
-        InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(), Serdes.Bytes(),
-                Serdes.ByteArray(), new StreamsConfig(props));
+        MockTime time = new MockTime();
+        InternalMockProcessorContext<?, ?> context = context(props, time);
         LetheWindowStore store = new LetheWindowStore("expiry", RETENTION, 100, false);
         store.init(context, store);
         byte[] value = new byte[400];
@@ -47,12 +62,21 @@ class LetheWindowStoreExpiryTest {
         for (long t = 0; t < 60_000; t += 5) {
             store.put(key(t), value, t);
             streamTime = t;
-            if (t % 1_000 == 0) {
+            if (moves.equals("flush") && t % 1_000 == 0) {
                 store.flush();
+            } else if (moves.equals("clock") && t % 100 == 0) {
+                time.sleep(100);
             }
         }
-        store.flush();
-        store.flush();  // the horizon follows one commit behind
+        for (int i = 0; i < 3; i++) {  // the horizon follows behind: two flushes, or three samples
+            if (moves.equals("flush")) {
+                store.flush();
+            } else {
+                time.sleep(1_000);
+                store.put(key(streamTime), value, streamTime);
+            }
+        }
+        assertEquals(streamTime - RETENTION + 1, store.store.db().horizon(store.store.family()));
         long horizon = streamTime - RETENTION + 1;
         assertNull(store.fetch(key(horizon - 1), horizon - 1), "an expired window is never returned");
 
@@ -81,8 +105,7 @@ class LetheWindowStoreExpiryTest {
     @Test
     void inputReplayedAfterAFlushFindsItsWindowsLive() {
         Properties props = StreamsTestUtils.getStreamsConfig();
-        InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(), Serdes.Bytes(),
-                Serdes.ByteArray(), new StreamsConfig(props));
+        InternalMockProcessorContext<?, ?> context = context(props, new MockTime());
         LetheWindowStore store = new LetheWindowStore("replay", 1_000, 100, false);
         store.init(context, store);
         Bytes a = Bytes.wrap(new byte[] {'a'});
@@ -105,6 +128,12 @@ class LetheWindowStoreExpiryTest {
         reopened.put(a, v, 6_000);
         assertNull(reopened.fetch(late, 4_600), "expired at stream time 6,000");
         reopened.close();
+    }
+
+    private InternalMockProcessorContext<?, ?> context(Properties props, MockTime time) {
+        StreamsMetricsImpl metrics = new StreamsMetricsImpl(new Metrics(), "test", time);
+        return new InternalMockProcessorContext<>(dir.toFile(), Serdes.Bytes(), Serdes.ByteArray(), metrics,
+                new StreamsConfig(props), () -> null, new ThreadCache(new LogContext(), 0, metrics), time);
     }
 
     private static Bytes key(long t) {
