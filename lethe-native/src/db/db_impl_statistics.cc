@@ -136,6 +136,20 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     *value = std::to_string(sum);
     return true;
   }
+  if (property == "lethe.oldest-delete-key") {
+    // The smallest delete key of any remaining page in the family's files
+    // (kMaxDeleteKey when they hold none): how far back the disk holds data.
+    std::lock_guard<std::mutex> l(mu_);
+    Status s;
+    ColumnFamilyData* cfd = Resolve(cf, &s);
+    if (cfd == nullptr) return false;
+    uint64_t oldest = kMaxDeleteKey;
+    for (const auto& level : cfd->super_version->files->levels) {
+      for (const FileRef& f : level) oldest = std::min(oldest, f->delete_key_min);
+    }
+    *value = std::to_string(oldest);
+    return true;
+  }
   if (property == "lethe.files") {
     // One line per table file of the family: level, number, entries,
     // tombstones and the age of the oldest one (0: none), delete-key bounds

@@ -166,6 +166,22 @@ TEST_F(DBTest, EstimateNumKeysCountsMemtablesAndFiles) {
   EXPECT_EQ("140", n);
 }
 
+TEST_F(DBTest, OldestDeleteKeyIsTheSmallestOfTheFilesPages) {
+  std::string v;
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.oldest-delete-key", &v));
+  EXPECT_EQ(std::to_string(kMaxDeleteKey), v);
+  for (uint64_t d = 50; d < 100; d++) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), cf_, "k" + std::to_string(d), "v", d).ok());
+  }
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.oldest-delete-key", &v));
+  EXPECT_EQ(std::to_string(kMaxDeleteKey), v) << "memtables do not count: the disk holds nothing yet";
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->Put(WriteOptions(), cf_, "a", "v", 7).ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.oldest-delete-key", &v));
+  EXPECT_EQ("7", v);
+}
+
 // SyncWal is a commit point for unsynced writes: those before it survive a
 // crash, across memtable switches (several logs); those after it need not.
 TEST_F(DBTest, SyncWalMakesEarlierWritesDurable) {

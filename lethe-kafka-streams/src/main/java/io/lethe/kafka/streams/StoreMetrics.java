@@ -15,7 +15,8 @@ import java.util.function.ToLongFunction;
 /**
  * A store's engine metrics among Kafka Streams' store metrics (group {@code stream-state-metrics},
  * tag {@code lethe-state-id} naming the store): every engine counter under its own name, and the
- * memtable bytes, files, bytes in files, live entries and the age of the oldest tombstone. Gauges
+ * memtable bytes, files, bytes in files, live entries, the oldest delete key on disk and the age of
+ * the oldest tombstone. Gauges
  * read one snapshot of the engine's statistics at most once a second, and read 0 before the engine
  * opens.
  */
@@ -48,6 +49,11 @@ final class StoreMetrics {
                 s -> s.columnFamilies().stream().mapToLong(Statistics.ColumnFamily::horizon).max().orElse(0));
         m.add(metrics, taskId, storeName, "entries", "Entries in the store's table files",
                 s -> levels(s, Statistics.Level::entries));
+        metrics.addStoreLevelMutableMetric(taskId, LetheKeyValueBytesStoreSupplier.METRICS_SCOPE, storeName,
+                "oldest-delete-key-on-disk", "The smallest delete key of any page in the store's files (-1: none):"
+                        + " for a window store the start of the oldest window still on disk, for a session store the"
+                        + " end of the oldest session", RecordingLevel.INFO, (Gauge<Long>) (config, now) ->
+                        m.oldestDeleteKey());
         m.add(metrics, taskId, storeName, "oldest-tombstone-age-ms",
                 "Age of the oldest tombstone in the store's files: FADE keeps it below the delete persistence"
                         + " threshold",
@@ -75,6 +81,16 @@ final class StoreMetrics {
             snapshotAt = now;
         }
         return snapshot;
+    }
+
+    private long oldestDeleteKey() {
+        LetheDb db = store.openedDb();
+        try {
+            // All ones (unsigned) when the files hold nothing: -1.
+            return db == null ? -1 : Long.parseUnsignedLong(db.property(store.family(), "lethe.oldest-delete-key"));
+        } catch (IllegalStateException e) {
+            return -1;  // closed meanwhile
+        }
     }
 
     private static long levels(Statistics s, ToLongFunction<Statistics.Level> f) {

@@ -41,6 +41,7 @@ class StoreMetricsTest {
         assertTrue((Long) lethe.get("bytes-written-wal") > 100_000, lethe.toString());
         assertTrue((Long) lethe.get("memtable-bytes") > 100_000, lethe.toString());
         assertEquals(0L, lethe.get("horizon"));
+        assertEquals(-1L, lethe.get("oldest-delete-key-on-disk"), "all in the memtable, nothing on disk");
         store.close();
         assertTrue(ours(context).isEmpty(), "the store's metrics leave with it");
     }
