@@ -17,11 +17,16 @@ import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.RangeQuery;
+import org.apache.kafka.streams.query.TimestampedKeyQuery;
+import org.apache.kafka.streams.query.TimestampedRangeQuery;
 import org.apache.kafka.streams.query.WindowKeyQuery;
 import org.apache.kafka.streams.query.WindowRangeQuery;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.TimestampedKeyValueStore;
+import org.apache.kafka.streams.state.TimestampedWindowStore;
+import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.apache.kafka.test.InternalMockProcessorContext;
@@ -41,7 +46,8 @@ import java.util.Map;
 /**
  * Interactive queries (IQv2) on Lethe's stores under Kafka Streams' metered layer: key and range
  * queries on a key-value store, key and range queries on a window store, each answered only up to
- * the store's position, which follows the offsets of the records written.
+ * the store's position, which follows the offsets of the records written; and the timestamped forms
+ * on timestamped stores.
  */
 class InteractiveQueryTest {
     private static final QueryConfig CONFIG = new QueryConfig(false);
@@ -131,5 +137,55 @@ class InteractiveQueryTest {
             }
         }
         return out;
+    }
+
+    /**
+     * The timestamped forms on timestamped stores: {@code TimestampedKeyQuery} and {@code
+     * TimestampedRangeQuery} give each value with its timestamp, {@code KeyQuery} and {@code RangeQuery}
+     * the value alone; ranges come in either order; window queries give values with timestamps.
+     */
+    @Test
+    void timestampedQueriesGiveTimestampsWhereAsked() {
+        TimestampedKeyValueStore<String, String> tkv = Stores.timestampedKeyValueStoreBuilder(
+                LetheStores.persistentTimestampedKeyValueStore("tkv"), Serdes.String(), Serdes.String())
+                .withLoggingDisabled().build();
+        tkv.init(context, tkv);
+        TimestampedWindowStore<String, String> tw = Stores.timestampedWindowStoreBuilder(
+                LetheStores.persistentTimestampedWindowStore("tw", Duration.ofMinutes(1), Duration.ofSeconds(10),
+                        false), Serdes.String(), Serdes.String()).withLoggingDisabled().build();
+        tw.init(context, tw);
+        try {
+            for (int i = 0; i < 4; i++) {
+                context.setRecordContext(new ProcessorRecordContext(i, 200 + i, 0, "in", new RecordHeaders()));
+                String key = String.valueOf((char) ('a' + i));
+                tkv.put(key, ValueAndTimestamp.make("v" + key, 1_000L * i));
+                tw.put("k", ValueAndTimestamp.make("w" + i, 500L + i), i * 10_000L);
+            }
+            assertEquals(ValueAndTimestamp.make("vb", 1_000L),
+                    tkv.query(TimestampedKeyQuery.withKey("b"), PositionBound.unbounded(), CONFIG).getResult());
+            assertEquals("vb", tkv.query(KeyQuery.withKey("b"), PositionBound.unbounded(), CONFIG).getResult());
+
+            List<String> timestamped = new ArrayList<>();
+            try (KeyValueIterator<String, ValueAndTimestamp<String>> it = tkv.query(
+                    TimestampedRangeQuery.<String, String>withRange("b", "d").withDescendingKeys(),
+                    PositionBound.unbounded(), CONFIG).getResult()) {
+                it.forEachRemaining(e -> timestamped.add(e.key + "=" + e.value.value() + "@" + e.value.timestamp()));
+            }
+            assertEquals(List.of("d=vd@3000", "c=vc@2000", "b=vb@1000"), timestamped);
+            assertEquals(List.of("a=va", "b=vb"), drain(tkv.query(RangeQuery.<String, String>withUpperBound("b"),
+                    PositionBound.unbounded(), CONFIG).getResult()));
+
+            List<String> windowed = new ArrayList<>();
+            try (WindowStoreIterator<ValueAndTimestamp<String>> it = tw.query(
+                    WindowKeyQuery.<String, ValueAndTimestamp<String>>withKeyAndWindowStartRange("k",
+                            Instant.ofEpochMilli(10_000), Instant.ofEpochMilli(20_000)),
+                    PositionBound.unbounded(), CONFIG).getResult()) {
+                it.forEachRemaining(e -> windowed.add(e.key + "=" + e.value.value() + "@" + e.value.timestamp()));
+            }
+            assertEquals(List.of("10000=w1@501", "20000=w2@502"), windowed);
+        } finally {
+            tkv.close();
+            tw.close();
+        }
     }
 }

@@ -16,14 +16,14 @@ import java.util.stream.Stream;
  * local snapshot (hard links to the live files, kept while it uploads) a second time, and counts the
  * holes punched into files as if they were still on disk.
  */
-final class DiskUsage {
+public final class DiskUsage {
     /** How results name this measure of local state (rows measured before it summed the files' sizes). */
-    static final String MEASURE = "disk blocks in use";
+    public static final String MEASURE = "disk blocks in use";
 
     private DiskUsage() {}
 
     /** The bytes {@code dir} takes on disk; 0 if it does not exist. */
-    static long of(Path dir) {
+    public static long of(Path dir) {
         if (!Files.exists(dir)) {
             return 0;
         }

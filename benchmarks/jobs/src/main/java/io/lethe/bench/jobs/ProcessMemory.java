@@ -15,8 +15,8 @@ import java.nio.file.Path;
  * @param heapUsedBytes live and not yet collected heap
  * @param jvmCommittedBytes heap and non-heap memory the JVM has committed, plus direct and mapped buffers
  */
-record ProcessMemory(long rssBytes, long heapUsedBytes, long jvmCommittedBytes) {
-    static ProcessMemory now() {
+public record ProcessMemory(long rssBytes, long heapUsedBytes, long jvmCommittedBytes) {
+    public static ProcessMemory now() {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long buffers = 0;
         for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
@@ -30,7 +30,7 @@ record ProcessMemory(long rssBytes, long heapUsedBytes, long jvmCommittedBytes) 
      * What the process holds beyond the JVM's own accounts: the state backend's native memory (caches,
      * write buffers, indexes), the allocator's overhead and thread stacks. At most 0.
      */
-    long nativeBytes() {
+    public long nativeBytes() {
         return Math.max(0, rssBytes - jvmCommittedBytes);
     }
 

@@ -55,9 +55,6 @@ final class LargeStateSection {
             new Metric("native_max_bytes", "native memory (max)", false));
 
 
-    /** A column of the timeline drawn over time: scaled, named, and the end of its chart's file name. */
-    private record Plot(String column, double scale, String what, String fileSuffix) {}
-
     /** Drawn over the steady phase alone: the load's rates would flatten them. */
     private static final List<Plot> STEADY_PLOTS = List.of(
             new Plot("records_per_s", 1, "records/s", "throughput"),

@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  * then writes the report with charts from the CSV files they left.
  *
  * <pre>
- * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate,nexmark]
+ * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate,nexmark,streams]
  * </pre>
  *
  * Quick (about 13 minutes, what CI runs): small data, short iterations; it shows that every part
@@ -53,7 +53,9 @@ public final class Suite {
             new Part("largestate", "state far larger than memory: keyed and windowed jobs, checkpoints, restores"
                     + " (Lethe, Flink's RocksDB, ForSt)", "largestate.csv", "about 2 min", "about 4 hours"),
             new Part("nexmark", "Nexmark q4 q5 q7 q8 q9 q11 q16 q18 q19 q20 in Flink SQL (Lethe, Flink's RocksDB"
-                    + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 4 min", "about 40 min"));
+                    + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 4 min", "about 40 min"),
+            new Part("streams", "Kafka Streams windowed aggregation (Lethe's stores, Kafka Streams' RocksDB stores"
+                    + " as shipped and tuned)", "streams.csv", "about 2 min", "about 60 min"));
 
     private final Path root;
     private final boolean full;
@@ -69,7 +71,7 @@ public final class Suite {
         System.setProperty("java.awt.headless", "true");
         if (args.length == 0 || !(args[0].equals("quick") || args[0].equals("full"))) {
             System.err.println("usage: benchmarks/run.sh quick|full [--out DIR] [--report FILE]"
-                    + " [--only engine,ycsb,secondary,jobs,largestate,nexmark], or benchmarks/run.sh report DIR [FILE]");
+                    + " [--only engine,ycsb,secondary,jobs,largestate,nexmark,streams], or benchmarks/run.sh report DIR [FILE]");
             System.exit(2);
         }
         boolean full = args[0].equals("full");
@@ -104,13 +106,16 @@ public final class Suite {
         Path benchJar = root.resolve("benchmarks/target/benchmarks.jar");
         Path jobClasses = root.resolve("benchmarks/jobs/target/classes");
         Path jobClasspath = root.resolve("benchmarks/jobs/target/classpath.txt");
-        for (Path p : List.of(benchJar, jobClasses, jobClasspath)) {
+        Path streamsClasses = root.resolve("benchmarks/streams/target/classes");
+        Path streamsClasspath = root.resolve("benchmarks/streams/target/classpath.txt");
+        for (Path p : List.of(benchJar, jobClasses, jobClasspath, streamsClasses, streamsClasspath)) {
             if (!Files.exists(p)) {
                 throw new IllegalStateException(p + " is missing: build first (mvn -B install -DskipTests)");
             }
         }
         Files.createDirectories(out);
         String jobsCp = jobClasses + ":" + Files.readString(jobClasspath).trim();
+        String streamsCp = streamsClasses + ":" + Files.readString(streamsClasspath).trim();
         String mode = full ? "full" : "quick";
         writeEnvironment(arguments, jobsCp);
 
@@ -137,6 +142,7 @@ public final class Suite {
                 case "jobs" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.ExpiryJobBench"));
                 case "largestate" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.LargeStateBench"));
                 case "nexmark" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.NexmarkBench"));
+                case "streams" -> cmd.addAll(List.of("-cp", streamsCp, "io.lethe.bench.streams.StreamsBench"));
                 default -> throw new IllegalStateException("no main class for part " + part.name());
             }
             cmd.addAll(List.of(mode, out.toString()));

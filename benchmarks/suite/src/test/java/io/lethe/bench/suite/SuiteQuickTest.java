@@ -69,6 +69,8 @@ class SuiteQuickTest {
         assertEquals(Set.of("q4", "q5", "q7", "q8", "q9", "q11", "q16", "q18", "q19", "q20"),
                 column(OUT.resolve("nexmark.csv"), "query"));
         assertEquals(BACKENDS, column(OUT.resolve("nexmark.csv"), "backend"));
+        assertEquals(Set.of("lethe", "rocksdb", "rocksdb-tuned"), column(OUT.resolve("streams.csv"), "system"));
+        assertEquals(Set.of("main", "drain"), column(OUT.resolve("streams-timeline.csv"), "phase"));
         assertTrue(column(OUT.resolve("environment.csv"), "key").containsAll(Set.of("cpu", "java", "flink",
                 "rocksdbjni")));
     }

@@ -1,0 +1,132 @@
+package io.lethe.bench.suite;
+
+import static io.lethe.bench.suite.Cells.abs;
+import static io.lethe.bench.suite.Cells.mib;
+import static io.lethe.bench.suite.Spread.values;
+
+import io.lethe.bench.suite.Csv.Row;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The report's Kafka Streams section: a windowed aggregation on Lethe's stores and on Kafka Streams'
+ * RocksDB stores (as shipped, and tuned): a table of every system, Lethe against the best peer per
+ * metric, and the state directory's size and the age of expired windows still on disk over time.
+ */
+final class StreamsSection {
+    static final List<String> SYSTEMS = List.of("lethe", "rocksdb", "rocksdb-tuned");
+    static final List<String> PEERS = List.of("rocksdb", "rocksdb-tuned");
+
+    private static final List<Metric> METRICS = List.of(
+            new Metric("records_per_s", "records/s", true),
+            new Metric("disk_bytes_main_end", "state directory on disk, end of the main input", false),
+            new Metric("disk_bytes_max", "state directory on disk, max", false),
+            new Metric("open_files_max", "open files in the state directory, max", false),
+            new Metric("native_per_task_bytes", "memory beyond the JVM's per task, max", false),
+            new Metric("expired_on_disk_drain_max_s", "expired windows still on disk, real time (max)", false));
+
+    private static final List<Plot> PLOTS = List.of(
+            new Plot("disk_bytes", 1 / Cells.MIB, "state directory on disk (MiB)", "disk"),
+            new Plot("expired_on_disk_s", 1, "age of the oldest expired window still on disk (s of stream time)",
+                    "expired"));
+
+    private final Report r;
+
+    private StreamsSection(Report r) {
+        this.r = r;
+    }
+
+    static void write(Report r) throws IOException {
+        new StreamsSection(r).write();
+    }
+
+    private void write() throws IOException {
+        List<Row> rows = r.section("Kafka Streams", "streams", "A windowed aggregation in Kafka Streams (clicks per"
+                + " user in tumbling windows kept for a retention period, every update written to an output topic) on"
+                + " Lethe's stores and on Kafka Streams' RocksDB stores, as shipped and tuned as Kafka's documentation"
+                + " bounds their memory, each application in a JVM of its own against one broker. Each run reads the"
+                + " same main topic as fast as it goes, then a drain topic filled with a few clicks a second in real"
+                + " time, so that windows expire as in a live application: how long the bytes of an expired window"
+                + " stay on disk is the age of the oldest window on disk (Lethe: the smallest delete key left in its"
+                + " files; RocksDB: its oldest segment) past the retention boundary. A RocksDB window store drops"
+                + " a whole segment at once, so its expired windows stay for up to a segment interval.");
+        if (rows == null) {
+            return;
+        }
+        List<String> systems = Csv.distinct(rows, "system", SYSTEMS);
+        perSystem(rows, systems);
+        versusBestPeer(rows);
+        List<Row> timeline = Csv.read(r.dataDir().resolve("streams-timeline.csv"));
+        for (Plot plot : PLOTS) {
+            overTime(timeline, systems, plot);
+        }
+        r.raw("streams", "streams-timeline");
+    }
+
+    private void perSystem(List<Row> rows, List<String> systems) {
+        List<String[]> table = new ArrayList<>();
+        String reference = fingerprints(Csv.where(rows, "system", "rocksdb"));
+        for (String system : systems) {
+            List<Row> sel = Csv.where(rows, "system", system);
+            table.add(new String[] {system, abs(values(sel, "records_per_s")), mib(values(sel, "disk_bytes_main_end")),
+                mib(values(sel, "disk_bytes_max")), abs(values(sel, "open_files_max")),
+                mib(values(sel, "native_max_bytes")), mib(values(sel, "native_per_task_bytes")),
+                abs(values(sel, "expired_on_disk_main_max_s")), abs(values(sel, "expired_on_disk_drain_max_s")),
+                abs(values(sel, "output_keys_checked")),
+                fingerprints(sel).equals(reference) ? "yes" : "NO (" + fingerprints(sel) + ")"});
+        }
+        r.md().append(Report.table(new String[] {"system", "records/s", "disk, end of main input (MiB)",
+            "disk max (MiB)", "open files max", "memory beyond the JVM's, max (MiB)", "per task (MiB)",
+            "expired on disk, fast input (s of stream time)", "expired on disk, real time (s)", "windows checked",
+            "counts equal to RocksDB's"}, table));
+    }
+
+    private static String fingerprints(List<Row> sel) {
+        TreeSet<String> f = new TreeSet<>();
+        sel.forEach(x -> f.add(x.s("output_fingerprint")));
+        return String.join(" ", f);
+    }
+
+    private void versusBestPeer(List<Row> rows) {
+        List<Row> lethe = Csv.where(rows, "system", "lethe");
+        List<Row> peers = rows.stream().filter(x -> PEERS.contains(x.s("system"))).toList();
+        BestPeerTable table = new BestPeerTable(r, "system", "round");
+        for (Metric m : METRICS) {
+            boolean drawn = m.column().equals("records_per_s") || m.column().equals("disk_bytes_main_end");
+            table.add(lethe, peers, m, "Kafka Streams: " + m.label() + " (vs best RocksDB store)",
+                    drawn ? "Kafka Streams " + m.label() : null);
+        }
+        table.write("Lethe against the best RocksDB configuration of each round:", "best peer", "Lethe / best");
+    }
+
+    /** A column of the timeline over the first round's runs, one line per system. */
+    private void overTime(List<Row> timeline, List<String> systems, Plot plot) throws IOException {
+        List<Row> sel = timeline == null ? List.of() : Csv.where(timeline, "round", "1");
+        XYChart chart = Charts.xy("Kafka Streams: " + plot.what(), "time since the run started (s)", plot.what());
+        int drawn = 0;
+        for (int i = 0; i < systems.size(); i++) {
+            List<Row> points = Csv.where(sel, "system", systems.get(i));
+            if (points.size() < 2) {
+                continue;
+            }
+            double[] x = points.stream().mapToDouble(p -> p.d("elapsed_s")).toArray();
+            double[] y = points.stream().mapToDouble(p -> p.d(plot.column()) * plot.scale()).toArray();
+            XYSeries series = Charts.line(chart, systems.get(i), x, y, Charts.color(systems.get(i), i), false);
+            series.setMarker(SeriesMarkers.NONE);
+            drawn++;
+        }
+        if (drawn == 0) {
+            r.md().append("No timeline of ").append(plot.what()).append(".\n\n");
+            return;
+        }
+        chart.getStyler().setYAxisMin(0.0);
+        String file = "streams-" + plot.fileSuffix() + ".png";
+        Charts.save(chart, r.dataDir().resolve(file));
+        r.chart(plot.what() + " over the run (round 1)", file);
+    }
+}
