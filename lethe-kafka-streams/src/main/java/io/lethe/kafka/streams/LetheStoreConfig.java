@@ -3,6 +3,7 @@ package io.lethe.kafka.streams;
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
+import io.lethe.engine.MemoryBudget;
 
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -10,6 +11,7 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.StreamsConfig;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -32,6 +34,14 @@ public final class LetheStoreConfig {
     public static final String BOTTOMMOST_COMPRESSION = PREFIX + "bottommost.compression";
     public static final String DELETE_PERSISTENCE_THRESHOLD_MS = PREFIX + "delete.persistence.threshold.ms";
     public static final String CONFIG_SETTER = PREFIX + "config.setter";
+    public static final String MEMORY_BUDGET_BYTES = PREFIX + "memory.budget.bytes";
+    public static final String MEMORY_WRITE_BUFFER_RATIO = PREFIX + "memory.write.buffer.ratio";
+    public static final String MEMORY_BOUND_OPEN_TABLES = PREFIX + "memory.bound.open.tables";
+
+    /** Smallest shared budget: below it the engines could not make progress. */
+    static final long MIN_BUDGET_BYTES = 4L << 20;
+    /** Smallest write buffer a store gets from a shared budget. */
+    private static final long MIN_WRITE_BUFFER_BYTES = 1L << 20;
 
     private static final String[] COMPRESSIONS =
             Arrays.stream(Compression.values()).map(Enum::name).toArray(String[]::new);
@@ -51,10 +61,22 @@ public final class LetheStoreConfig {
                     "Every deleted, overwritten and expired entry is physically gone from the store's files"
                             + " within this time (FADE compaction); 0 turns it off.")
             .define(CONFIG_SETTER, Type.CLASS, null, Importance.LOW,
-                    "A " + LetheConfigSetter.class.getName() + " that adjusts each store's options.");
+                    "A " + LetheConfigSetter.class.getName() + " that adjusts each store's options.")
+            .define(MEMORY_BUDGET_BYTES, Type.LONG, 0L, zeroOrAtLeast(MIN_BUDGET_BYTES), Importance.MEDIUM,
+                    "One memory budget for every Lethe store of the application in this JVM (all tasks and"
+                            + " stream threads): one page cache, with write buffers and open tables' index and"
+                            + " filters counted against it. 0: none, each store has its own write buffer and page"
+                            + " cache.")
+            .define(MEMORY_WRITE_BUFFER_RATIO, Type.DOUBLE, 0.5, openUnitInterval(), Importance.LOW,
+                    "With a budget: the share the write buffers of all stores may take together, in (0, 1); past"
+                            + " it, the store holding the largest memtable flushes it.")
+            .define(MEMORY_BOUND_OPEN_TABLES, Type.BOOLEAN, false, Importance.LOW,
+                    "With a budget: keep open tables' index and filters within it (tables past their share go"
+                            + " through a table cache bounded by bytes and are opened again when they left it).");
 
     private final DbOptions.Builder db;
     private final ColumnFamilyOptions.Builder family;
+    private SharedBudgets.Key budget;
 
     private LetheStoreConfig(DbOptions.Builder db, ColumnFamilyOptions.Builder family) {
         this.db = db;
@@ -73,6 +95,12 @@ public final class LetheStoreConfig {
         LetheStoreConfig config =
                 new LetheStoreConfig(DbOptions.builder().useWal(true), ColumnFamilyOptions.builder());
         config.apply(parsed);
+        long budgetBytes = parsed.getLong(MEMORY_BUDGET_BYTES);
+        if (budgetBytes > 0) {
+            String application = String.valueOf(appConfigs.get(StreamsConfig.APPLICATION_ID_CONFIG));
+            config.budget = new SharedBudgets.Key(application, budgetBytes,
+                    parsed.getDouble(MEMORY_WRITE_BUFFER_RATIO), parsed.getBoolean(MEMORY_BOUND_OPEN_TABLES));
+        }
         Class<?> setter = parsed.getClass(CONFIG_SETTER);
         if (setter != null) {
             if (!LetheConfigSetter.class.isAssignableFrom(setter)) {
@@ -88,6 +116,21 @@ public final class LetheStoreConfig {
     /** The engine options, with the column family options as the default family's. */
     public DbOptions dbOptions() {
         return db.defaultColumnFamilyOptions(family.build()).build();
+    }
+
+    /** The shared memory budget the store's engine opens on, or null for none. */
+    SharedBudgets.Key budget() {
+        return budget;
+    }
+
+    /**
+     * The engine options on a shared budget: its page cache, and write buffers up to the budget's
+     * write-buffer share (one store may use all of it).
+     */
+    DbOptions dbOptions(MemoryBudget shared) {
+        long writeBuffers = (long) (shared.capacityBytes() * budget.writeBufferRatio());
+        return db.memoryBudget(shared).writeBufferSizeBytes(Math.max(MIN_WRITE_BUFFER_BYTES, writeBuffers))
+                .defaultColumnFamilyOptions(family.build()).build();
     }
 
     private void apply(AbstractConfig parsed) {
@@ -111,6 +154,40 @@ public final class LetheStoreConfig {
 
     private static Compression compression(String name) {
         return Compression.valueOf(name.toUpperCase(Locale.ROOT));
+    }
+
+    private static ConfigDef.Validator zeroOrAtLeast(long min) {
+        return new ConfigDef.Validator() {
+            @Override
+            public void ensureValid(String name, Object value) {
+                long v = (Long) value;
+                if (v != 0 && v < min) {
+                    throw new ConfigException(name, value, "0 (none) or at least " + min);
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "0 or at least " + min;
+            }
+        };
+    }
+
+    private static ConfigDef.Validator openUnitInterval() {
+        return new ConfigDef.Validator() {
+            @Override
+            public void ensureValid(String name, Object value) {
+                double v = (Double) value;
+                if (!(v > 0 && v < 1)) {
+                    throw new ConfigException(name, value, "a number in (0, 1)");
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "(0, 1)";
+            }
+        };
     }
 
     private static ConfigDef.Validator nullOr(String[] allowed) {

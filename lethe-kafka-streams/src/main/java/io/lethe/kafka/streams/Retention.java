@@ -11,8 +11,6 @@ import org.apache.kafka.streams.processor.internals.metrics.TaskMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.Map;
-
 /**
  * Expiry by stream time for window and session stores. Stream time is the largest timestamp the
  * store has seen; an entry whose timestamp is at or below stream time minus the retention period is
@@ -21,18 +19,21 @@ import java.util.Map;
  * below it are gone, also ones written later) follows behind, so expired entries leave the files by
  * page drops and within the delete persistence threshold.
  *
- * <p>Behind, because input that Kafka Streams has processed but not yet committed is processed again
- * after a crash. A horizon moved for that input could not be taken back, and would drop windows that
- * the replay writes while they are live. So the horizon moves only to where expiry stood at a point
- * whose input is committed:
+ * <p>It must not get ahead of committed input: input that Kafka Streams has processed but not yet
+ * committed is processed again after a crash, and a horizon moved for that input could not be taken
+ * back; it would drop windows that the replay writes while they are live. So:
  *
  * <ul>
- *   <li>at a flush, to where expiry stood at the flush before (a store may flush before the commit
- *       of what it holds);
- *   <li>while records arrive, at most once a commit interval (and at least a second apart), to where
- *       expiry stood two such samples before: Kafka Streams commits every commit interval, and under
- *       {@code exactly_once_v2} it flushes a running store only when it closes, so the horizon must
- *       not wait for flushes.
+ *   <li>at a flush, the horizon moves to where expiry stands: Kafka Streams flushes a store only
+ *       after it committed what the store holds, or while it restores it;
+ *   <li>under {@code exactly_once_v2}, while records arrive, at most once a second to where expiry
+ *       stands: a crash there wipes the task's stores and restores them from the changelog, and
+ *       Kafka Streams flushes a running store only when it closes, so the horizon must not wait for
+ *       flushes;
+ *   <li>under {@code at_least_once} a store's state survives a crash, and Kafka Streams flushes it
+ *       after a commit only once its changelog moved 10,000 records. While records arrive, once a
+ *       commit interval (at least a second apart), the horizon moves to where expiry stood two such
+ *       samples before: Kafka Streams commits every commit interval.
  * </ul>
  *
  * <p>After a restart, stream time is recovered from the horizon (it was at least the horizon plus
@@ -46,8 +47,8 @@ final class Retention {
     private final long retentionPeriod;
     private long streamTime = Long.MIN_VALUE;
     private long horizon;
-    private long nextHorizon;  // where expiry stood at the last flush: the horizon of the next one
     private long sampleIntervalMs;
+    private boolean trailSamples;  // at_least_once: move to the sample before the last, not to now
     private long sampledAt;
     private long olderSample;  // where expiry stood at the sample before the last, and at the last
     private long newerSample;
@@ -69,7 +70,11 @@ final class Retention {
     void open(StoreDatabase store, StateStoreContext context) {
         this.store = store;
         this.context = ProcessorContextUtils.asInternalProcessorContext(context);
-        this.sampleIntervalMs = Math.max(MIN_SAMPLE_INTERVAL_MS, commitIntervalMs(context));
+        boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
+                String.valueOf(context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG)));
+        this.trailSamples = !exactlyOnce;
+        this.sampleIntervalMs = exactlyOnce ? MIN_SAMPLE_INTERVAL_MS
+                : Math.max(MIN_SAMPLE_INTERVAL_MS, commitIntervalMs(context));
         this.dropped = TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(),
                 context.taskId().toString(), ProcessorContextUtils.metricsImpl(context));
         store.onOpen(() -> {
@@ -83,14 +88,14 @@ final class Retention {
     }
 
     /**
-     * Moves stream time to timestamp if it is later, and the horizon to where expiry stood two samples
-     * ago once a sample interval has passed.
+     * Moves stream time to timestamp if it is later, and once a sample interval has passed the horizon
+     * to where expiry stands (exactly once) or stood two samples ago (at least once).
      */
     void observe(long timestamp) {
         streamTime = Math.max(streamTime, timestamp);
         long now = context.currentSystemTimeMs();
         if (now - sampledAt >= sampleIntervalMs) {
-            long target = olderSample;
+            long target = trailSamples ? olderSample : Math.max(0, minLive());
             olderSample = newerSample;
             newerSample = Math.max(0, minLive());
             sampledAt = now;
@@ -98,15 +103,10 @@ final class Retention {
         }
     }
 
-    /** The application's commit interval (Kafka Streams' default for its guarantee when not set). */
+    /** The application's commit interval (Kafka Streams' at-least-once default when not set). */
     private static long commitIntervalMs(StateStoreContext context) {
-        Map<String, Object> configs = context.appConfigs();
-        Object interval = configs.get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG);
-        if (interval != null) {
-            return Long.parseLong(interval.toString());
-        }
-        Object guarantee = configs.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG);
-        return StreamsConfig.EXACTLY_ONCE_V2.equals(guarantee) ? 100 : 30_000;
+        Object interval = context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG);
+        return interval == null ? 30_000 : Long.parseLong(interval.toString());
     }
 
     long streamTime() {
@@ -133,11 +133,9 @@ final class Retention {
         return Math.max(0, timestamp);
     }
 
-    /** At a flush: moves the engine's horizon up to what had expired at the flush before. */
+    /** At a flush, which follows the commit of what the store holds: moves the horizon to what has expired. */
     void flushed() {
-        long target = nextHorizon;
-        nextHorizon = Math.max(0, minLive());
-        moveHorizon(target);
+        moveHorizon(Math.max(0, minLive()));
     }
 
     private void moveHorizon(long target) {

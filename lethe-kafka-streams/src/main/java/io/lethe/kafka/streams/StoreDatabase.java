@@ -31,16 +31,18 @@ final class StoreDatabase implements AutoCloseable {
 
     private final String storeName;
     private final File dir;
-    private final DbOptions options;
+    private final LetheStoreConfig config;
+    private volatile DbOptions options;  // of the open engine
+    private SharedBudgets.Key leased;  // the shared budget this store holds a lease of, while its engine is open
     private final Set<LetheRangeIterator> openIterators = ConcurrentHashMap.newKeySet();
     private volatile LetheDb db;  // opened at first use
     private final List<Runnable> onOpen = new ArrayList<>();
     private volatile boolean open = true;
 
-    private StoreDatabase(String storeName, File dir, DbOptions options) {
+    private StoreDatabase(String storeName, File dir, LetheStoreConfig config) {
         this.storeName = storeName;
         this.dir = dir;
-        this.options = options;
+        this.config = config;
     }
 
     /**
@@ -48,9 +50,9 @@ final class StoreDatabase implements AutoCloseable {
      * first use, as Kafka Streams' segmented stores open their segments.
      */
     static StoreDatabase open(String storeName, StateStoreContext context) {
-        DbOptions options = LetheStoreConfig.from(storeName, context.appConfigs()).dbOptions();
+        LetheStoreConfig config = LetheStoreConfig.from(storeName, context.appConfigs());
         File dir = new File(new File(context.stateDir(), PARENT_DIR), storeName);
-        return new StoreDatabase(storeName, dir, options);
+        return new StoreDatabase(storeName, dir, config);
     }
 
     LetheDb db() {
@@ -84,10 +86,14 @@ final class StoreDatabase implements AutoCloseable {
     private synchronized LetheDb openEngine() {
         ensureOpen();
         if (db == null) {
+            SharedBudgets.Key budget = config.budget();
             try {
                 Files.createDirectories(dir.toPath());
+                options = budget == null ? config.dbOptions() : config.dbOptions(SharedBudgets.acquire(budget));
+                leased = budget;
                 db = LetheDb.open(dir.getAbsolutePath(), options);
             } catch (IOException e) {
+                releaseBudget();
                 throw new ProcessorStateException("Error opening store " + storeName + " at location " + dir, e);
             }
             onOpen.forEach(Runnable::run);
@@ -137,10 +143,11 @@ final class StoreDatabase implements AutoCloseable {
     /** Makes every write so far durable: syncs the log, or writes the memtables out without one. */
     void commit() {
         try {
+            LetheDb opened = db();
             if (options.useWal()) {
-                db().syncWal();
+                opened.syncWal();
             } else {
-                db().flush();
+                opened.flush();
             }
         } catch (LetheException e) {
             throw failure("flushing", e);
@@ -172,6 +179,14 @@ final class StoreDatabase implements AutoCloseable {
         if (db != null) {
             db.close();
             db = null;
+        }
+        releaseBudget();
+    }
+
+    private void releaseBudget() {
+        if (leased != null) {
+            SharedBudgets.release(leased);
+            leased = null;
         }
     }
 }

@@ -1,20 +1,36 @@
 package io.lethe.kafka.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
+import io.lethe.engine.MemoryBudget;
 
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.test.InternalMockProcessorContext;
+import org.apache.kafka.test.StreamsTestUtils;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Properties;
 
-/** Options under lethe.*: applied, checked with the key named, and handed to a config setter. */
+/**
+ * Options under lethe.*: applied, checked with the key named, handed to a config setter; a memory
+ * budget shared by an application's stores.
+ */
 class LetheStoreConfigTest {
     @Test
     void optionsReachTheEngine() {
@@ -41,7 +57,9 @@ class LetheStoreConfigTest {
                 LetheStoreConfig.COMPRESSION, "gzip",
                 LetheStoreConfig.BOTTOMMOST_COMPRESSION, "snappy",
                 LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, "-1",
-                LetheStoreConfig.CONFIG_SETTER, String.class.getName()).entrySet()) {
+                LetheStoreConfig.CONFIG_SETTER, String.class.getName(),
+                LetheStoreConfig.MEMORY_BUDGET_BYTES, "1048576",
+                LetheStoreConfig.MEMORY_WRITE_BUFFER_RATIO, "1.5").entrySet()) {
             ConfigException e = assertThrows(ConfigException.class,
                     () -> LetheStoreConfig.from("s", Map.of(bad.getKey(), bad.getValue())), bad.toString());
             assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());
@@ -68,5 +86,40 @@ class LetheStoreConfigTest {
         assertEquals(128 << 10, small.writeBufferSizeBytes());
         assertEquals(Compression.ZSTD, small.defaultColumnFamilyOptions().bottommostCompression());
         assertEquals(16 << 20, other.writeBufferSizeBytes());
+    }
+
+    /**
+     * With {@code lethe.memory.budget.bytes}, the stores of an application share one budget: their
+     * write buffers together stay within its write-buffer share, and the budget lives until the last
+     * store closes.
+     */
+    @Test
+    void storesOfAnApplicationShareOneBudget(@TempDir Path dir) throws Exception {
+        Properties props = StreamsTestUtils.getStreamsConfig();
+        props.put(LetheStoreConfig.MEMORY_BUDGET_BYTES, String.valueOf(8L << 20));
+        props.put(LetheStoreConfig.MEMORY_WRITE_BUFFER_RATIO, "0.25");
+        InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(), Serdes.Bytes(),
+                Serdes.ByteArray(), new StreamsConfig(props));
+        SharedBudgets.Key key = LetheStoreConfig.from("a", context.appConfigs()).budget();
+        KeyValueStore<Bytes, byte[]> a = LetheStores.persistentKeyValueStore("a").get();
+        KeyValueStore<Bytes, byte[]> b = LetheStores.persistentKeyValueStore("b").get();
+        a.init(context, a);
+        b.init(context, b);
+        byte[] value = new byte[1000];
+        for (int i = 0; i < 6000; i++) {  // 6 MB each: each store's own 2 MiB write buffer would hold 4 MiB
+            a.put(Bytes.wrap(("k" + i).getBytes(StandardCharsets.UTF_8)), value);
+            b.put(Bytes.wrap(("k" + i).getBytes(StandardCharsets.UTF_8)), value);
+        }
+        MemoryBudget.Usage u = SharedBudgets.usage(key);
+        for (long deadline = System.nanoTime() + 10_000_000_000L;
+                u.writeBuffers() > (5L << 19) && System.nanoTime() < deadline; u = SharedBudgets.usage(key)) {
+            Thread.sleep(50);  // flushes run in the background
+        }
+        assertEquals(8L << 20, u.capacity());
+        assertTrue(u.writeBuffers() <= 5L << 19, "both stores' write buffers within the 2 MiB share: " + u);
+        a.close();
+        assertNotNull(SharedBudgets.usage(key), "the other store still holds the budget");
+        b.close();
+        assertNull(SharedBudgets.usage(key), "the budget goes with the last store");
     }
 }

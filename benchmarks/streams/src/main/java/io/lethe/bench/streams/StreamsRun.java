@@ -38,7 +38,7 @@ public final class StreamsRun {
     /** The columns of a RESULT line. */
     static final String RESULT_COLUMNS = "system,round,clicks,seconds,records_per_s,tasks,disk_bytes_main_end,"
             + "disk_bytes_max,open_files_max,rss_max_bytes,native_max_bytes,native_per_task_bytes,"
-            + "expired_on_disk_main_max_s,expired_on_disk_drain_max_s,expired_on_disk_drain_end_s";
+            + "expired_on_disk_main_max_s";
 
     private final StreamsWorkload w;
     private final StreamsSystem system;
@@ -76,7 +76,8 @@ public final class StreamsRun {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, w.threads());
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
         system.configure(props, w);
-        streams = new KafkaStreams(w.topology(List.of(StreamsWorkload.MAIN_TOPIC, drainTopic), outputTopic, progress), props);
+        List<String> inputs = List.of(StreamsWorkload.MAIN_TOPIC, drainTopic);
+        streams = new KafkaStreams(w.topology(inputs, outputTopic, progress), props);
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
         streams.start();
         sampler.scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
@@ -144,17 +145,14 @@ public final class StreamsRun {
 
     private synchronized String result() {
         List<Sample> main = samples.stream().filter(s -> s.phase.equals("main")).toList();
-        List<Sample> drain = samples.stream().filter(s -> s.phase.equals("drain")).toList();
         long nativeMax = samples.stream().mapToLong(s -> s.memory.nativeBytes()).max().orElse(0);
-        return String.format(Locale.ROOT, "%s,%d,%d,%.2f,%.0f,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.1f", system.id, round,
+        return String.format(Locale.ROOT, "%s,%d,%d,%.2f,%.0f,%d,%d,%d,%d,%d,%d,%d,%.1f", system.id, round,
                 w.clicks(), mainSeconds, w.clicks() / mainSeconds, w.partitions(),
                 main.isEmpty() ? 0 : main.get(main.size() - 1).diskBytes,
                 samples.stream().mapToLong(Sample::diskBytes).max().orElse(0),
                 samples.stream().mapToLong(Sample::openFiles).max().orElse(0),
                 samples.stream().mapToLong(s -> s.memory.rssBytes()).max().orElse(0), nativeMax,
                 nativeMax / w.partitions(),
-                main.stream().mapToDouble(Sample::expiredOnDiskS).max().orElse(0),
-                drain.stream().mapToDouble(Sample::expiredOnDiskS).max().orElse(0),
-                drain.isEmpty() ? 0 : drain.get(drain.size() - 1).expiredOnDiskS);
+                main.stream().mapToDouble(Sample::expiredOnDiskS).max().orElse(0));
     }
 }

@@ -21,22 +21,20 @@ import java.util.stream.Stream;
 
 /** A store implementation the benchmark runs the application on, with how it is configured. */
 enum StreamsSystem {
-    /** Lethe's stores by {@code dsl.store.suppliers.class}, the memory split evenly over the tasks' stores. */
+    /** Lethe's stores by {@code dsl.store.suppliers.class}, on one memory budget for the application. */
     LETHE("lethe") {
         @Override
         void configure(Properties props, StreamsWorkload w) {
             props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, LetheDslStoreSuppliers.class);
-            long perStore = w.memoryBytes() / w.partitions();
-            props.put(LetheStoreConfig.WRITE_BUFFER_BYTES, perStore / 2);
-            props.put(LetheStoreConfig.PAGE_CACHE_BYTES, perStore / 2);
+            props.put(LetheStoreConfig.MEMORY_BUDGET_BYTES, w.memoryBytes());
             props.put(LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, w.deletePersistenceThreshold().toMillis());
         }
 
         @Override
         String settings(StreamsWorkload w) {
-            long perStore = w.memoryBytes() / w.partitions();
-            return "one engine per store and task; per store a " + (perStore >> 21) + " MiB write buffer and a "
-                    + (perStore >> 21) + " MiB page cache; LZ4; D_th " + w.deletePersistenceThreshold().toSeconds()
+            return "one engine per store and task, all on one " + (w.memoryBytes() >> 20) + " MiB memory budget"
+                    + " (lethe.memory.budget.bytes: one page cache, write buffers up to half of it, open tables'"
+                    + " index and filters counted in it); LZ4; D_th " + w.deletePersistenceThreshold().toSeconds()
                     + " s; the horizon follows stream time minus retention";
         }
 
