@@ -33,6 +33,7 @@ public final class LetheStoreConfig {
     public static final String COMPRESSION = PREFIX + "compression";
     public static final String BOTTOMMOST_COMPRESSION = PREFIX + "bottommost.compression";
     public static final String DELETE_PERSISTENCE_THRESHOLD_MS = PREFIX + "delete.persistence.threshold.ms";
+    public static final String WAL = PREFIX + "wal";
     public static final String CONFIG_SETTER = PREFIX + "config.setter";
     public static final String MEMORY_BUDGET_BYTES = PREFIX + "memory.budget.bytes";
     public static final String MEMORY_WRITE_BUFFER_RATIO = PREFIX + "memory.write.buffer.ratio";
@@ -60,6 +61,10 @@ public final class LetheStoreConfig {
                     ConfigDef.Range.atLeast(0), Importance.MEDIUM,
                     "Every deleted, overwritten and expired entry is physically gone from the store's files"
                             + " within this time (FADE compaction); 0 turns it off.")
+            .define(WAL, Type.BOOLEAN, false, Importance.LOW,
+                    "Whether each store keeps a write-ahead log. Off, as Kafka Streams runs its RocksDB stores: the"
+                            + " changelog restores what a crash lost, and a flush writes the memtables out. On, a"
+                            + " flush only syncs the log, at the cost of writing everything twice.")
             .define(CONFIG_SETTER, Type.CLASS, null, Importance.LOW,
                     "A " + LetheConfigSetter.class.getName() + " that adjusts each store's options.")
             .define(MEMORY_BUDGET_BYTES, Type.LONG, 0L, zeroOrAtLeast(MIN_BUDGET_BYTES), Importance.MEDIUM,
@@ -93,7 +98,7 @@ public final class LetheStoreConfig {
         });
         AbstractConfig parsed = new AbstractConfig(DEFINITION, ours, false);
         LetheStoreConfig config =
-                new LetheStoreConfig(DbOptions.builder().useWal(true), ColumnFamilyOptions.builder());
+                new LetheStoreConfig(DbOptions.builder(), ColumnFamilyOptions.builder());
         config.apply(parsed);
         long budgetBytes = parsed.getLong(MEMORY_BUDGET_BYTES);
         if (budgetBytes > 0) {
@@ -134,6 +139,7 @@ public final class LetheStoreConfig {
     }
 
     private void apply(AbstractConfig parsed) {
+        db.useWal(parsed.getBoolean(WAL));
         set(WRITE_BUFFER_BYTES, parsed.getLong(WRITE_BUFFER_BYTES), db::writeBufferSizeBytes);
         set(PAGE_CACHE_BYTES, parsed.getLong(PAGE_CACHE_BYTES), db::pageCacheBytes);
         family.compression(compression(parsed.getString(COMPRESSION)));

@@ -22,8 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The engine under one store of one task: a database in {@code <task state dir>/lethe/<store>}.
- * Writes go to its write-ahead log unsynced; {@link #commit()} syncs it, which is what Kafka
- * Streams' flush at each commit asks for. Iterators opened on it are closed with it.
+ * {@link #commit()}, what Kafka Streams' flush asks for, makes every write so far durable: it writes
+ * the memtables out, or with a write-ahead log syncs the log. Iterators opened on it are closed with
+ * it.
  */
 final class StoreDatabase implements AutoCloseable {
     static final String PARENT_DIR = "lethe";

@@ -1,6 +1,7 @@
 package io.lethe.kafka.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,7 +43,8 @@ class LetheStoreConfigTest {
                 "unrelated.option", "x")).dbOptions();
         assertEquals(1 << 20, o.writeBufferSizeBytes());
         assertEquals(0, o.pageCacheBytes());
-        assertTrue(o.useWal());
+        assertFalse(o.useWal(), "no log by default, as Kafka Streams runs RocksDB");
+        assertTrue(LetheStoreConfig.from("s", Map.of(LetheStoreConfig.WAL, "true")).dbOptions().useWal());
         ColumnFamilyOptions cf = o.defaultColumnFamilyOptions();
         assertEquals(Compression.ZSTD, cf.compression());
         assertEquals(Compression.ZSTD, cf.bottommostCompression(), "unset: as the compression");
@@ -59,7 +61,8 @@ class LetheStoreConfigTest {
                 LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, "-1",
                 LetheStoreConfig.CONFIG_SETTER, String.class.getName(),
                 LetheStoreConfig.MEMORY_BUDGET_BYTES, "1048576",
-                LetheStoreConfig.MEMORY_WRITE_BUFFER_RATIO, "1.5").entrySet()) {
+                LetheStoreConfig.MEMORY_WRITE_BUFFER_RATIO, "1.5",
+                LetheStoreConfig.WAL, "maybe").entrySet()) {
             ConfigException e = assertThrows(ConfigException.class,
                     () -> LetheStoreConfig.from("s", Map.of(bad.getKey(), bad.getValue())), bad.toString());
             assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());

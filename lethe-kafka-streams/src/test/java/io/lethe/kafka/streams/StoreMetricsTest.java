@@ -38,8 +38,9 @@ class StoreMetricsTest {
         Thread.sleep(1100);  // past the gauges' snapshot age
         Map<String, Object> lethe = ours(context);
         assertTrue(lethe.containsKey("bytes-written-wal"), lethe.keySet().toString());
-        assertTrue((Long) lethe.get("bytes-written-wal") > 100_000, lethe.toString());
-        assertTrue((Long) lethe.get("memtable-bytes") > 100_000, lethe.toString());
+        assertTrue((Long) lethe.get("user-bytes-written") > 100_000, lethe.toString());
+        assertEquals(1000L, lethe.get("entries"), "the flush wrote the memtable out: " + lethe);
+        assertTrue((Long) lethe.get("bytes-written-flush") > 0, lethe.toString());
         assertEquals(0L, lethe.get("horizon"));
         assertEquals(-1L, lethe.get("oldest-delete-key-on-disk"), "all in the memtable, nothing on disk");
         store.close();

@@ -20,13 +20,16 @@ import org.apache.kafka.streams.kstream.SlidingWindows;
 import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -44,9 +47,10 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * DSL topologies run on Lethe's stores (switched by {@code dsl.store.suppliers.class} alone) give
- * exactly the output of the same topology on Kafka Streams' RocksDB stores, and their stores answer
- * interactive queries alike, for random input with out-of-order and late records.
+ * DSL topologies run on Lethe's stores (switched by {@code dsl.store.suppliers.class} alone, or one
+ * operator by its supplier) give exactly the output of the same topology on Kafka Streams' RocksDB
+ * stores, and their stores answer interactive queries alike, for random input with out-of-order and
+ * late records.
  */
 class TopologyEquivalenceTest {
     private static final Duration GRACE = Duration.ofMillis(300);
@@ -122,6 +126,35 @@ class TopologyEquivalenceTest {
         }
     }
 
+    /**
+     * One operator on Lethe by its supplier ({@code Materialized.as(LetheStores...)}), with every other
+     * store on the default RocksDB stores: the store lives in Lethe's directory, and output and queries
+     * equal those of the operator on a RocksDB store.
+     */
+    @Test
+    void aSupplierPutsOneOperatorOnLethe() {
+        Duration size = Duration.ofMillis(500);
+        Consumer<StreamsBuilder> onLethe = b -> windowCount(b, Materialized.<String, Long>as(
+                LetheStores.persistentTimestampedWindowStore("windows", size.plus(GRACE), size, false)));
+        Consumer<StreamsBuilder> onRocksDb = b -> windowCount(b, Materialized.as("windows"));
+        List<TestRecord<String, String>> input = randomInput(3);
+        Result rocks = run(onRocksDb, input, false, "rocksdb-3");
+        Result lethe = run(onLethe, input, false, "supplier-3");
+        assertFalse(rocks.output().isEmpty());
+        assertEquals(rocks.output(), lethe.output());
+        assertEquals(rocks.stores(), lethe.stores());
+        assertEquals(List.of("windows: LetheTimestampedWindowStore"), lethe.kinds());
+        assertEquals(List.of("windows: RocksDBTimestampedSegmentedBytesStore"), rocks.kinds());
+    }
+
+    private static void windowCount(StreamsBuilder b, Materialized<String, Long, WindowStore<Bytes, byte[]>> store) {
+        input(b).groupByKey()
+                .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(500), GRACE))
+                .count(store.withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                .toStream((w, v) -> w.key() + "@" + w.window().start())
+                .mapValues(String::valueOf).to("out");
+    }
+
     private static KStream<String, String> input(StreamsBuilder b) {
         return b.stream("in");
     }
@@ -140,7 +173,8 @@ class TopologyEquivalenceTest {
         return records;
     }
 
-    private record Result(List<String> output, List<String> stores) {}
+    /** What a run output, what its stores held, and what each store is underneath Kafka's layers. */
+    private record Result(List<String> output, List<String> stores, List<String> kinds) {}
 
     private Result run(Consumer<StreamsBuilder> topology, List<TestRecord<String, String>> input, boolean lethe,
                        String stateDir) {
@@ -164,8 +198,22 @@ class TopologyEquivalenceTest {
                 in.pipeInput(record);
                 out.readRecordsToList().forEach(r -> output.add(r.key() + "=" + r.value() + "@" + r.timestamp()));
             }
-            return new Result(output, queryStores(driver));
+            return new Result(output, queryStores(driver), storeKinds(driver));
         }
+    }
+
+    /** Every store's innermost class, under Kafka Streams' metered, caching and logging layers. */
+    private static List<String> storeKinds(TopologyTestDriver driver) {
+        List<String> kinds = new ArrayList<>();
+        driver.getAllStateStores().forEach((name, store) -> {
+            StateStore inner = store;
+            while (inner instanceof WrappedStateStore<?, ?, ?> wrapped) {
+                inner = wrapped.wrapped();
+            }
+            kinds.add(name + ": " + inner.getClass().getSimpleName());
+        });
+        kinds.sort(null);
+        return kinds;
     }
 
     /** Every store's contents through interactive queries, in a fixed order. */
