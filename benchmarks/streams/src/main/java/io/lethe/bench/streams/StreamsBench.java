@@ -9,6 +9,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.AppInfoParser;
+import org.rocksdb.RocksDB;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -217,6 +219,9 @@ public final class StreamsBench {
             csv.println("what,a Kafka Streams application (at_least_once as Kafka Streams defaults: commits every 30 s;"
                     + " 10 MiB record cache; changelogs on) in a JVM of its own with a 1 GiB heap; a single-node Kafka"
                     + " broker in the benchmark's JVM; all on this machine");
+            RocksDB.loadLibrary();
+            csv.println("versions,Kafka and Kafka Streams " + AppInfoParser.getVersion() + "; RocksDB "
+                    + RocksDB.rocksdbVersion() + " (rocksdbjni, as Kafka Streams ships it)");
             w.settings().forEach((k, v) -> csv.println(k + "," + v));
             for (StreamsSystem s : StreamsSystem.values()) {
                 csv.println(s.id + "," + s.settings(w));
