@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -31,10 +32,13 @@ TEST(ReadPoolTest, HelpersTakeChunksAndWithoutHelpersTheCallerRunsAll) {
   ReadPool pool(1);
   std::atomic<bool> helped{false};
   const auto caller = std::this_thread::get_id();
-  for (int round = 0; round < 200 && !helped; round++) {
+  // Each chunk takes a moment, so the helper wakes before the caller has run them all; on a loaded
+  // machine it may take a while to be scheduled at all.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!helped && std::chrono::steady_clock::now() < deadline) {
     pool.ParallelFor(64, [&](size_t) {
       if (std::this_thread::get_id() != caller) helped = true;
-      std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
     });
   }
   EXPECT_TRUE(helped.load()) << "a helper ran some chunks";

@@ -1,5 +1,7 @@
 package io.lethe.examples;
 
+import io.lethe.kafka.streams.LetheStoreConfig;
+
 import org.apache.flink.util.ParameterTool;
 import org.apache.flink.util.TimeUtils;
 import org.apache.kafka.clients.admin.Admin;
@@ -68,7 +70,9 @@ final class StreamsLocalRun {
                     stores);
             props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
             props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, params.getInt("threads", 2));
-            props.put("lethe.delete.persistence.threshold.ms", dth.toMillis());
+            if (stores.equals("lethe")) {
+                props.put(LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, dth.toMillis());
+            }
             Map<String, Object> seen = process(kafka, props, stream, n, window, params.getLong("rate", 0));
             return report(stream, n, window, latest(kafka.bootstrapServers()), seen);
         } finally {
