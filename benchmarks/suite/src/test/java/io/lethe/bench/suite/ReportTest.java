@@ -35,11 +35,12 @@ class ReportTest {
             "jobs-latency-p99.png", "jobs-bytes-per-record.png", "largestate-keyed-throughput.png",
             "largestate-keyed-p99.png", "largestate-keyed-local.png", "largestate-keyed-rss.png",
             "largestate-keyed-container.png", "largestate-windowed-throughput.png", "largestate-windowed-p99.png",
-            "largestate-windowed-local.png", "largestate-windowed-rss.png", "largestate-windowed-container.png", "nexmark-throughput.png", "nexmark-state-size.png");
+            "largestate-windowed-local.png", "largestate-windowed-rss.png", "largestate-windowed-container.png",
+            "nexmark-throughput.png", "nexmark-state-size.png", "streams-disk.png", "streams-expired.png");
     static final List<String> SECTIONS = List.of("# Benchmarks",
             "## Summary: where Lethe is ahead and where it is behind", "## Machine, versions and settings",
             "## Engine operations (JMH)", "## Delete-heavy YCSB-A", "## Secondary range deletes", "## Flink jobs",
-            "## State far larger than memory", "## Nexmark");
+            "## State far larger than memory", "## Nexmark", "## Kafka Streams");
 
     @BeforeAll
     static void headless() {
@@ -162,6 +163,18 @@ class ReportTest {
         assertFalse(windowed.contains("Local state is not compared"), windowed);
     }
 
+    /** Live disk size and expiry lag come from the drain's second half of the timeline, not its backlog. */
+    @Test
+    void kafkaStreamsJudgesLiveOperationFromTheDrainsSecondHalf(@TempDir Path tmp) throws Exception {
+        String md = reportOnSyntheticResults(tmp.resolve("data"), tmp.resolve("report.md"));
+        String streams = md.substring(md.indexOf("## Kafka Streams"));
+        assertTrue(streams.contains("| records/s | higher | rocksdb | 0.90 (1 round) | behind |"), streams);
+        assertTrue(streams.contains("| state directory on disk, live | lower | rocksdb-tuned | 0.50 (1 round) |"),
+                streams);
+        assertTrue(streams.contains("| expired windows still on disk, live (max) | lower | rocksdb-tuned | 0.033 (1"),
+                streams);
+    }
+
     @Test
     void missingPartsSayNotRun(@TempDir Path tmp) throws Exception {
         Path data = tmp.resolve("data");
@@ -171,7 +184,7 @@ class ReportTest {
         Report.write(data, report);
         String md = Files.readString(report);
         SECTIONS.forEach(s -> assertTrue(md.contains(s), "section " + s));
-        assertEquals(5, md.split("not run", -1).length - 1, md);
+        assertEquals(6, md.split("not run", -1).length - 1, md);
         assertTrue(md.contains("](../data/engine-ops.png)"), md);
         assertEquals(Charts.WIDTH, ImageIO.read(data.resolve("engine-ops.png").toFile()).getWidth());
         assertFalse(Files.exists(data.resolve("ycsb-space-amp.png")));
@@ -287,6 +300,7 @@ class ReportTest {
         write(data, "jobs.settings.csv", List.of("key,value", "bytes written,what the process wrote, per record"));
         writeLargeState(data);
         writeNexmark(data);
+        writeStreams(data);
     }
 
     /**
@@ -332,6 +346,32 @@ class ReportTest {
             }
         }
         write(data, "nexmark.csv", rows);
+    }
+
+    /**
+     * Kafka Streams: one round; Lethe at 90 records/s against RocksDB's 100 (the tuned stores 80); in
+     * the drain's second half Lethe's state directory holds 50 bytes against the tuned stores' 100 and
+     * its expired windows stay 10 s against the tuned stores' 300 (the shipped ones' 400).
+     */
+    static void writeStreams(Path data) throws IOException {
+        List<String> rows = new ArrayList<>(List.of("system,round,clicks,seconds,records_per_s,tasks,"
+                + "disk_bytes_main_end,disk_bytes_max,open_files_max,rss_max_bytes,native_max_bytes,"
+                + "native_per_task_bytes,expired_on_disk_main_max_s,output_keys_checked,output_fingerprint"));
+        List<String> timeline = new ArrayList<>(List.of("system,round,phase,elapsed_s,clicks,stream_time,min_live,"
+                + "oldest_on_disk,expired_on_disk_s,disk_bytes,open_files,rss_bytes,native_bytes"));
+        Map<String, int[]> by = Map.of("lethe", new int[] {90, 50, 10}, "rocksdb", new int[] {100, 200, 400},
+                "rocksdb-tuned", new int[] {80, 100, 300});
+        by.forEach((system, v) -> {
+            rows.add(String.format("%s,1,1000,10,%d,4,100,200,10,1000,400,100,60,5,00ff", system, v[0]));
+            for (int t = 0; t < 10; t++) {
+                // Half-way through the drain the backlog is gone: only its second half counts as live.
+                boolean late = t >= 7;
+                timeline.add(String.format("%s,1,%s,%d,1000,0,0,0,%d,%d,10,1000,400", system,
+                        t < 4 ? "main" : "drain", t, late ? v[2] : 999, late ? v[1] : 999));
+            }
+        });
+        write(data, "streams.csv", rows);
+        write(data, "streams-timeline.csv", timeline);
     }
 
     static List<String> engineOps() {
