@@ -98,7 +98,7 @@ public record ClickStream(long clicksPerEventSecond, long users, int pages, int 
     }
 
     /** SplitMix64's finalizer: a fixed, well-spread hash. */
-    static long mix(long x) {
+    public static long mix(long x) {
         x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
         x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
         return x ^ (x >>> 31);

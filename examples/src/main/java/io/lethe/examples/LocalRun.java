@@ -24,17 +24,14 @@ import org.apache.flink.util.ParameterTool;
 import org.apache.flink.util.function.SerializableFunction;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 
 /**
  * Runs an example job on a MiniCluster in this JVM with the Lethe backend (or, for comparison,
@@ -186,7 +183,7 @@ public final class LocalRun {
 
     private void sample() {
         if (backend.equals("lethe")) {
-            lastLocalBytes = size(localDir());
+            lastLocalBytes = Directories.size(localDir());
             maxLocalBytes = Math.max(maxLocalBytes, lastLocalBytes);
             maxOldestTombstoneMs = Math.max(maxOldestTombstoneMs, MetricsCollector.max("oldest-tombstone-age-ms"));
         }
@@ -236,32 +233,7 @@ public final class LocalRun {
     /** Deletes the work directory if this run created it. */
     void cleanUp() throws IOException {
         if (deleteWorkDir) {
-            deleteTree(workDir);
-        }
-    }
-
-    static long size(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException e) {
-                    return 0;  // deleted while walking
-                }
-            }).sum();
-        } catch (IOException | UncheckedIOException e) {
-            return 0;  // not created yet, or changed while walking
-        }
-    }
-
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+            Directories.deleteTree(workDir);
         }
     }
 

@@ -23,7 +23,6 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Runs {@link PageViewStreams} locally: a Kafka broker in this JVM ({@link EmbeddedKafka}), the
@@ -77,7 +76,7 @@ final class StreamsLocalRun {
             return report(stream, n, window, latest(kafka.bootstrapServers()), seen);
         } finally {
             if (!params.has("work-dir")) {
-                LocalRun.deleteTree(work);
+                Directories.deleteTree(work);
             }
         }
     }
@@ -103,8 +102,8 @@ final class StreamsLocalRun {
             streams.start();
             awaitCommitted(streams, admin, n, stateDir, start);
             seen.put("seconds", (System.nanoTime() - start) / 1e9);
-            seen.put("state bytes", LocalRun.size(stateDir));
-            seen.put("state files", files(stateDir));
+            seen.put("state bytes", Directories.size(stateDir));
+            seen.put("state files", Directories.files(stateDir));
             seen.putAll(letheGauges(streams));
         }
         produced.get();
@@ -129,7 +128,7 @@ final class StreamsLocalRun {
             committed = now;
             double s = (System.nanoTime() - start) / 1e9;
             System.out.printf(Locale.ROOT, "  %5.0f s  clicks processed %,d / %,d (%,.0f/s), state %s in %d files%n", s,
-                    committed, n, committed / s, LocalRun.mib(LocalRun.size(stateDir)), files(stateDir));
+                    committed, n, committed / s, LocalRun.mib(Directories.size(stateDir)), Directories.files(stateDir));
         }
     }
 
@@ -157,14 +156,6 @@ final class StreamsLocalRun {
             }
         }
         return gauges;
-    }
-
-    private static long files(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).count();
-        } catch (Exception e) {
-            return 0;  // not created yet, or changed while walking
-        }
     }
 
     /** The last committed value of every key of the output topic. */

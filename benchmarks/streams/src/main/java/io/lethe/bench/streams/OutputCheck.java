@@ -1,5 +1,6 @@
 package io.lethe.bench.streams;
 
+import io.lethe.examples.ClickStream;
 import io.lethe.examples.TopicReader;
 
 import java.time.Duration;
@@ -26,14 +27,8 @@ record OutputCheck(long keys, long fingerprint) {
         });
         long fingerprint = 0;
         for (Map.Entry<String, String> e : last.entrySet()) {
-            fingerprint += mix((e.getKey() + "=" + e.getValue()).hashCode() * 0x9E3779B97F4A7C15L);
+            fingerprint += ClickStream.mix((e.getKey() + "=" + e.getValue()).hashCode() * 0x9E3779B97F4A7C15L);
         }
         return new OutputCheck(last.size(), fingerprint);
-    }
-
-    private static long mix(long x) {
-        x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
-        x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
-        return x ^ (x >>> 31);
     }
 }

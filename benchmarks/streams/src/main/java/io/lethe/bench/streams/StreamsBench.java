@@ -2,6 +2,7 @@ package io.lethe.bench.streams;
 
 import io.lethe.examples.Click;
 import io.lethe.examples.ClickStream;
+import io.lethe.examples.Directories;
 import io.lethe.examples.EmbeddedKafka;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -22,13 +23,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The Kafka Streams benchmark: a windowed aggregation ({@link StreamsWorkload}) on Lethe's stores and
@@ -70,7 +69,7 @@ public final class StreamsBench {
         try (EmbeddedKafka kafka = EmbeddedKafka.start(work.resolve("kafka"))) {
             new StreamsBench(w, args[0], out, work, kafka).run();
         } finally {
-            deleteTree(work);
+            Directories.deleteTree(work);
         }
         System.exit(0);
     }
@@ -166,7 +165,7 @@ public final class StreamsBench {
         results.printf(Locale.ROOT, "%s,%d,%016x%n", result, check.keys(), check.fingerprint());
         results.flush();
         deleteTopics(List.of(drainTopic, outputTopic), "bench-" + system.id + "-" + round + "-");
-        deleteTree(stateDir);
+        Directories.deleteTree(stateDir);
     }
 
     /**
@@ -233,16 +232,5 @@ public final class StreamsBench {
         PrintWriter w = new PrintWriter(Files.newBufferedWriter(out.resolve(name)));
         w.println(header);
         return w;
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }
