@@ -124,6 +124,23 @@ TEST_F(MemoryBudgetTest, WriteBuffersStayWithinTheirShare) {
   EXPECT_EQ(v, Value('a', 39000));
 }
 
+// A write is charged what the memtable took from the allocator, not an
+// estimate from the entry's size: small entries cost their skip-list node
+// more than their bytes.
+TEST_F(MemoryBudgetTest, WriteBuffersAreChargedWhatTheMemtableHolds) {
+  auto budget = NewBudget(64 * kMiB, 0.5);  // no flush for these writes
+  auto db = Open("/small", budget);
+  for (int i = 0; i < 50000; i++) {
+    ASSERT_TRUE(db->Put(WriteOptions(), db->DefaultColumnFamily(), Key(i), "v" + std::to_string(i % 10)).ok());
+  }
+  const uint64_t held = db->GetStatistics().column_families.at(0).memtable_bytes;
+  const size_t charged = budget->GetUsage().write_buffers;
+  ASSERT_EQ(0u, Flushes(db.get()));
+  // Charges go in steps of 64 KiB; the first arena block came with the memtable.
+  EXPECT_LE(charged, held);
+  EXPECT_GE(charged + 128 * kKiB, held);
+}
+
 TEST_F(MemoryBudgetTest, AnIdleDatabaseFlushesWhenAnotherNeedsTheRoom) {
   auto budget = NewBudget(4 * kMiB, 0.25);  // flush due past 7/8 MiB of mutable memtables
   auto idle = Open("/idle", budget);

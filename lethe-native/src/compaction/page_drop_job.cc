@@ -107,73 +107,111 @@ void PageDropJob::Free(uint32_t index, PageDropResult* r) {
   }
 }
 
-Status PageDropJob::Rewrite(const PageDropPlan& plan, const SecondaryDeletes& records,
-                            const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
-  for (uint32_t index : plan.rewrite) {
-    const PageRef& ref = pages_.at(index);
-    FilteredPage page;
-    Status s = FilterPage(*ref.reader, *ref.meta, &records, snapshots, &page);
-    if (!s.ok()) return s;
-    r->rewrite_bytes_read += StoredBytes(*ref.meta);
-    pinned_ = pinned_ || page.pinned;
-    if (!page.changed) continue;
-    r->pages_rewritten++;
-    converted_ += page.converted;
-    if (page.survivors.empty()) {
-      dropped_.push_back(index);
-    } else {
-      patch_pages_[index] = std::move(page.survivors);
+Status PageDropJob::RewriteInOrder(const PageDropPlan& plan, const SecondaryDeletes& records,
+                                   const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
+  const FileMetaData& f = *tables_.file;
+  std::vector<uint32_t> gone = dropped_;  // earlier and planned drops
+  std::sort(gone.begin(), gone.end());
+  std::vector<uint32_t> rewrite(plan.rewrite.begin(), plan.rewrite.end());
+  std::sort(rewrite.begin(), rewrite.end());
+  // Earlier patches stay unless dropped now or rewritten (RewritePage keeps
+  // an unchanged one).
+  std::vector<uint32_t> kept;
+  for (uint32_t index : f.patched_pages) {
+    if (!std::binary_search(gone.begin(), gone.end(), index) &&
+        !std::binary_search(rewrite.begin(), rewrite.end(), index)) {
+      kept.push_back(index);
     }
   }
-  return Status::OK();
-}
-
-// Earlier patched pages that stay move into the new patch table unchanged.
-Status PageDropJob::CopyKeptPatches(PageDropResult* r) {
-  const FileMetaData& f = *tables_.file;
-  static const std::multiset<SequenceNumber> kNoSnapshots;
-  for (uint32_t index : f.patched_pages) {
-    if (std::binary_search(dropped_.begin(), dropped_.end(), index) || patch_pages_.count(index) > 0) continue;
-    const PageMeta* meta = nullptr;
-    PartitionRef holder;
-    Status s = PatchPage(*tables_.patch, static_cast<size_t>(f.PatchSlot(index)), &holder, &meta);
-    if (!s.ok()) return s;
-    FilteredPage page;
-    s = FilterPage(*tables_.patch, *meta, nullptr, kNoSnapshots, &page);
-    if (!s.ok()) return s;
-    r->rewrite_bytes_read += StoredBytes(*meta);
-    patch_pages_[index] = std::move(page.survivors);
+  std::sort(kept.begin(), kept.end());
+  size_t k = 0;
+  for (uint32_t index : rewrite) {
+    for (; k < kept.size() && kept[k] < index; k++) {
+      if (Status s = CopyKeptPatch(kept[k], r); !s.ok()) return s;
+    }
+    if (Status s = RewritePage(index, records, snapshots, r); !s.ok()) return s;
+  }
+  for (; k < kept.size(); k++) {
+    if (Status s = CopyKeptPatch(kept[k], r); !s.ok()) return s;
   }
   return Status::OK();
 }
 
-// One tile of one page per patched page, in page order.
-Status PageDropJob::WritePatchTable(PageDropResult* r) {
-  r->new_patch = options_.new_file_number();
-  std::unique_ptr<WritableFile> file;
-  Status s = options_.env->NewWritableFile(TableFileName(options_.dbname, r->new_patch), &file);
+Status PageDropJob::RewritePage(uint32_t index, const SecondaryDeletes& records,
+                                const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
+  const PageRef& ref = pages_.at(index);
+  FilteredPage page;
+  Status s = FilterPage(*ref.reader, *ref.meta, &records, snapshots, &page);
   if (!s.ok()) return s;
-  TableBuilderOptions bo;
-  bo.page_size = SIZE_MAX / 4;  // one page per tile: the tile is cut by hand
-  bo.pages_per_tile = 1;
-  bo.bloom_bits_per_key = options_.bloom_bits_per_key;
-  bo.compression = options_.compression;
-  bo.index_partition_size = 0;  // one partition: readers keep a patch's index
-  TableBuilder builder(bo, file.get());
-  for (const auto& [index, entries] : patch_pages_) {
-    for (const OutputEntry& e : entries) builder.Add(e.ikey, e.value, e.delete_key);
-    builder.CutTile();
+  r->rewrite_bytes_read += StoredBytes(*ref.meta);
+  pinned_ = pinned_ || page.pinned;
+  if (!page.changed) {
+    // An earlier patch read unchanged stays in the new patch table.
+    return ref.patched() ? AddPatchPage(index, page.survivors, r) : Status::OK();
   }
-  s = builder.Finish();
-  if (s.ok()) s = file->Sync();
-  if (s.ok()) s = file->Close();
+  r->pages_rewritten++;
+  converted_ += page.converted;
+  if (page.survivors.empty()) {
+    dropped_.push_back(index);
+    return Status::OK();
+  }
+  rewritten_.push_back(index);
+  return AddPatchPage(index, page.survivors, r);
+}
+
+// An earlier patched page that stays moves into the new patch table unchanged.
+Status PageDropJob::CopyKeptPatch(uint32_t index, PageDropResult* r) {
+  static const std::multiset<SequenceNumber> kNoSnapshots;
+  const PageMeta* meta = nullptr;
+  PartitionRef holder;
+  Status s = PatchPage(*tables_.patch, static_cast<size_t>(tables_.file->PatchSlot(index)), &holder, &meta);
+  if (!s.ok()) return s;
+  FilteredPage page;
+  s = FilterPage(*tables_.patch, *meta, nullptr, kNoSnapshots, &page);
+  if (!s.ok()) return s;
+  r->rewrite_bytes_read += StoredBytes(*meta);
+  return AddPatchPage(index, page.survivors, r);
+}
+
+// A patch table holds one tile of one page per patched page, in page order.
+Status PageDropJob::AddPatchPage(uint32_t index, const std::vector<OutputEntry>& entries, PageDropResult* r) {
+  if (patch_ == nullptr) {
+    r->new_patch = options_.new_file_number();
+    Status s = options_.env->NewWritableFile(TableFileName(options_.dbname, r->new_patch), &patch_file_);
+    if (!s.ok()) return s;
+    TableBuilderOptions bo;
+    bo.page_size = SIZE_MAX / 4;  // one page per tile: the tile is cut by hand
+    bo.pages_per_tile = 1;
+    bo.bloom_bits_per_key = options_.bloom_bits_per_key;
+    bo.compression = options_.compression;
+    bo.index_partition_size = 0;  // one partition: readers keep a patch's index
+    patch_ = std::make_unique<TableBuilder>(bo, patch_file_.get());
+  }
+  for (const OutputEntry& e : entries) patch_->Add(e.ikey, e.value, e.delete_key);
+  patch_->CutTile();
+  patched_.push_back(index);
+  return patch_->status();
+}
+
+Status PageDropJob::FinishPatchTable(PageDropResult* r) {
+  Status s = patch_->Finish();
+  if (s.ok()) s = patch_file_->Sync();
+  if (s.ok()) s = patch_file_->Close();
   if (!s.ok()) return s;
   FileMetaData& after = r->after;
   after.patch_file = r->new_patch;
-  after.patch_size = builder.FileSize();
-  for (const auto& [index, entries] : patch_pages_) after.patched_pages.push_back(index);
+  after.patch_size = patch_->FileSize();
+  after.patched_pages = patched_;
   r->rewrite_bytes_written += after.patch_size;
   return Status::OK();
+}
+
+void PageDropJob::DiscardPatchTable(PageDropResult* r) {
+  if (patch_ == nullptr) return;
+  patch_->Abandon();
+  patch_file_->Close();
+  options_.env->RemoveFile(TableFileName(options_.dbname, r->new_patch));
+  r->new_patch = 0;
 }
 
 // Sets the entries and delete-key bounds of `f` from the pages it has left
@@ -209,16 +247,19 @@ Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& record
   const FileMetaData& f = *tables_.file;
   dropped_ = f.dropped_pages;
   dropped_.insert(dropped_.end(), plan.drop.begin(), plan.drop.end());
-  Status s = Rewrite(plan, records, snapshots, r);
+  Status s = RewriteInOrder(plan, records, snapshots, r);
   if (!s.ok()) return s;
   std::sort(dropped_.begin(), dropped_.end());
   dropped_.erase(std::unique(dropped_.begin(), dropped_.end()), dropped_.end());
-  r->changed = dropped_.size() != f.dropped_pages.size() || !patch_pages_.empty();
-  if (!r->changed) return Status::OK();
+  r->changed = dropped_.size() != f.dropped_pages.size() || !rewritten_.empty();
+  if (!r->changed) {
+    DiscardPatchTable(r);
+    return Status::OK();
+  }
   // Freed: the planned drops and every rewritten page, in file order.
   for (const auto& [index, ref] : pages_) {
     const bool gone = std::binary_search(dropped_.begin(), dropped_.end(), index);
-    if (gone || patch_pages_.count(index) > 0) Free(index, r);
+    if (gone || std::binary_search(rewritten_.begin(), rewritten_.end(), index)) Free(index, r);
   }
 
   FileMetaData& after = r->after;
@@ -227,8 +268,7 @@ Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& record
   after.patched_pages.clear();
   after.patch_file = 0;
   after.patch_size = 0;
-  s = CopyKeptPatches(r);
-  if (s.ok() && !patch_pages_.empty()) s = WritePatchTable(r);
+  if (patch_ != nullptr) s = FinishPatchTable(r);
   size_t remaining = 0;
   if (s.ok()) s = CountRemainingPages(&after, &remaining);
   if (!s.ok()) return s;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,6 +24,7 @@
 #include "format/secondary_deletes.h"
 #include "lethe/options.h"
 #include "lethe/env.h"
+#include "sst/table_builder.h"
 #include "version/version.h"
 
 namespace lethe {
@@ -70,10 +72,19 @@ class PageDropJob {
     bool patched() const { return meta != own; }
   };
 
-  Status Rewrite(const PageDropPlan& plan, const SecondaryDeletes& records,
-                 const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
-  Status CopyKeptPatches(PageDropResult* r);
-  Status WritePatchTable(PageDropResult* r);
+  // Reads the pages to rewrite and the earlier patches that stay, in page
+  // order, and writes each page's survivors to the new patch table at once:
+  // one page's entries are in memory at a time, not the file's.
+  Status RewriteInOrder(const PageDropPlan& plan, const SecondaryDeletes& records,
+                        const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
+  Status RewritePage(uint32_t index, const SecondaryDeletes& records,
+                     const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
+  Status CopyKeptPatch(uint32_t index, PageDropResult* r);
+  // Appends one page of the new patch table (opened on first use).
+  Status AddPatchPage(uint32_t index, const std::vector<OutputEntry>& entries, PageDropResult* r);
+  Status FinishPatchTable(PageDropResult* r);
+  // Nothing changed: the patch table written so far goes.
+  void DiscardPatchTable(PageDropResult* r);
   Status CountRemainingPages(FileMetaData* f, size_t* remaining);
   void Free(uint32_t index, PageDropResult* r);
 
@@ -82,7 +93,10 @@ class PageDropJob {
   std::vector<PartitionRef> partitions_;  // the file's index: pages_ points into it
   std::map<uint32_t, PageRef> pages_;  // remaining pages by index
   std::vector<uint32_t> dropped_;      // ascending: earlier drops and this one's
-  std::map<uint32_t, std::vector<OutputEntry>> patch_pages_;  // the new patch table's pages
+  std::vector<uint32_t> rewritten_;    // ascending: rewritten pages whose survivors are patched
+  std::vector<uint32_t> patched_;      // ascending: every page of the new patch table
+  std::unique_ptr<WritableFile> patch_file_;
+  std::unique_ptr<TableBuilder> patch_;  // the new patch table, while it is written
   uint64_t converted_ = 0;             // entries turned into point tombstones
   bool pinned_ = false;                // a snapshot still reads an entry a record hides
 };

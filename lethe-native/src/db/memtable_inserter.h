@@ -16,7 +16,7 @@ class MemTableInserter final : public WriteBatch::Handler {
   using ColumnFamilies = std::map<uint32_t, std::shared_ptr<ColumnFamilyData>>;
   MemTableInserter(ColumnFamilies* cfds, Clock* clock, SequenceNumber seq)
       : cfds_(cfds), clock_(clock), seq_(seq) {}
-  // Approximate memtable footprint of the records inserted.
+  // Bytes the memtables took from the allocator for the records inserted.
   uint64_t bytes() const { return bytes_; }
   // Bytes of keys and values handed in (the base of write amplification).
   uint64_t user_bytes() const { return user_bytes_; }
@@ -46,9 +46,10 @@ class MemTableInserter final : public WriteBatch::Handler {
   }
   Status DeleteRange(uint32_t cf, std::string_view begin, std::string_view end) override {
     if (ColumnFamilyData* cfd = Find(cf)) {
+      const size_t before = cfd->mem->ApproximateMemoryUsage();
       cfd->mem->AddRangeTombstone(seq_, begin, end);
       NoteTombstone(cfd);
-      bytes_ += begin.size() + end.size() + 64;
+      bytes_ += cfd->mem->ApproximateMemoryUsage() - before;
       user_bytes_ += begin.size() + end.size();
     }
     seq_++;
@@ -68,10 +69,12 @@ class MemTableInserter final : public WriteBatch::Handler {
   }
   Status Add(uint32_t cf, EntryKind kind, std::string_view key, std::string_view value, uint64_t dk) {
     if (ColumnFamilyData* cfd = Find(cf)) {
+      // What the memtable took from the allocator: its arena grows by whole
+      // blocks, so most entries add nothing and some a block.
+      const size_t before = cfd->mem->ApproximateMemoryUsage();
       cfd->mem->Add(seq_, kind, key, value, dk);
       if (kind == EntryKind::kTombstone) NoteTombstone(cfd);
-      // Approximate memtable footprint: entry bytes plus node and encoding overhead.
-      bytes_ += key.size() + value.size() + 48;
+      bytes_ += cfd->mem->ApproximateMemoryUsage() - before;
       user_bytes_ += key.size() + value.size();
     }
     seq_++;
