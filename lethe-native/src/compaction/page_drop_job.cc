@@ -110,6 +110,11 @@ void PageDropJob::Free(uint32_t index, PageDropResult* r) {
 Status PageDropJob::RewriteInOrder(const PageDropPlan& plan, const SecondaryDeletes& records,
                                    const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
   const FileMetaData& f = *tables_.file;
+  std::vector<uint32_t> earlier = f.dropped_pages;
+  std::sort(earlier.begin(), earlier.end());
+  for (uint32_t index : plan.drop) {
+    changes_ = changes_ || !std::binary_search(earlier.begin(), earlier.end(), index);
+  }
   std::vector<uint32_t> gone = dropped_;  // earlier and planned drops
   std::sort(gone.begin(), gone.end());
   std::vector<uint32_t> rewrite(plan.rewrite.begin(), plan.rewrite.end());
@@ -127,14 +132,14 @@ Status PageDropJob::RewriteInOrder(const PageDropPlan& plan, const SecondaryDele
   size_t k = 0;
   for (uint32_t index : rewrite) {
     for (; k < kept.size() && kept[k] < index; k++) {
-      if (Status s = CopyKeptPatch(kept[k], r); !s.ok()) return s;
+      if (Status s = Keep(kept[k], r); !s.ok()) return s;
     }
     if (Status s = RewritePage(index, records, snapshots, r); !s.ok()) return s;
   }
   for (; k < kept.size(); k++) {
-    if (Status s = CopyKeptPatch(kept[k], r); !s.ok()) return s;
+    if (Status s = Keep(kept[k], r); !s.ok()) return s;
   }
-  return Status::OK();
+  return changes_ ? CopyKeptPatches(r) : Status::OK();
 }
 
 Status PageDropJob::RewritePage(uint32_t index, const SecondaryDeletes& records,
@@ -146,9 +151,10 @@ Status PageDropJob::RewritePage(uint32_t index, const SecondaryDeletes& records,
   r->rewrite_bytes_read += StoredBytes(*ref.meta);
   pinned_ = pinned_ || page.pinned;
   if (!page.changed) {
-    // An earlier patch read unchanged stays in the new patch table.
-    return ref.patched() ? AddPatchPage(index, page.survivors, r) : Status::OK();
+    // An earlier patch read unchanged stays.
+    return ref.patched() ? Keep(index, r) : Status::OK();
   }
+  changes_ = true;
   r->pages_rewritten++;
   converted_ += page.converted;
   if (page.survivors.empty()) {
@@ -156,7 +162,21 @@ Status PageDropJob::RewritePage(uint32_t index, const SecondaryDeletes& records,
     return Status::OK();
   }
   rewritten_.push_back(index);
+  if (s = CopyKeptPatches(r); !s.ok()) return s;  // the patch's earlier pages first
   return AddPatchPage(index, page.survivors, r);
+}
+
+Status PageDropJob::Keep(uint32_t index, PageDropResult* r) {
+  kept_.push_back(index);
+  return changes_ ? CopyKeptPatches(r) : Status::OK();
+}
+
+Status PageDropJob::CopyKeptPatches(PageDropResult* r) {
+  for (uint32_t index : kept_) {
+    if (Status s = CopyKeptPatch(index, r); !s.ok()) return s;
+  }
+  kept_.clear();
+  return Status::OK();
 }
 
 // An earlier patched page that stays moves into the new patch table unchanged.
@@ -206,14 +226,6 @@ Status PageDropJob::FinishPatchTable(PageDropResult* r) {
   return Status::OK();
 }
 
-void PageDropJob::DiscardPatchTable(PageDropResult* r) {
-  if (patch_ == nullptr) return;
-  patch_->Abandon();
-  patch_file_->Close();
-  options_.env->RemoveFile(TableFileName(options_.dbname, r->new_patch));
-  r->new_patch = 0;
-}
-
 // Sets the entries and delete-key bounds of `f` from the pages it has left
 // (patched pages as patched); *remaining: how many.
 Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining) {
@@ -252,10 +264,7 @@ Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& record
   std::sort(dropped_.begin(), dropped_.end());
   dropped_.erase(std::unique(dropped_.begin(), dropped_.end()), dropped_.end());
   r->changed = dropped_.size() != f.dropped_pages.size() || !rewritten_.empty();
-  if (!r->changed) {
-    DiscardPatchTable(r);
-    return Status::OK();
-  }
+  if (!r->changed) return Status::OK();  // nothing written
   // Freed: the planned drops and every rewritten page, in file order.
   for (const auto& [index, ref] : pages_) {
     const bool gone = std::binary_search(dropped_.begin(), dropped_.end(), index);

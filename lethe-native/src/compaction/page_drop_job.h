@@ -72,19 +72,23 @@ class PageDropJob {
     bool patched() const { return meta != own; }
   };
 
-  // Reads the pages to rewrite and the earlier patches that stay, in page
-  // order, and writes each page's survivors to the new patch table at once:
-  // one page's entries are in memory at a time, not the file's.
+  // Reads the pages to rewrite in page order and writes each page's
+  // survivors to the new patch table at once: one page's entries are in
+  // memory at a time, not the file's. Earlier patches that stay are copied
+  // in page order too, once the job is known to change the file: a job that
+  // changes nothing writes nothing.
   Status RewriteInOrder(const PageDropPlan& plan, const SecondaryDeletes& records,
                         const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
   Status RewritePage(uint32_t index, const SecondaryDeletes& records,
                      const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
+  // An earlier patched page stays: copied now if the file changes, else noted.
+  Status Keep(uint32_t index, PageDropResult* r);
+  // Copies the noted earlier patches (all before the next page written).
+  Status CopyKeptPatches(PageDropResult* r);
   Status CopyKeptPatch(uint32_t index, PageDropResult* r);
   // Appends one page of the new patch table (opened on first use).
   Status AddPatchPage(uint32_t index, const std::vector<OutputEntry>& entries, PageDropResult* r);
   Status FinishPatchTable(PageDropResult* r);
-  // Nothing changed: the patch table written so far goes.
-  void DiscardPatchTable(PageDropResult* r);
   Status CountRemainingPages(FileMetaData* f, size_t* remaining);
   void Free(uint32_t index, PageDropResult* r);
 
@@ -95,6 +99,8 @@ class PageDropJob {
   std::vector<uint32_t> dropped_;      // ascending: earlier drops and this one's
   std::vector<uint32_t> rewritten_;    // ascending: rewritten pages whose survivors are patched
   std::vector<uint32_t> patched_;      // ascending: every page of the new patch table
+  std::vector<uint32_t> kept_;         // earlier patches that stay, not copied yet
+  bool changes_ = false;               // the job drops or rewrites a page
   std::unique_ptr<WritableFile> patch_file_;
   std::unique_ptr<TableBuilder> patch_;  // the new patch table, while it is written
   uint64_t converted_ = 0;             // entries turned into point tombstones
