@@ -107,28 +107,32 @@ void PageDropJob::Free(uint32_t index, PageDropResult* r) {
   }
 }
 
-Status PageDropJob::RewriteInOrder(const PageDropPlan& plan, const SecondaryDeletes& records,
-                                   const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
-  const FileMetaData& f = *tables_.file;
-  std::vector<uint32_t> earlier = f.dropped_pages;
-  std::sort(earlier.begin(), earlier.end());
-  for (uint32_t index : plan.drop) {
-    changes_ = changes_ || !std::binary_search(earlier.begin(), earlier.end(), index);
-  }
-  std::vector<uint32_t> gone = dropped_;  // earlier and planned drops
+// The earlier patched pages that stay: not dropped (earlier or now) and not
+// rewritten (RewritePage keeps an unchanged one), ascending.
+std::vector<uint32_t> PageDropJob::KeptPatches(const std::vector<uint32_t>& rewrite) const {
+  std::vector<uint32_t> gone = dropped_;
   std::sort(gone.begin(), gone.end());
-  std::vector<uint32_t> rewrite(plan.rewrite.begin(), plan.rewrite.end());
-  std::sort(rewrite.begin(), rewrite.end());
-  // Earlier patches stay unless dropped now or rewritten (RewritePage keeps
-  // an unchanged one).
   std::vector<uint32_t> kept;
-  for (uint32_t index : f.patched_pages) {
+  for (uint32_t index : tables_.file->patched_pages) {
     if (!std::binary_search(gone.begin(), gone.end(), index) &&
         !std::binary_search(rewrite.begin(), rewrite.end(), index)) {
       kept.push_back(index);
     }
   }
   std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+Status PageDropJob::RewriteInOrder(const PageDropPlan& plan, const SecondaryDeletes& records,
+                                   const std::multiset<SequenceNumber>& snapshots, PageDropResult* r) {
+  std::vector<uint32_t> earlier = tables_.file->dropped_pages;
+  std::sort(earlier.begin(), earlier.end());
+  for (uint32_t index : plan.drop) {
+    changes_ = changes_ || !std::binary_search(earlier.begin(), earlier.end(), index);
+  }
+  std::vector<uint32_t> rewrite(plan.rewrite.begin(), plan.rewrite.end());
+  std::sort(rewrite.begin(), rewrite.end());
+  const std::vector<uint32_t> kept = KeptPatches(rewrite);
   size_t k = 0;
   for (uint32_t index : rewrite) {
     for (; k < kept.size() && kept[k] < index; k++) {

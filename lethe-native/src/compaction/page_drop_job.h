@@ -79,6 +79,8 @@ class PageDropJob {
   // changes nothing writes nothing.
   Status RewriteInOrder(const PageDropPlan& plan, const SecondaryDeletes& records,
                         const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
+  // Earlier patched pages neither dropped nor among `rewrite` (ascending).
+  std::vector<uint32_t> KeptPatches(const std::vector<uint32_t>& rewrite) const;
   Status RewritePage(uint32_t index, const SecondaryDeletes& records,
                      const std::multiset<SequenceNumber>& snapshots, PageDropResult* r);
   // An earlier patched page stays: copied now if the file changes, else noted.
