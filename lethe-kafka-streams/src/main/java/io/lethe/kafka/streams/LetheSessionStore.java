@@ -54,7 +54,9 @@ public class LetheSessionStore extends LetheStateStore implements SessionStore<B
         store.db();  // opened before stream time moves
         synchronized (position.get()) {
             WriteBatch batch = new WriteBatch();
-            add(batch, SessionKeySchema.toBinary(sessionKey).get(), sessionKey.window().end(), aggregate);
+            if (!add(batch, SessionKeySchema.toBinary(sessionKey).get(), sessionKey.window().end(), aggregate)) {
+                retention.drop();
+            }
             write(batch, "writing to");
             position.update();
         }
@@ -197,19 +199,21 @@ public class LetheSessionStore extends LetheStateStore implements SessionStore<B
         return Math.max(earliestEnd, retention.minLive());
     }
 
-    /** Adds a write of one session, or drops it if it has expired. */
-    private void add(WriteBatch batch, byte[] storeKey, long end, byte[] aggregate) {
+    /** Adds a write of one session; false, writing nothing, if it has expired. */
+    private boolean add(WriteBatch batch, byte[] storeKey, long end, byte[] aggregate) {
         retention.observe(end);
         if (retention.expired(end)) {
-            retention.drop();
-        } else if (aggregate != null) {
+            return false;
+        }
+        if (aggregate != null) {
             batch.put(store.family(), storeKey, aggregate, Retention.deleteKey(end));
         } else {
             batch.delete(store.family(), storeKey);
         }
+        return true;
     }
 
-    /** Changelog records are keyed by the store key. */
+    /** Changelog records are keyed by the store key; expired ones are skipped silently, as Kafka Streams' own stores restore. */
     @Override
     protected void restore(Collection<ConsumerRecord<byte[], byte[]>> records) {
         store.reopen();

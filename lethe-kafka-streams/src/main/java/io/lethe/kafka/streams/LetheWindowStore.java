@@ -65,7 +65,9 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
         store.db();  // opened before stream time and sequence numbers move
         synchronized (position.get()) {
             WriteBatch batch = new WriteBatch();
-            add(batch, key.get(), value, windowStart);
+            if (!add(batch, key.get(), value, windowStart)) {
+                retention.drop();
+            }
             write(batch, "writing to");
             position.update();
         }
@@ -187,12 +189,13 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
         return w -> w.start() >= from && w.start() <= to;
     }
 
-    /** Adds a write of one window, or drops it if it has expired. */
-    private void add(WriteBatch batch, byte[] key, byte[] value, long windowStart) {
+    /** Adds a write of one window; false, writing nothing, if it has expired. */
+    private boolean add(WriteBatch batch, byte[] key, byte[] value, long windowStart) {
         retention.observe(windowStart);
         if (retention.expired(windowStart)) {
-            retention.drop();
-        } else if (value != null) {
+            return false;
+        }
+        if (value != null) {
             int seq = retainDuplicates ? nextSequence() : 0;
             batch.put(store.family(), WindowKeySchema.toStoreKeyBinary(Bytes.wrap(key), windowStart, seq).get(), value,
                     Retention.deleteKey(windowStart));
@@ -200,6 +203,7 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
             // With duplicates kept, a null value deletes nothing: no single entry is meant.
             batch.delete(store.family(), WindowKeySchema.toStoreKeyBinary(Bytes.wrap(key), windowStart, 0).get());
         }
+        return true;
     }
 
     private int nextSequence() {
@@ -207,7 +211,10 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
         return sequence;
     }
 
-    /** Changelog records are keyed by the store key; duplicates get this store's own sequence numbers. */
+    /**
+     * Changelog records are keyed by the store key; duplicates get this store's own sequence numbers.
+     * Expired records are skipped silently, as Kafka Streams' own stores restore.
+     */
     @Override
     protected void restore(Collection<ConsumerRecord<byte[], byte[]>> records) {
         store.reopen();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.LogContext;
@@ -13,6 +14,7 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
 import org.apache.kafka.streams.state.internals.ThreadCache;
+import org.apache.kafka.streams.state.internals.WindowKeySchema;
 import org.apache.kafka.test.InternalMockProcessorContext;
 import org.apache.kafka.test.StreamsTestUtils;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -129,6 +133,46 @@ class LetheWindowStoreExpiryTest {
         reopened.put(a, v, 6_000);
         assertNull(reopened.fetch(late, 4_600), "expired at stream time 6,000");
         reopened.close();
+    }
+
+    /**
+     * A write of an expired window is dropped and counted in the task's dropped-records metric; on a
+     * restore from the changelog, expired records are skipped without counting (and without a warning
+     * each), as Kafka Streams' own stores restore.
+     */
+    @Test
+    void droppedRecordsCountLiveWritesNotRestoredOnes() {
+        Properties props = StreamsTestUtils.getStreamsConfig();
+        InternalMockProcessorContext<?, ?> context = context(props, new MockTime());
+        LetheWindowStore store = new LetheWindowStore("dropped", 1_000, 100, false);
+        store.init(context, store);
+        Bytes a = Bytes.wrap(new byte[] {'a'});
+        byte[] v = {1};
+        store.put(a, v, 5_000);
+        store.put(a, v, 3_000);
+        assertEquals(1.0, droppedRecords(context), "a live write of an expired window");
+
+        List<ConsumerRecord<byte[], byte[]>> changelog = new ArrayList<>();
+        for (long t = 0; t < 2_000; t += 100) {  // expired at stream time 6,000
+            changelog.add(changelogRecord(a, t, changelog.size()));
+        }
+        changelog.add(changelogRecord(a, 6_000, changelog.size()));
+        store.restore(changelog);
+        assertEquals(1.0, droppedRecords(context), "restored expired records are not counted");
+        assertNull(store.fetch(a, 1_900));
+        assertArrayEquals(v, store.fetch(a, 6_000));
+        store.close();
+    }
+
+    private static ConsumerRecord<byte[], byte[]> changelogRecord(Bytes key, long windowStart, long offset) {
+        byte[] storeKey = WindowKeySchema.toStoreKeyBinary(key, windowStart, 0).get();
+        return new ConsumerRecord<>("changelog", 0, offset, storeKey, new byte[] {1});
+    }
+
+    private static double droppedRecords(InternalMockProcessorContext<?, ?> context) {
+        return context.metrics().metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("dropped-records-total"))
+                .mapToDouble(e -> (Double) e.getValue().metricValue()).sum();
     }
 
     private InternalMockProcessorContext<?, ?> context(Properties props, MockTime time) {
