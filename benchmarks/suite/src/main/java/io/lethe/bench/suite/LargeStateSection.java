@@ -46,8 +46,10 @@ final class LargeStateSection {
             new Metric("latency_p99_us", "latency p99", false),
             new Metric("bytes_written_per_record", "bytes written per record", false),
             new Metric("local_bytes_end", "local state at the end", false),
+            new Metric(SteadySizes.LOCAL, "local state, steady median", false),
             new Metric("checkpoint_async_ms_p50", "checkpoint async part (median)", false),
             new Metric("checkpoint_full_bytes", "checkpoint size", false),
+            new Metric(SteadySizes.CHECKPOINT, "checkpoint size, steady median", false),
             new Metric(EQUAL_WORK_CHECKPOINT, "checkpoint size after equal work", false),
             new Metric("restore_checkpoint_ms", "restore from the checkpoint", false),
             new Metric("restore_savepoint_ms", "restore from the canonical savepoint", false),
@@ -86,13 +88,17 @@ final class LargeStateSection {
                 + " memory limit below), one round: each ratio is one run against one run. Checkpoint size after"
                 + " equal work: each backend's last checkpoint taken before it had made as many records as the job's"
                 + " slowest backend made in its load and steady phases (a faster backend has overwritten more state by"
-                + " the end of the run, and overwritten versions take space until compaction reaches them).");
+                + " the end of the run, and overwritten versions take space until compaction reaches them). Steady"
+                + " medians: the median full size of the checkpoints taken in the steady phase, and of the local state"
+                + " sampled in it: files and checkpoints swing with each backend's compaction cycle, so a size at one"
+                + " moment (the last checkpoint, the end) lands at a random point of that cycle.");
         if (rows == null) {
             return;
         }
         List<Row> timeline = Csv.read(r.dataDir().resolve("largestate-timeline.csv"));
-        rows = EqualWork.addCheckpointColumn(rows, timeline,
-                Csv.read(r.dataDir().resolve("largestate-checkpoints.csv")), EQUAL_WORK_CHECKPOINT);
+        List<Row> checkpoints = Csv.read(r.dataDir().resolve("largestate-checkpoints.csv"));
+        rows = EqualWork.addCheckpointColumn(rows, timeline, checkpoints, EQUAL_WORK_CHECKPOINT);
+        rows = SteadySizes.addColumns(rows, timeline, checkpoints);
         for (String job : Csv.distinct(rows, "job", JOBS)) {
             List<String> backends = Csv.distinct(Csv.where(rows, "job", job), "backend", BACKENDS);
             r.md().append("### ").append(job).append("\n\n");
@@ -118,14 +124,15 @@ final class LargeStateSection {
                 abs(values(sel, "latency_p50_us")), abs(values(sel, "latency_p99_us")),
                 abs(values(sel, "cpu_us_per_record")), abs(values(sel, "bytes_written_per_record")),
                 mib(values(sel, "local_bytes_end")) + (mixedMeasures(rows, job) && !sel.isEmpty()
-                        ? " (" + localMeasure(sel.get(0)) + ")" : ""), abs(values(sel, "cold_records_per_s")),
+                        ? " (" + localMeasure(sel.get(0)) + ")" : ""), mib(values(sel, SteadySizes.LOCAL)),
+                abs(values(sel, "cold_records_per_s")),
                 abs(values(sel, "cold_latency_p99_us")), job.equals("keyed")
                         ? abs(values(sel, "lookups_missing_state")) + " / " + abs(values(sel, "cold_lookups_missing_state"))
                         : abs(values(sel, "windows_fired"))});
         }
         r.md().append(Report.table(new String[] {"backend", "logical state (MiB)", "load records/s",
             "steady records/s", "latency p50 (µs)", "latency p99 (µs)", "CPU µs/record", "bytes written/record",
-            "local state (MiB)", "cold records/s", "cold p99 (µs)",
+            "local state (MiB)", "local state, steady median (MiB)", "cold records/s", "cold p99 (µs)",
             job.equals("keyed") ? "lookups that missed their state (steady / cold)" : "windows fired"}, table));
     }
 
@@ -136,7 +143,8 @@ final class LargeStateSection {
             table.add(new String[] {backend, abs(values(sel, "checkpoints")),
                 abs(values(sel, "checkpoint_sync_ms_p50")), abs(values(sel, "checkpoint_sync_ms_max")),
                 abs(values(sel, "checkpoint_async_ms_p50")), abs(values(sel, "checkpoint_async_ms_max")),
-                mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, EQUAL_WORK_CHECKPOINT)),
+                mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, SteadySizes.CHECKPOINT)),
+                mib(values(sel, EQUAL_WORK_CHECKPOINT)),
                 mib(values(sel, "checkpointed_bytes_p50")),
                 savepoint(sel, abs(values(sel, "savepoint_ms"))), savepoint(sel, mib(values(sel, "savepoint_bytes"))),
                 abs(values(sel, "restore_checkpoint_ms")), savepoint(sel, abs(values(sel, "restore_savepoint_ms"))),
@@ -145,7 +153,8 @@ final class LargeStateSection {
                 mib(values(sel, "container_limit_bytes")), sel.isEmpty() ? "" : sel.get(0).s("cold_cache")});
         }
         r.md().append(Report.table(new String[] {"backend", "checkpoints (steady)", "sync ms p50", "sync ms max",
-            "async ms p50", "async ms max", "checkpoint size (MiB)", "checkpoint after equal work (MiB)",
+            "async ms p50", "async ms max", "checkpoint size (MiB)", "checkpoint size, steady median (MiB)",
+            "checkpoint after equal work (MiB)",
             "uploaded p50 (MiB)", "savepoint ms",
             "savepoint (MiB)", "restore from checkpoint (ms)", "restore from savepoint (ms)", "RSS max (MiB)",
             "native max (MiB)", "managed memory (MiB)", "container max (MiB)", "container limit (MiB)",
@@ -164,7 +173,7 @@ final class LargeStateSection {
         BestPeerTable table = new BestPeerTable(r, "backend", "run");
         for (Metric m : METRICS) {
             List<Row> against = peers;
-            if (m.column().equals("local_bytes_end") && !lethe.isEmpty()) {
+            if (m.column().startsWith("local_bytes") && !lethe.isEmpty()) {
                 // Local state measured one way is never judged against local state measured another.
                 against = peers.stream().filter(p -> localMeasure(p).equals(localMeasure(lethe.get(0)))).toList();
                 if (against.isEmpty()) {

@@ -1,24 +1,15 @@
 package io.lethe.bench.suite;
 
+import static io.lethe.bench.suite.Rows.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lethe.bench.suite.Csv.Row;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class EqualWorkTest {
-
-    private static Row row(String... kv) {
-        Map<String, String> cells = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < kv.length; i += 2) {
-            cells.put(kv[i], kv[i + 1]);
-        }
-        return new Row(cells);
-    }
 
     /** fast makes 20 records a second, slow 10; both run a steady phase from 10 s to 100 s, then a savepoint. */
     private static List<Row> timeline() {

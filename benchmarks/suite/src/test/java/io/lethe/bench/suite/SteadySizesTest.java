@@ -1,0 +1,57 @@
+package io.lethe.bench.suite;
+
+import static io.lethe.bench.suite.Rows.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lethe.bench.suite.Csv.Row;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SteadySizesTest {
+
+    /** Load until 10 s, steady to 100 s, then a savepoint; local state is 1000 + the second in bytes. */
+    private static List<Row> timeline() {
+        List<Row> t = new ArrayList<>();
+        for (int s = 1; s <= 120; s++) {
+            String phase = s <= 10 ? "load" : s <= 100 ? "steady" : "savepoint";
+            t.add(row("job", "windowed", "backend", "lethe", "seconds", Integer.toString(s), "phase", phase,
+                    "local_bytes", Integer.toString(1000 + s)));
+        }
+        return t;
+    }
+
+    /**
+     * Checkpoints at 5 s (load), 20, 40, 60 and 80 s (steady) with sizes 500, 300, 100, 900 and 200,
+     * one at 110 s after the steady phase, and a savepoint inside it.
+     */
+    private static List<Row> checkpoints() {
+        List<Row> c = new ArrayList<>();
+        int[][] taken = {{5, 500}, {20, 300}, {40, 100}, {60, 900}, {80, 200}, {110, 5000}};
+        for (int[] t : taken) {
+            c.add(row("job", "windowed", "backend", "lethe", "seconds", Integer.toString(t[0]), "savepoint", "0",
+                    "full_bytes", Integer.toString(t[1])));
+        }
+        c.add(row("job", "windowed", "backend", "lethe", "seconds", "50", "savepoint", "1", "full_bytes", "7000"));
+        return c;
+    }
+
+    @Test
+    void mediansCoverTheSteadyPhaseOnly() {
+        List<Row> out = SteadySizes.addColumns(List.of(row("job", "windowed", "backend", "lethe")), timeline(),
+                checkpoints());
+        // Steady checkpoints 300, 100, 900, 200: the median of four is the mean of the middle two.
+        assertEquals(250, out.get(0).d(SteadySizes.CHECKPOINT));
+        // Steady samples at 11..100 s: local 1011..1100, median (1055 + 1056) / 2, cut to whole bytes.
+        assertEquals(1055, out.get(0).d(SteadySizes.LOCAL));
+    }
+
+    @Test
+    void leavesTheColumnsEmptyWithoutData() {
+        List<Row> out = SteadySizes.addColumns(List.of(row("job", "windowed", "backend", "forst")), timeline(),
+                null);
+        assertTrue(Double.isNaN(out.get(0).d(SteadySizes.CHECKPOINT)));
+        assertTrue(Double.isNaN(out.get(0).d(SteadySizes.LOCAL)));
+    }
+}
