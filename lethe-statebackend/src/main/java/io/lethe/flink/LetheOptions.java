@@ -133,12 +133,14 @@ public final class LetheOptions {
     public static final ConfigOption<Compression> BOTTOMMOST_COMPRESSION =
             ConfigOptions.key("state.backend.lethe.bottommost-compression")
                     .enumType(Compression.class)
-                    .noDefaultValue()
+                    .defaultValue(Compression.ZSTD)
                     .withDescription(
                             "Compression of the files compaction writes to the last non-empty level, where most"
-                                    + " of the state lives (LZ4, ZSTD or NONE). Unset: the same as"
-                                    + " state.backend.lethe.compression. ZSTD here saves disk and checkpoint"
-                                    + " bytes for write CPU.");
+                                    + " of the state lives: ZSTD (the default: smaller files and checkpoints for"
+                                    + " some CPU in compactions to that level), LZ4 or NONE. Files written to the"
+                                    + " levels above it, by flushes and the compactions that keep up with them, use"
+                                    + " state.backend.lethe.compression. For no compression at all, set both to"
+                                    + " NONE.");
 
     public static final ConfigOption<MemorySize> TARGET_FILE_SIZE =
             ConfigOptions.key("state.backend.lethe.target-file-size")
@@ -292,7 +294,7 @@ public final class LetheOptions {
                     .deletePersistenceThreshold(config.get(DELETE_PERSISTENCE_THRESHOLD))
                     .fadeFilePick(config.get(FADE_FILE_PICK))
                     .compression(config.get(COMPRESSION))
-                    .bottommostCompression(config.getOptional(BOTTOMMOST_COMPRESSION).orElse(null))
+                    .bottommostCompression(config.get(BOTTOMMOST_COMPRESSION))
                     .build();
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new LetheConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
@@ -311,7 +313,7 @@ public final class LetheOptions {
         pagesPerTile(config);
         checkRange(config, BLOOM_BITS_PER_KEY, 0, 64);
         config.get(COMPRESSION); // an unknown codec fails here, naming the key
-        config.getOptional(BOTTOMMOST_COMPRESSION);
+        config.get(BOTTOMMOST_COMPRESSION);
         checkBytes(config, PAGE_SIZE, 64, 16L << 20);
         checkBytes(config, TARGET_FILE_SIZE, 4096, 1L << 40);
         checkBytes(config, LEVEL1_SIZE, 4096, 1L << 50);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lethe.engine.Compression;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -133,6 +134,17 @@ class LetheStateBackendFactoryTest {
         assertFalse(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes(), "the default");
         c.setString("state.backend.lethe.dynamic-level-size", "true");
         assertTrue(LetheOptions.columnFamilyOptions(c).dynamicLevelBytes());
+    }
+
+    @Test
+    void compressionDefaultsToLz4AboveAndZstdInTheLastLevel() {
+        Configuration c = new Configuration();
+        assertEquals(Compression.LZ4, LetheOptions.columnFamilyOptions(c).compression());
+        assertEquals(Compression.ZSTD, LetheOptions.columnFamilyOptions(c).bottommostCompression());
+        c.set(LetheOptions.COMPRESSION, Compression.NONE);
+        c.set(LetheOptions.BOTTOMMOST_COMPRESSION, Compression.NONE);
+        assertEquals(Compression.NONE, LetheOptions.columnFamilyOptions(c).compression());
+        assertEquals(Compression.NONE, LetheOptions.columnFamilyOptions(c).bottommostCompression());
     }
 
     @Test
