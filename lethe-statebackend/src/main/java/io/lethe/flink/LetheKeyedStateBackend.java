@@ -7,6 +7,7 @@ import io.lethe.flink.expiry.ExpiryDriver;
 import io.lethe.flink.expiry.PolledTimerQueue;
 import io.lethe.flink.expiry.StateExpiry;
 import io.lethe.flink.expiry.WindowExpiry;
+import io.lethe.flink.snapshot.FileTransfer;
 import io.lethe.flink.snapshot.LetheFullSnapshotResources;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.AbstractLetheState;
@@ -98,7 +99,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
      */
     record Engine<K>(LetheDb db, File instanceBasePath, StateRegistry states, HeapPriorityQueuesManager queues,
             EngineTimerQueues engineTimers, LetheNativeSnapshotStrategy<K> snapshots, ExpiryDriver expiryDriver,
-            WindowExpiry window, AutoCloseable sharedMemory) {}
+            WindowExpiry window, AutoCloseable sharedMemory, FileTransfer transfer) {}
 
     private final LetheDb db;
     private final File instanceBasePath;
@@ -113,6 +114,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
     private final LetheNativeSnapshotStrategy<K> nativeSnapshots;
     private final ExpiryDriver expiryDriver;
     private final AutoCloseable sharedMemory;  // may be null
+    private final FileTransfer transfer;
     private final WindowExpiry window;
     private final MetricGroup expiryMetrics;
     private final LetheMetrics metrics;
@@ -130,6 +132,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         this.db = engine.db();
         this.window = engine.window();
         this.sharedMemory = engine.sharedMemory();
+        this.transfer = engine.transfer();
         this.instanceBasePath = engine.instanceBasePath();
         this.kvStates = engine.states();
         this.queues = engine.queues();
@@ -485,6 +488,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
             engineTimers.clear();
         }
         db.close();  // waits for an asynchronous snapshot's reads in flight
+        transfer.close();
         if (sharedMemory != null) {
             try {
                 sharedMemory.close();  // the slot's budget goes with the last engine on it

@@ -9,6 +9,7 @@ import io.lethe.flink.restore.LetheFullRestore;
 import io.lethe.flink.restore.LetheNativeRestore;
 import io.lethe.flink.restore.RestoredStates;
 import io.lethe.flink.snapshot.CheckpointFile;
+import io.lethe.flink.snapshot.FileTransfer;
 import io.lethe.flink.snapshot.LetheNativeSnapshotStrategy;
 import io.lethe.flink.state.StateRegistry;
 import io.lethe.flink.timers.EngineTimerQueues;
@@ -64,6 +65,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private LetheOptions.TimerServiceFactory timerService = LetheOptions.TimerServiceFactory.LETHE;
     private TimerQueueSettings timerSettings =
             new TimerQueueSettings(LetheOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(), false);
+    private int transferThreads = LetheOptions.CHECKPOINT_TRANSFER_THREADS.defaultValue();
 
     /**
      * @param instanceBasePath the engine's fresh working directory; deleted when the build fails
@@ -115,6 +117,12 @@ public final class LetheKeyedStateBackendBuilder<K> {
         return this;
     }
 
+    /** How many of a checkpoint's files are uploaded, and of a restore's downloaded, at a time. */
+    public LetheKeyedStateBackendBuilder<K> setTransferThreads(int threads) {
+        this.transferThreads = threads;
+        return this;
+    }
+
     /** What the restore produced: the engine, and what incremental checkpoints go on from. */
     private record Restored(LetheDb db, UUID backendUid, SortedMap<Long, List<CheckpointFile>> tables,
             long checkpointId) {}
@@ -130,14 +138,16 @@ public final class LetheKeyedStateBackendBuilder<K> {
         StateSerializerProvider<K> keySerializerProvider =
                 StateSerializerProvider.fromNewRegisteredSerializer(parameters.getKeySerializer());
         Restored restored = null;
+        FileTransfer transfer = new FileTransfer(transferThreads);
         try {
             RestoredStates restoredStates = new RestoredStates(range, numberOfKeyGroups, states, queues, queueFactory,
                     window, timerService == LetheOptions.TimerServiceFactory.LETHE);
-            restored = restore(restoredStates, keySerializerProvider);
+            restored = restore(restoredStates, keySerializerProvider, transfer);
             return assemble(restored, states, new HeapPriorityQueuesManager(queues, queueFactory, range,
-                    numberOfKeyGroups), engineTimers(restored.db(), restoredStates), keySerializerProvider);
+                    numberOfKeyGroups), engineTimers(restored.db(), restoredStates), keySerializerProvider, transfer);
         } catch (Exception e) {
             // Nothing of a failed attempt may stay behind: Flink retries with other state handles.
+            transfer.close();
             if (restored != null) {
                 restored.db().close();
             }
@@ -150,8 +160,8 @@ public final class LetheKeyedStateBackendBuilder<K> {
     }
 
     /** Opens the engine with the state handles' contents: native files, canonical entries or nothing. */
-    private Restored restore(RestoredStates restored, StateSerializerProvider<K> keySerializerProvider)
-            throws Exception {
+    private Restored restore(RestoredStates restored, StateSerializerProvider<K> keySerializerProvider,
+            FileTransfer transfer) throws Exception {
         List<IncrementalRemoteKeyedStateHandle> nativeHandles = new ArrayList<>();
         List<KeyedStateHandle> otherHandles = new ArrayList<>();
         for (KeyedStateHandle h : parameters.getStateHandles()) {
@@ -168,7 +178,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
                         + otherHandles.get(0).getClass().getSimpleName());
             }
             LetheNativeRestore<K> restore = new LetheNativeRestore<>(instanceBasePath, dbOptions, restored,
-                    userClassLoader(), keySerializerProvider, parameters.getCancelStreamRegistry());
+                    userClassLoader(), keySerializerProvider, parameters.getCancelStreamRegistry(), transfer);
             LetheDb db = restore.restore(nativeHandles, dbDirectory);
             return new Restored(db, restore.backendUid(), restore.restoredTables(), restore.restoredCheckpointId());
         }
@@ -201,12 +211,12 @@ public final class LetheKeyedStateBackendBuilder<K> {
 
     private LetheKeyedStateBackend<K> assemble(Restored restored, StateRegistry states,
             HeapPriorityQueuesManager queues, EngineTimerQueues engineTimers,
-            StateSerializerProvider<K> keySerializerProvider) {
+            StateSerializerProvider<K> keySerializerProvider, FileTransfer transfer) {
         KeyGroupRange range = parameters.getKeyGroupRange();
         LetheNativeSnapshotStrategy<K> snapshots = new LetheNativeSnapshotStrategy<>(restored.db(), instanceBasePath,
                 keySerializerProvider.currentSchemaSerializer(), states::all,
                 () -> queues.getRegisteredPQStates().values(), range, restored.backendUid(), incrementalCheckpoints,
-                restored.tables(), restored.checkpointId(), window::record, engineTimers);
+                restored.tables(), restored.checkpointId(), window::record, engineTimers, transfer);
         ExpiryDriver expiryDriver = new ExpiryDriver(restored.db(), parameters.getTtlTimeProvider(),
                 columnFamilyOptions.deletePersistenceThreshold());
         ExecutionConfig executionConfig = parameters.getEnv().getExecutionConfig();
@@ -219,7 +229,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
                 new CloseableRegistry(), AbstractStateBackend.getCompressionDecorator(executionConfig),
                 new InternalKeyContextImpl<>(range, parameters.getNumberOfKeyGroups()),
                 new LetheKeyedStateBackend.Engine<>(restored.db(), instanceBasePath, states, queues, engineTimers,
-                        snapshots, expiryDriver, window, sharedMemory),
+                        snapshots, expiryDriver, window, sharedMemory, transfer),
                 metricGroup);
     }
 

@@ -234,6 +234,14 @@ public final class LetheOptions {
                             + " checkpoint's metadata). A native checkpoint restores only with the choice it was"
                             + " taken with; a canonical savepoint moves between them.");
 
+    public static final ConfigOption<Integer> CHECKPOINT_TRANSFER_THREADS =
+            ConfigOptions.key("state.backend.lethe.checkpoint.transfer.thread.num")
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription("How many files of a native checkpoint are uploaded at a time, and of a restore"
+                            + " downloaded (as state.backend.rocksdb.checkpoint.transfer.thread.num). 1 moves them"
+                            + " one after another on the checkpoint's own thread.");
+
     public static final ConfigOption<Integer> TIMER_SERVICE_CACHE_SIZE =
             ConfigOptions.key("state.backend.lethe.timer-service.cache-size")
                     .intType()
@@ -305,6 +313,7 @@ public final class LetheOptions {
     static void validate(ReadableConfig config) {
         checkRange(config, SIZE_RATIO, 2, 1000);
         checkRange(config, TIMER_SERVICE_CACHE_SIZE, 1, 1 << 20);
+        checkRange(config, CHECKPOINT_TRANSFER_THREADS, 1, 64);
         config.get(TIMER_SERVICE_FACTORY); // an unknown choice fails here, naming the key
         int openFiles = config.get(MAX_OPEN_FILES);
         if (openFiles != -1 && (openFiles < 16 || openFiles > 1 << 20)) {

@@ -72,6 +72,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.TIMER_SERVICE_FACTORY,
             LetheOptions.TIMER_SERVICE_CACHE_SIZE,
             LetheOptions.TIMER_SERVICE_COUNT_PENDING,
+            LetheOptions.CHECKPOINT_TRANSFER_THREADS,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */
@@ -191,6 +192,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                     .setTimerService(settings.get(LetheOptions.TIMER_SERVICE_FACTORY), new TimerQueueSettings(
                             settings.get(LetheOptions.TIMER_SERVICE_CACHE_SIZE),
                             settings.get(LetheOptions.TIMER_SERVICE_COUNT_PENDING)))
+                    .setTransferThreads(settings.get(LetheOptions.CHECKPOINT_TRANSFER_THREADS))
                     .build();
         } catch (IOException | RuntimeException e) {
             if (memory != null) {

@@ -93,6 +93,9 @@ class LetheStateBackendFactoryTest {
         m = rejected(c -> c.setString("state.backend.lethe.size-ratio", "ten"));
         assertTrue(m.contains("'ten'") && m.contains("state.backend.lethe.size-ratio"), m);
 
+        m = rejected(c -> c.set(LetheOptions.CHECKPOINT_TRANSFER_THREADS, 0));
+        assertTrue(m.contains("state.backend.lethe.checkpoint.transfer.thread.num"), m);
+
         m = rejected(c -> c.setString("state.backend.lethe.fade.file-pick", "newest"));
         assertTrue(m.contains("MOST_DELETES"), "names the values allowed: " + m);
 

@@ -9,6 +9,7 @@ import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 import io.lethe.flink.snapshot.CheckpointFile;
 import io.lethe.flink.snapshot.FileChecksum;
+import io.lethe.flink.snapshot.FileTransfer;
 import io.lethe.flink.snapshot.LetheNativeSnapshotFormat;
 import io.lethe.flink.state.RegisteredState;
 import io.lethe.flink.timers.QueueRecord;
@@ -56,6 +57,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 
 /**
  * Restores Lethe native checkpoints ({@code IncrementalRemoteKeyedStateHandle}s written by {@link
@@ -88,6 +90,7 @@ public final class LetheNativeRestore<K> {
     private final ClassLoader classLoader;
     private final StateSerializerProvider<K> keySerializerProvider;
     private final CloseableRegistry cancelRegistry;
+    private final FileTransfer transfer;
 
     /** The base handle's tables, when the engine is that checkpoint's state unchanged. */
     private final SortedMap<Long, List<CheckpointFile>> restoredTables = new TreeMap<>();
@@ -96,7 +99,9 @@ public final class LetheNativeRestore<K> {
     private boolean keySerializerChecked;
 
     public LetheNativeRestore(File instanceBasePath, DbOptions dbOptions, RestoredStates states,
-            ClassLoader classLoader, StateSerializerProvider<K> keySerializerProvider, CloseableRegistry cancelRegistry) {
+            ClassLoader classLoader, StateSerializerProvider<K> keySerializerProvider, CloseableRegistry cancelRegistry,
+            FileTransfer transfer) {
+        this.transfer = transfer;
         this.instanceBasePath = instanceBasePath;
         this.dbOptions = dbOptions;
         this.states = states;
@@ -221,11 +226,11 @@ public final class LetheNativeRestore<K> {
      * @return the checksums of the downloaded files, by name
      */
     private Map<String, FileChecksum> download(IncrementalRemoteKeyedStateHandle handle,
-            Map<String, FileChecksum> recorded, File directory) throws IOException {
+            Map<String, FileChecksum> recorded, File directory) throws Exception {
         Files.createDirectories(directory.toPath());
         List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
         files.addAll(handle.getPrivateState());
-        Map<String, FileChecksum> downloaded = new HashMap<>();
+        List<Callable<FileChecksum>> work = new ArrayList<>();
         for (HandleAndLocalPath f : files) {
             String name = f.getLocalPath();
             if (name.contains("/") || name.contains("\\") || name.startsWith(".")) {
@@ -242,20 +247,13 @@ public final class LetheNativeRestore<K> {
                             + " is damaged");
                 }
             }
-            FSDataInputStream in = open(f.getHandle(), what);
-            cancelRegistry.registerCloseable(in);
-            FileChecksum found;
-            try (OutputStream out = Files.newOutputStream(new File(directory, name).toPath())) {
-                found = FileChecksum.copy(in, out);
-            } finally {
-                if (cancelRegistry.unregisterCloseable(in)) {
-                    IOUtils.closeQuietly(in);
-                }
-            }
-            if (expected != null) {
-                expected.check(found, what);
-            }
-            downloaded.put(name, found);
+            FileChecksum checked = expected;
+            work.add(() -> downloadFile(f.getHandle(), new File(directory, name), checked, what));
+        }
+        Map<String, FileChecksum> downloaded = new HashMap<>();
+        List<FileChecksum> found = transfer.run(work);
+        for (int i = 0; i < files.size(); i++) {
+            downloaded.put(files.get(i).getLocalPath(), found.get(i));
         }
         if (recorded != null && !downloaded.keySet().containsAll(recorded.keySet())) {
             Set<String> absent = new TreeSet<>(recorded.keySet());
@@ -264,6 +262,25 @@ public final class LetheNativeRestore<K> {
                     + " that its state handle does not list, " + absent + ": the checkpoint is damaged");
         }
         return downloaded;
+    }
+
+    /** Downloads one file, computing its checksum on the way and checking it against {@code expected}. */
+    private FileChecksum downloadFile(StreamStateHandle handle, File target, FileChecksum expected, String what)
+            throws IOException {
+        FSDataInputStream in = open(handle, what);
+        cancelRegistry.registerCloseable(in);
+        FileChecksum found;
+        try (OutputStream out = Files.newOutputStream(target.toPath())) {
+            found = FileChecksum.copy(in, out);
+        } finally {
+            if (cancelRegistry.unregisterCloseable(in)) {
+                IOUtils.closeQuietly(in);
+            }
+        }
+        if (expected != null) {
+            expected.check(found, what);
+        }
+        return found;
     }
 
     /** Opens a handle's stream; a file that is not there is a damaged (or deleted) checkpoint. */

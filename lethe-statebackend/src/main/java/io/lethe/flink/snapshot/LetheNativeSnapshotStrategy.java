@@ -54,6 +54,7 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -67,7 +68,7 @@ import java.util.stream.Stream;
  * {@code chk-<id>} under the instance directory (it flushes first; table files are hard links, so
  * this costs no copy), and the state meta infos, heap timer queues and engine queues' records are
  * captured. Asynchronous part: table files
- * ({@code *.sst}, immutable) are uploaded as shared state, every other file (manifest, CURRENT) as
+ * ({@code *.sst}, immutable) are uploaded as shared state (several at a time, {@link FileTransfer}), every other file (manifest, CURRENT) as
  * private state, and a metadata stream in the format of {@link LetheNativeSnapshotFormat}.
  *
  * <p>Incremental: a table file already uploaded by the last <em>completed</em> checkpoint is not
@@ -106,6 +107,7 @@ public final class LetheNativeSnapshotStrategy<K>
     private final boolean incremental;
     private final Supplier<WindowExpiry.Record> window;
     private final EngineTimerQueues engineTimers;
+    private final FileTransfer transfer;
 
     /** Table files uploaded per checkpoint id (placeholders included), newest checkpoints only. */
     private final SortedMap<Long, List<CheckpointFile>> uploadedTables;
@@ -115,12 +117,14 @@ public final class LetheNativeSnapshotStrategy<K>
      * @param restoredTables the table files of the checkpoint this backend was restored from, with
      *     the checksums of their bytes, by its id, when the restored engine is that checkpoint's
      *     files unchanged (no rescaling); empty otherwise
+     * @param transfer uploads the files, on its threads; owned by the caller
      */
     public LetheNativeSnapshotStrategy(LetheDb db, File instanceBasePath, TypeSerializer<K> keySerializer,
             Supplier<Collection<RegisteredState>> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
             KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
             SortedMap<Long, List<CheckpointFile>> restoredTables, long lastCompletedCheckpointId,
-            Supplier<WindowExpiry.Record> window, EngineTimerQueues engineTimers) {
+            Supplier<WindowExpiry.Record> window, EngineTimerQueues engineTimers, FileTransfer transfer) {
+        this.transfer = transfer;
         this.window = window;
         this.engineTimers = engineTimers;
         this.db = db;
@@ -258,46 +262,38 @@ public final class LetheNativeSnapshotStrategy<K>
         CloseableRegistry uploaded = new CloseableRegistry();
         boolean completed = false;
         try {
-            long persistedBytes = 0;
-            List<CheckpointFile> tables = new ArrayList<>();
-            List<HandleAndLocalPath> others = new ArrayList<>();
-            Map<String, FileChecksum> checksums = new LinkedHashMap<>();
-            List<StreamStateHandle> reused = new ArrayList<>();
             List<Path> files;
             try (Stream<Path> list = Files.list(resources.directory.toPath())) {
                 files = list.sorted().toList();
             }
+            List<Callable<CheckpointFile>> work = new ArrayList<>();
+            List<StreamStateHandle> reused = new ArrayList<>();
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                if (name.endsWith(TABLE_FILE_SUFFIX)) {
-                    CheckpointFile previous = confirmed.get(name);
-                    if (previous != null) {
-                        StreamStateHandle handle = previous.file().getHandle();
-                        StreamStateHandle placeholder = new PlaceholderStreamStateHandle(
-                                handle.getStreamStateHandleID(), handle.getStateSize(),
-                                FileMergingSnapshotManager.isFileMergingHandle(handle));
-                        if (streamFactory.couldReuseStateHandle(placeholder)) {
-                            // The bytes the placeholder stands for are those uploaded then: their checksum.
-                            tables.add(new CheckpointFile(HandleAndLocalPath.of(placeholder, name), previous.checksum()));
-                            checksums.put(name, previous.checksum());
-                            reused.add(placeholder);
-                            continue;
-                        }
-                    }
-                    CheckpointFile f = uploadFile(file, tableScope, streamFactory, snapshotRegistry, uploaded);
-                    persistedBytes += f.file().getStateSize();
-                    checksums.put(name, f.checksum());
-                    // A non-incremental checkpoint owns all its files, as RocksDB's native full one.
-                    if (incremental) {
-                        tables.add(f);
-                    } else {
-                        others.add(f.file());
-                    }
+                boolean table = name.endsWith(TABLE_FILE_SUFFIX);
+                CheckpointFile placeholder = table ? placeholder(confirmed.get(name), name, streamFactory) : null;
+                if (placeholder != null) {
+                    reused.add(placeholder.file().getHandle());
+                    work.add(() -> placeholder);
                 } else {
-                    CheckpointFile f = uploadFile(file, CheckpointedStateScope.EXCLUSIVE, streamFactory,
-                            snapshotRegistry, uploaded);
+                    CheckpointedStateScope scope = table ? tableScope : CheckpointedStateScope.EXCLUSIVE;
+                    work.add(() -> uploadFile(file, scope, streamFactory, snapshotRegistry, uploaded));
+                }
+            }
+            long persistedBytes = 0;
+            List<CheckpointFile> tables = new ArrayList<>();
+            List<HandleAndLocalPath> others = new ArrayList<>();
+            Map<String, FileChecksum> checksums = new LinkedHashMap<>();
+            for (CheckpointFile f : transfer.run(work)) {
+                String name = f.file().getLocalPath();
+                checksums.put(name, f.checksum());
+                if (!(f.file().getHandle() instanceof PlaceholderStreamStateHandle)) {
                     persistedBytes += f.file().getStateSize();
-                    checksums.put(name, f.checksum());
+                }
+                // A non-incremental checkpoint owns all its files, as RocksDB's native full one.
+                if (name.endsWith(TABLE_FILE_SUFFIX) && incremental) {
+                    tables.add(f);
+                } else {
                     others.add(f.file());
                 }
             }
@@ -320,6 +316,23 @@ public final class LetheNativeSnapshotStrategy<K>
                 IOUtils.closeQuietly(uploaded);
             }
         }
+    }
+
+    /**
+     * A placeholder for a table file the last completed checkpoint uploaded, carrying the checksum of
+     * the bytes uploaded then; null when there is none or the storage cannot reuse it.
+     */
+    private static CheckpointFile placeholder(CheckpointFile previous, String name,
+            CheckpointStreamFactory streamFactory) {
+        if (previous == null) {
+            return null;
+        }
+        StreamStateHandle handle = previous.file().getHandle();
+        StreamStateHandle placeholder = new PlaceholderStreamStateHandle(handle.getStreamStateHandleID(),
+                handle.getStateSize(), FileMergingSnapshotManager.isFileMergingHandle(handle));
+        return streamFactory.couldReuseStateHandle(placeholder)
+                ? new CheckpointFile(HandleAndLocalPath.of(placeholder, name), previous.checksum())
+                : null;
     }
 
     private StreamStateHandle writeMetadata(NativeResources resources, Map<String, FileChecksum> files,
