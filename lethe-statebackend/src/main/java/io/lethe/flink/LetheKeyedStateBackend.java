@@ -92,9 +92,9 @@ import java.util.stream.Stream;
 public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> implements LetheStateContext<K> {
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyedStateBackend.class);
 
-    /** The engine of one backend and what works on it, as the builder assembles them. */
     /**
-     * What the backend runs on; sharedMemory (may be null) is a lease it gives back when disposed;
+     * The engine of one backend and what works on it, as the builder assembles them; sharedMemory (may
+     * be null) is a lease the backend gives back when disposed, and transfer's threads it stops then;
      * engineTimers is null when timers are kept on the heap (in {@code queues}).
      */
     record Engine<K>(LetheDb db, File instanceBasePath, StateRegistry states, HeapPriorityQueuesManager queues,
