@@ -27,7 +27,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FileTransfer implements Closeable {
     private static final AtomicInteger POOLS = new AtomicInteger();
 
-    private final int threads;
     private final ExecutorService pool;
 
     /** @param threads at least 1 */
@@ -35,7 +34,6 @@ public final class FileTransfer implements Closeable {
         if (threads < 1) {
             throw new IllegalArgumentException("transfer threads must be at least 1, not " + threads);
         }
-        this.threads = threads;
         if (threads == 1) {
             this.pool = null;
         } else {
@@ -47,10 +45,6 @@ public final class FileTransfer implements Closeable {
                 return t;
             });
         }
-    }
-
-    public int threads() {
-        return threads;
     }
 
     /**

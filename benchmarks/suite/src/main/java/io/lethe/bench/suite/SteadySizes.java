@@ -2,7 +2,6 @@ package io.lethe.bench.suite;
 
 import io.lethe.bench.suite.Csv.Row;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,37 +29,27 @@ final class SteadySizes {
                     : Csv.where(timeline, "job", row.s("job"), "backend", row.s("backend"), "phase", "steady");
             List<Row> taken = checkpoints == null ? List.of()
                     : Csv.where(checkpoints, "job", row.s("job"), "backend", row.s("backend"));
-            cells.put(CHECKPOINT, cell(median(checkpointSizesWithin(steady, taken))));
-            cells.put(LOCAL, cell(median(steady.stream().mapToDouble(s -> s.d("local_bytes")).toArray())));
+            cells.put(CHECKPOINT, cell(Spread.of(checkpointSizesWithin(steady, taken))));
+            cells.put(LOCAL, cell(Spread.of(steady.stream().map(s -> s.d("local_bytes")).toList())));
             out.add(new Row(cells));
         }
         return out;
     }
 
     /** Full sizes of the checkpoints taken between the first and the last steady sample. */
-    static double[] checkpointSizesWithin(List<Row> steady, List<Row> checkpoints) {
+    static List<Double> checkpointSizesWithin(List<Row> steady, List<Row> checkpoints) {
         if (steady.isEmpty()) {
-            return new double[0];
+            return List.of();
         }
         double from = steady.get(0).d("seconds");
         double to = steady.get(steady.size() - 1).d("seconds");
         return checkpoints.stream()
                 .filter(c -> c.d("savepoint") == 0 && c.d("seconds") >= from && c.d("seconds") <= to)
-                .mapToDouble(c -> c.d("full_bytes")).toArray();
+                .map(c -> c.d("full_bytes")).toList();
     }
 
-    /** The median; NaN for none. */
-    static double median(double[] values) {
-        if (values.length == 0) {
-            return Double.NaN;
-        }
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int mid = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-    }
-
-    private static String cell(double bytes) {
-        return Double.isNaN(bytes) ? "" : Long.toString((long) bytes);
+    /** The median, in whole bytes; empty for none. */
+    private static String cell(Spread sizes) {
+        return sizes == null ? "" : Long.toString((long) sizes.median());
     }
 }
