@@ -22,6 +22,8 @@ import org.apache.flink.runtime.state.AbstractStateBackend;
 import org.apache.flink.runtime.state.BackendBuildingException;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
 import org.apache.flink.runtime.state.HeapPriorityQueuesManager;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.InternalKeyContextImpl;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -162,11 +164,12 @@ public final class LetheKeyedStateBackendBuilder<K> {
     /** Opens the engine with the state handles' contents: native files, canonical entries or nothing. */
     private Restored restore(RestoredStates restored, StateSerializerProvider<K> keySerializerProvider,
             FileTransfer transfer) throws Exception {
-        List<IncrementalRemoteKeyedStateHandle> nativeHandles = new ArrayList<>();
+        List<IncrementalKeyedStateHandle> nativeHandles = new ArrayList<>();
         List<KeyedStateHandle> otherHandles = new ArrayList<>();
         for (KeyedStateHandle h : parameters.getStateHandles()) {
-            if (h instanceof IncrementalRemoteKeyedStateHandle) {
-                nativeHandles.add((IncrementalRemoteKeyedStateHandle) h);
+            // In the checkpoint storage, or local recovery's copy on this TaskManager.
+            if (h instanceof IncrementalRemoteKeyedStateHandle || h instanceof IncrementalLocalKeyedStateHandle) {
+                nativeHandles.add((IncrementalKeyedStateHandle) h);
             } else if (h != null) {
                 otherHandles.add(h);
             }
@@ -216,7 +219,8 @@ public final class LetheKeyedStateBackendBuilder<K> {
         LetheNativeSnapshotStrategy<K> snapshots = new LetheNativeSnapshotStrategy<>(restored.db(), instanceBasePath,
                 keySerializerProvider.currentSchemaSerializer(), states::all,
                 () -> queues.getRegisteredPQStates().values(), range, restored.backendUid(), incrementalCheckpoints,
-                restored.tables(), restored.checkpointId(), window::record, engineTimers, transfer);
+                restored.tables(), restored.checkpointId(), window::record, engineTimers, transfer,
+                parameters.getEnv().getTaskStateManager().createLocalRecoveryConfig());
         ExpiryDriver expiryDriver = new ExpiryDriver(restored.db(), parameters.getTtlTimeProvider(),
                 columnFamilyOptions.deletePersistenceThreshold());
         ExecutionConfig executionConfig = parameters.getEnv().getExecutionConfig();

@@ -21,17 +21,14 @@ import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
-import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.StateSerializerProvider;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.filemerging.SegmentFileStateHandle;
-import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
-import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.IOUtils;
@@ -41,29 +38,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.File;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 
 /**
- * Restores Lethe native checkpoints ({@code IncrementalRemoteKeyedStateHandle}s written by {@link
- * io.lethe.flink.snapshot.LetheNativeSnapshotStrategy}) into the instance directory.
+ * Restores Lethe native checkpoints (the {@code IncrementalKeyedStateHandle}s written by {@link
+ * io.lethe.flink.snapshot.LetheNativeSnapshotStrategy}: in the checkpoint storage, or the copy local
+ * recovery keeps on the TaskManager) into the instance directory; {@link CheckpointFileFetcher}
+ * brings the files.
  *
- * <p>One handle covering exactly this subtask's key groups: its files are downloaded and the
+ * <p>One handle covering exactly this subtask's key groups: its files are fetched and the
  * engine opens on them unchanged, so the next incremental checkpoint can reuse them. Rescaling:
  * the handle that overlaps the new range most becomes the base and is clipped to the range with
  * one range delete per state and side (scale out); the in-range entries of every other handle are
@@ -74,7 +66,7 @@ import java.util.concurrent.Callable;
  * sticky).
  *
  * <p>Damage is found here, before the engine opens: the metadata stream is read whole and its
- * CRC32C checked, and every file's length and CRC32C are computed while it is downloaded and
+ * CRC32C checked, and every file's length and CRC32C are computed while it is fetched and
  * compared with those the metadata records (format version 3; older checkpoints restore
  * unchecked). The error names the checkpoint, the file and what is wrong with it.
  */
@@ -90,7 +82,7 @@ public final class LetheNativeRestore<K> {
     private final ClassLoader classLoader;
     private final StateSerializerProvider<K> keySerializerProvider;
     private final CloseableRegistry cancelRegistry;
-    private final FileTransfer transfer;
+    private final CheckpointFileFetcher files;
 
     /** The base handle's tables, when the engine is that checkpoint's state unchanged. */
     private final SortedMap<Long, List<CheckpointFile>> restoredTables = new TreeMap<>();
@@ -101,7 +93,7 @@ public final class LetheNativeRestore<K> {
     public LetheNativeRestore(File instanceBasePath, DbOptions dbOptions, RestoredStates states,
             ClassLoader classLoader, StateSerializerProvider<K> keySerializerProvider, CloseableRegistry cancelRegistry,
             FileTransfer transfer) {
-        this.transfer = transfer;
+        this.files = new CheckpointFileFetcher(cancelRegistry, transfer);
         this.instanceBasePath = instanceBasePath;
         this.dbOptions = dbOptions;
         this.states = states;
@@ -114,8 +106,8 @@ public final class LetheNativeRestore<K> {
     }
 
     /** Opens the engine in {@code dbDirectory} on the restored state; the caller owns it. */
-    public LetheDb restore(List<IncrementalRemoteKeyedStateHandle> handles, File dbDirectory) throws Exception {
-        IncrementalRemoteKeyedStateHandle base = chooseBase(handles);
+    public LetheDb restore(List<IncrementalKeyedStateHandle> handles, File dbDirectory) throws Exception {
+        IncrementalKeyedStateHandle base = chooseBase(handles);
         if (!base.getKeyGroupRange().equals(keyGroupRange) && states.window().isWindowOperator()) {
             // Rescaling a window operator: each subtask's horizon followed its own watermark, so the
             // base's horizon could hide windows another subtask still had to fire. An empty engine
@@ -123,7 +115,7 @@ public final class LetheNativeRestore<K> {
             return restoreByCopying(handles, dbDirectory);
         }
         Metadata metadata = readMetadata(base);
-        Map<String, FileChecksum> downloaded = download(base, metadata.files(), dbDirectory);
+        Map<String, FileChecksum> fetched = files.fetch(base, metadata.files(), dbDirectory);
         LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
         try {
             HandleStates baseStates = applyMetadata(base, metadata, db);
@@ -131,17 +123,17 @@ public final class LetheNativeRestore<K> {
                 backendUid = base.getBackendIdentifier();
                 restoredCheckpointId = base.getCheckpointId();
                 List<CheckpointFile> tables = new ArrayList<>();
-                for (HandleAndLocalPath f : base.getSharedState()) {
-                    // What was downloaded is what the handle holds: the next checkpoint records it
-                    // for the placeholders that refer to these tables.
-                    tables.add(new CheckpointFile(f, downloaded.get(f.getLocalPath())));
+                for (HandleAndLocalPath f : base.getSharedStateHandles()) {
+                    // What was fetched is what the handle's uploads hold: the next checkpoint records
+                    // it for the placeholders that refer to these tables.
+                    tables.add(new CheckpointFile(f, fetched.get(f.getLocalPath())));
                 }
                 restoredTables.put(base.getCheckpointId(), tables);
             } else {
                 clip(db, baseStates, base.getKeyGroupRange());
             }
             int n = 0;
-            for (IncrementalRemoteKeyedStateHandle h : handles) {
+            for (IncrementalKeyedStateHandle h : handles) {
                 if (h != base) {
                     copyInRange(h, db, new File(instanceBasePath, "restore-" + n++));
                 }
@@ -153,12 +145,12 @@ public final class LetheNativeRestore<K> {
         }
     }
 
-    private LetheDb restoreByCopying(List<IncrementalRemoteKeyedStateHandle> handles, File dbDirectory)
+    private LetheDb restoreByCopying(List<IncrementalKeyedStateHandle> handles, File dbDirectory)
             throws Exception {
         LetheDb db = LetheDb.open(dbDirectory.getAbsolutePath(), dbOptions);
         try {
             int n = 0;
-            for (IncrementalRemoteKeyedStateHandle h : handles) {
+            for (IncrementalKeyedStateHandle h : handles) {
                 copyInRange(h, db, new File(instanceBasePath, "restore-" + n++));
             }
             return db;
@@ -182,10 +174,10 @@ public final class LetheNativeRestore<K> {
     }
 
     /** The handle with this range, else the one sharing the most key groups with it. */
-    private IncrementalRemoteKeyedStateHandle chooseBase(List<IncrementalRemoteKeyedStateHandle> handles) {
-        IncrementalRemoteKeyedStateHandle best = null;
+    private IncrementalKeyedStateHandle chooseBase(List<IncrementalKeyedStateHandle> handles) {
+        IncrementalKeyedStateHandle best = null;
         int bestOverlap = -1;
-        for (IncrementalRemoteKeyedStateHandle h : handles) {
+        for (IncrementalKeyedStateHandle h : handles) {
             if (h.getKeyGroupRange().equals(keyGroupRange)) {
                 return h;
             }
@@ -201,11 +193,12 @@ public final class LetheNativeRestore<K> {
     /** A handle's metadata stream, read whole and checked, and the file checksums it records. */
     private record Metadata(int version, DataInputView in, Map<String, FileChecksum> files) {}
 
-    private Metadata readMetadata(IncrementalRemoteKeyedStateHandle handle) throws IOException {
+    private Metadata readMetadata(IncrementalKeyedStateHandle handle) throws IOException {
         StreamStateHandle meta = handle.getMetaDataStateHandle();
-        String what = "Checkpoint " + handle.getCheckpointId() + " (Lethe metadata " + location(meta) + ")";
+        String what = CheckpointFileFetcher.describe(handle) + " (Lethe metadata "
+                + CheckpointFileFetcher.location(meta) + ")";
         byte[] bytes;
-        FSDataInputStream stream = open(meta, what);
+        FSDataInputStream stream = CheckpointFileFetcher.open(meta, what);
         cancelRegistry.registerCloseable(stream);
         try {
             bytes = stream.readAllBytes();
@@ -217,94 +210,6 @@ public final class LetheNativeRestore<K> {
         LetheNativeSnapshotFormat.Checked checked = LetheNativeSnapshotFormat.check(bytes, what);
         return new Metadata(checked.version(), checked.in(),
                 LetheNativeSnapshotFormat.readFiles(checked.in(), checked.version()));
-    }
-
-    /**
-     * Downloads a handle's files into {@code directory}, computing each one's checksum on the way
-     * and comparing it with the recorded one (none before format version 3).
-     *
-     * @return the checksums of the downloaded files, by name
-     */
-    private Map<String, FileChecksum> download(IncrementalRemoteKeyedStateHandle handle,
-            Map<String, FileChecksum> recorded, File directory) throws Exception {
-        Files.createDirectories(directory.toPath());
-        List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
-        files.addAll(handle.getPrivateState());
-        List<Callable<FileChecksum>> work = new ArrayList<>();
-        for (HandleAndLocalPath f : files) {
-            String name = f.getLocalPath();
-            if (name.contains("/") || name.contains("\\") || name.startsWith(".")) {
-                throw new IOException("Checkpoint " + handle.getCheckpointId() + " names an invalid local file '"
-                        + name + "'");
-            }
-            String what = "Checkpoint " + handle.getCheckpointId() + " file " + name + " ("
-                    + location(f.getHandle()) + ")";
-            FileChecksum expected = null;
-            if (recorded != null) {
-                expected = recorded.get(name);
-                if (expected == null) {
-                    throw new IOException(what + ": not among the files its Lethe metadata records: the checkpoint"
-                            + " is damaged");
-                }
-            }
-            FileChecksum checked = expected;
-            work.add(() -> downloadFile(f.getHandle(), new File(directory, name), checked, what));
-        }
-        Map<String, FileChecksum> downloaded = new HashMap<>();
-        List<FileChecksum> found = transfer.run(work);
-        for (int i = 0; i < files.size(); i++) {
-            downloaded.put(files.get(i).getLocalPath(), found.get(i));
-        }
-        if (recorded != null && !downloaded.keySet().containsAll(recorded.keySet())) {
-            Set<String> absent = new TreeSet<>(recorded.keySet());
-            absent.removeAll(downloaded.keySet());
-            throw new IOException("Checkpoint " + handle.getCheckpointId() + ": its Lethe metadata records files"
-                    + " that its state handle does not list, " + absent + ": the checkpoint is damaged");
-        }
-        return downloaded;
-    }
-
-    /** Downloads one file, computing its checksum on the way and checking it against {@code expected}. */
-    private FileChecksum downloadFile(StreamStateHandle handle, File target, FileChecksum expected, String what)
-            throws IOException {
-        FSDataInputStream in = open(handle, what);
-        cancelRegistry.registerCloseable(in);
-        FileChecksum found;
-        try (OutputStream out = Files.newOutputStream(target.toPath())) {
-            found = FileChecksum.copy(in, out);
-        } finally {
-            if (cancelRegistry.unregisterCloseable(in)) {
-                IOUtils.closeQuietly(in);
-            }
-        }
-        if (expected != null) {
-            expected.check(found, what);
-        }
-        return found;
-    }
-
-    /** Opens a handle's stream; a file that is not there is a damaged (or deleted) checkpoint. */
-    private static FSDataInputStream open(StreamStateHandle handle, String what) throws IOException {
-        try {
-            return handle.openInputStream();
-        } catch (FileNotFoundException | NoSuchFileException e) {
-            throw new IOException(what + ": missing: the checkpoint is damaged or was deleted", e);
-        }
-    }
-
-    /** Where a handle's bytes are, for errors: a file's path where there is one. */
-    private static String location(StreamStateHandle handle) {
-        if (handle instanceof FileStateHandle) {
-            return ((FileStateHandle) handle).getFilePath().toString();
-        }
-        if (handle instanceof SegmentFileStateHandle) {
-            SegmentFileStateHandle segment = (SegmentFileStateHandle) handle;
-            return segment.getFilePath() + " from byte " + segment.getStartPos();
-        }
-        if (handle instanceof ByteStreamStateHandle) {
-            return "inline in the checkpoint's _metadata";
-        }
-        return handle.getStreamStateHandleID().getKeyString();
     }
 
     /** A handle's states: key-value states by name, timer queues kept in the engine with their records. */
@@ -321,7 +226,7 @@ public final class LetheNativeRestore<K> {
      * {@code db} (column families are named after the states and queues) and adds its heap timers of
      * this range to the heap queues.
      */
-    private HandleStates applyMetadata(IncrementalRemoteKeyedStateHandle handle, Metadata metadata, LetheDb db)
+    private HandleStates applyMetadata(IncrementalKeyedStateHandle handle, Metadata metadata, LetheDb db)
             throws Exception {
         DataInputView in = metadata.in();
         int version = metadata.version();
@@ -400,10 +305,10 @@ public final class LetheNativeRestore<K> {
     }
 
     /** Copies the entries of this range from a handle's engine, opened temporarily in {@code dir}. */
-    private void copyInRange(IncrementalRemoteKeyedStateHandle handle, LetheDb db, File dir) throws Exception {
+    private void copyInRange(IncrementalKeyedStateHandle handle, LetheDb db, File dir) throws Exception {
         try {
             Metadata metadata = readMetadata(handle);
-            download(handle, metadata.files(), dir);
+            files.fetch(handle, metadata.files(), dir);
             HandleStates handleStates = applyMetadata(handle, metadata, db);
             try (LetheDb source = LetheDb.open(dir.getAbsolutePath(), dbOptions)) {
                 Set<String> copied = new HashSet<>();

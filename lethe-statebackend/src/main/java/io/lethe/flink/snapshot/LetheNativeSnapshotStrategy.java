@@ -17,10 +17,13 @@ import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointStreamWithResultProvider;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.DirectoryStateHandle;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.LocalRecoveryConfig;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SnapshotResources;
 import org.apache.flink.runtime.state.SnapshotResult;
@@ -79,6 +82,14 @@ import java.util.stream.Stream;
  * exclusive scope. Without incremental checkpoints every file is uploaded with exclusive scope as
  * private state, as the RocksDB backend's native full snapshots do.
  *
+ * <p>Local recovery ({@code execution.state-recovery.from-local}): the engine writes its copy into
+ * this subtask's checkpoint directory on the TaskManager instead, and after the upload that
+ * directory and a local copy of the metadata stream stay as the checkpoint's {@link
+ * IncrementalLocalKeyedStateHandle}, which Flink keeps until a later checkpoint is confirmed and
+ * offers first when this subtask restores on the same TaskManager. Table files in it are hard links,
+ * so it costs little space, but while it holds them page drops punch no holes into them.
+ * Savepoints keep no local copy.
+ *
  * <p>Every file's length and CRC32C are computed while it is uploaded (a placeholder carries those
  * of the upload it refers to) and recorded in the metadata stream, which is written last, so that
  * a restore can check each file ({@link FileChecksum}).
@@ -108,6 +119,7 @@ public final class LetheNativeSnapshotStrategy<K>
     private final Supplier<WindowExpiry.Record> window;
     private final EngineTimerQueues engineTimers;
     private final FileTransfer transfer;
+    private final LocalRecoveryConfig localRecovery;
 
     /** Table files uploaded per checkpoint id (placeholders included), newest checkpoints only. */
     private final SortedMap<Long, List<CheckpointFile>> uploadedTables;
@@ -118,13 +130,16 @@ public final class LetheNativeSnapshotStrategy<K>
      *     the checksums of their bytes, by its id, when the restored engine is that checkpoint's
      *     files unchanged (no rescaling); empty otherwise
      * @param transfer uploads the files, on its threads; owned by the caller
+     * @param localRecovery whether, and where, checkpoints are also kept on this TaskManager
      */
     public LetheNativeSnapshotStrategy(LetheDb db, File instanceBasePath, TypeSerializer<K> keySerializer,
             Supplier<Collection<RegisteredState>> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
             KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
             SortedMap<Long, List<CheckpointFile>> restoredTables, long lastCompletedCheckpointId,
-            Supplier<WindowExpiry.Record> window, EngineTimerQueues engineTimers, FileTransfer transfer) {
+            Supplier<WindowExpiry.Record> window, EngineTimerQueues engineTimers, FileTransfer transfer,
+            LocalRecoveryConfig localRecovery) {
         this.transfer = transfer;
+        this.localRecovery = localRecovery;
         this.window = window;
         this.engineTimers = engineTimers;
         this.db = db;
@@ -152,13 +167,17 @@ public final class LetheNativeSnapshotStrategy<K>
         final Map<String, Long> floors;
         final WindowExpiry.Record window;
         final Map<String, QueueRecord> engineQueues;
+        /** The directory is in local recovery's place; kept once a checkpoint's local state holds it. */
+        final boolean local;
+        private volatile boolean kept;
 
-        NativeResources(File directory, List<StateMetaInfoSnapshot> metaInfos,
+        NativeResources(File directory, boolean local, List<StateMetaInfoSnapshot> metaInfos,
                 List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, CheckpointFile> confirmedTables,
                 Map<String, Long> floors, WindowExpiry.Record window, Map<String, QueueRecord> engineQueues) {
             this.window = window;
             this.engineQueues = engineQueues;
             this.directory = directory;
+            this.local = local;
             this.metaInfos = metaInfos;
             this.queueSnapshots = queueSnapshots;
             this.confirmedTables = confirmedTables;
@@ -168,7 +187,7 @@ public final class LetheNativeSnapshotStrategy<K>
         @Override
         public void release() {
             queueSnapshots.forEach(HeapPriorityQueueStateSnapshot::release);
-            if (directory != null) {
+            if (directory != null && !kept) {
                 try {
                     FileUtils.deleteDirectory(directory);
                 } catch (IOException e) {
@@ -200,16 +219,35 @@ public final class LetheNativeSnapshotStrategy<K>
             engineQueues = engineTimers.records();
         }
         if (metas.isEmpty()) {
-            return new NativeResources(null, metas, queueSnapshots, Map.of(), floors, window.get(), engineQueues);
+            return new NativeResources(null, false, metas, queueSnapshots, Map.of(), floors, window.get(), engineQueues);
         }
         Map<String, CheckpointFile> confirmed = confirmedTables();
-        File directory = new File(instanceBasePath, "chk-" + checkpointId);
+        boolean local = localRecovery.isLocalBackupEnabled();
+        File directory = checkpointDirectory(checkpointId, local);
         if (directory.exists()) {
             // Left by a checkpoint of the same id that failed before its cleanup: never reused.
             FileUtils.deleteDirectory(directory);
         }
         db.checkpoint(directory.getAbsolutePath());
-        return new NativeResources(directory, metas, queueSnapshots, confirmed, floors, window.get(), engineQueues);
+        return new NativeResources(directory, local, metas, queueSnapshots, confirmed, floors, window.get(),
+                engineQueues);
+    }
+
+    /**
+     * Where the engine writes its copy: with local recovery in the checkpoint's directory of this
+     * subtask on the TaskManager, where it stays as the checkpoint's local state (a savepoint's is
+     * deleted after the upload); otherwise under the instance directory, deleted after the upload.
+     */
+    private File checkpointDirectory(long checkpointId, boolean local) throws IOException {
+        if (!local) {
+            return new File(instanceBasePath, "chk-" + checkpointId);
+        }
+        File subtask = localRecovery.getLocalStateDirectoryProvider()
+                .orElseThrow(LocalRecoveryConfig.localRecoveryNotEnabled())
+                .subtaskSpecificCheckpointDirectory(checkpointId);
+        Files.createDirectories(subtask.toPath());
+        // Several keyed operators of one task share the subtask's directory.
+        return new File(subtask, "lethe-" + UUID.randomUUID());
     }
 
     /**
@@ -250,14 +288,15 @@ public final class LetheNativeSnapshotStrategy<K>
         CheckpointedStateScope tableScope = incremental && sharing != SnapshotType.SharingFilesStrategy.NO_SHARING
                 ? CheckpointedStateScope.SHARED
                 : CheckpointedStateScope.EXCLUSIVE;
+        boolean keepLocal = resources.local && !checkpointOptions.getCheckpointType().isSavepoint();
         return registry -> upload(resources, checkpointId, streamFactory, registry,
-                reuse ? resources.confirmedTables : Map.of(), tableScope, remember);
+                reuse ? resources.confirmedTables : Map.of(), tableScope, remember, keepLocal);
     }
 
     private SnapshotResult<KeyedStateHandle> upload(NativeResources resources, long checkpointId,
             CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry,
-            Map<String, CheckpointFile> confirmed, CheckpointedStateScope tableScope, boolean remember)
-            throws Exception {
+            Map<String, CheckpointFile> confirmed, CheckpointedStateScope tableScope, boolean remember,
+            boolean keepLocal) throws Exception {
         // Everything uploaded so far; discarded unless the snapshot completes.
         CloseableRegistry uploaded = new CloseableRegistry();
         boolean completed = false;
@@ -298,7 +337,9 @@ public final class LetheNativeSnapshotStrategy<K>
                 }
             }
             // Last: it records the checksums of the files above.
-            StreamStateHandle meta = writeMetadata(resources, checksums, streamFactory, snapshotRegistry, uploaded);
+            SnapshotResult<StreamStateHandle> metas = writeMetadata(resources, checkpointId, checksums, streamFactory,
+                    snapshotRegistry, uploaded, keepLocal);
+            StreamStateHandle meta = metas.getJobManagerOwnedSnapshot();
             persistedBytes += meta.getStateSize();
             if (remember) {
                 synchronized (uploadedTables) {
@@ -310,7 +351,13 @@ public final class LetheNativeSnapshotStrategy<K>
                     persistedBytes);
             completed = true;
             streamFactory.reusePreviousStateHandle(reused);
-            return SnapshotResult.of(handle);
+            if (!keepLocal) {
+                return SnapshotResult.of(handle);
+            }
+            resources.kept = true;
+            return SnapshotResult.withLocalState(handle, new IncrementalLocalKeyedStateHandle(backendUid,
+                    checkpointId, DirectoryStateHandle.forPathWithSize(resources.directory.toPath()), keyGroupRange,
+                    metas.getTaskLocalSnapshot(), handle.getSharedState()));
         } finally {
             if (!completed) {
                 IOUtils.closeQuietly(uploaded);
@@ -335,9 +382,10 @@ public final class LetheNativeSnapshotStrategy<K>
                 : null;
     }
 
-    private StreamStateHandle writeMetadata(NativeResources resources, Map<String, FileChecksum> files,
-            CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry, CloseableRegistry uploaded)
-            throws Exception {
+    /** The metadata stream, also written to local recovery's directory with {@code keepLocal}. */
+    private SnapshotResult<StreamStateHandle> writeMetadata(NativeResources resources, long checkpointId,
+            Map<String, FileChecksum> files, CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry,
+            CloseableRegistry uploaded, boolean keepLocal) throws Exception {
         // Built in memory: its trailing CRC32C covers all of it, and a restore reads it whole anyway.
         DataOutputSerializer out = new DataOutputSerializer(METADATA_INITIAL_BYTES);
         LetheNativeSnapshotFormat.writeHeader(out);
@@ -355,18 +403,21 @@ public final class LetheNativeSnapshotStrategy<K>
         LetheNativeSnapshotFormat.writeWindow(out, resources.window);
         LetheNativeSnapshotFormat.writeChecksum(out);
 
-        CheckpointStreamWithResultProvider stream =
-                CheckpointStreamWithResultProvider.createSimpleStream(CheckpointedStateScope.EXCLUSIVE, streamFactory);
+        CheckpointStreamWithResultProvider stream = keepLocal
+                ? CheckpointStreamWithResultProvider.createDuplicatingStream(checkpointId,
+                        CheckpointedStateScope.EXCLUSIVE, streamFactory,
+                        localRecovery.getLocalStateDirectoryProvider().orElseThrow(LocalRecoveryConfig.localRecoveryNotEnabled()))
+                : CheckpointStreamWithResultProvider.createSimpleStream(CheckpointedStateScope.EXCLUSIVE, streamFactory);
         snapshotRegistry.registerCloseable(stream);
         try {
             stream.getCheckpointOutputStream().write(out.getSharedBuffer(), 0, out.length());
             if (!snapshotRegistry.unregisterCloseable(stream)) {
                 throw new IOException("The checkpoint was cancelled while its metadata was written");
             }
-            StreamStateHandle handle = stream.closeAndFinalizeCheckpointStreamResult().getJobManagerOwnedSnapshot();
+            SnapshotResult<StreamStateHandle> result = stream.closeAndFinalizeCheckpointStreamResult();
             stream = null;
-            uploaded.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
-            return handle;
+            uploaded.registerCloseable(() -> StateUtil.discardStateObjectQuietly(result));
+            return result;
         } finally {
             if (stream != null && snapshotRegistry.unregisterCloseable(stream)) {
                 IOUtils.closeQuietly(stream);

@@ -40,6 +40,15 @@ public final class TestJobs {
                 .withTimestampAssigner((e, t) -> e.f1);
     }
 
+    /** A new directory under the system's temporary directory, for state a MiniCluster's configuration names. */
+    public static java.nio.file.Path temporaryDirectory(String prefix) {
+        try {
+            return java.nio.file.Files.createTempDirectory(prefix);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** The retained checkpoint with the highest id in a job's checkpoint directory. */
     public static File latestCheckpoint(File jobDir) {
         File[] chks = jobDir.listFiles((d, name) -> name.startsWith("chk-") && new File(d, name + "/_metadata").exists());
