@@ -5,7 +5,8 @@
 //
 //   lethe_bench --benchmarks=fillrandom,readrandom --num=1000000
 //
-// Benchmarks: fillseq, fillrandom, overwrite, readrandom, readmissing,
+// Benchmarks: fillseq, fillrandom, overwrite, appendrandom (merges to one of
+// --groups keys, as a window operator appends to its windows), readrandom, readmissing,
 // deleterandom, seekrandom (seek + --seek_nexts), multireadrandom (MultiGet
 // batches of --batch_size keys, counted per key), readseq, ycsbdelete (the
 // delete-heavy YCSB-A variant: --delete_percent, FADE with --dth_ops in
@@ -54,6 +55,7 @@ struct Flags {
   bool histogram = false;
   bool stats = false;
   int delete_percent = 5;  // ycsbdelete: share of all operations that are point deletes
+  int64_t groups = 20000;  // appendrandom: the keys appended to
   int64_t dth_ops = 0;     // FADE's D_th in operations (logical clock: 1 µs per op); 0 = off
   std::string fade_pick = "SD";  // FADE's saturation file choice: SO, SD or DD
   std::string compression = "lz4";  // pages: none, lz4 or zstd
@@ -68,8 +70,8 @@ struct Flags {
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
-               "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd]\n"
-               "benchmarks: fillseq fillrandom overwrite readrandom readmissing deleterandom\n"
+               "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
+               "benchmarks: fillseq fillrandom overwrite appendrandom readrandom readmissing deleterandom\n"
                "  seekrandom multireadrandom readseq ycsbdelete; steps: flush compact\n",
                error);
   std::exit(2);
@@ -113,6 +115,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "histogram") f.histogram = ParseInt(name, v) != 0;
     else if (name == "stats") f.stats = ParseInt(name, v) != 0;
     else if (name == "delete_percent") f.delete_percent = static_cast<int>(ParseInt(name, v));
+    else if (name == "groups") f.groups = ParseInt(name, v);
     else if (name == "dth_ops") f.dth_ops = ParseInt(name, v);
     else if (name == "fade_pick") f.fade_pick = v;
     else if (name == "compression") f.compression = v;
@@ -238,6 +241,7 @@ class Benchmark {
         {"fillseq", {&Benchmark::FillSeq, true, false}},
         {"fillrandom", {&Benchmark::FillRandom, true, false}},
         {"overwrite", {&Benchmark::FillRandom, true, false}},
+        {"appendrandom", {&Benchmark::AppendRandom, true, false}},
         {"readrandom", {&Benchmark::ReadRandom, false, true}},
         {"readmissing", {&Benchmark::ReadMissing, false, true}},
         {"deleterandom", {&Benchmark::DeleteRandom, true, true}},
@@ -401,6 +405,14 @@ class Benchmark {
   }
   lethe::Status FillSeq(Worker& w, int64_t i, bool*) { return Write(w, i); }
   lethe::Status FillRandom(Worker& w, int64_t, bool*) { return Write(w, static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))); }
+  // A merge (list append) to one of --groups keys, as a window operator adds elements to its windows.
+  lethe::Status AppendRandom(Worker& w, int64_t, bool*) {
+    std::string k = Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.groups))));
+    const size_t size = static_cast<size_t>(f_.value_size);
+    std::string_view value(value_pool_.data() + w.rng.Uniform(value_pool_.size() - size), size);
+    w.bytes += k.size() + value.size();
+    return db_->Merge(wo_, cf_, k, value);
+  }
   lethe::Status ReadRandom(Worker& w, int64_t, bool* found) {
     thread_local std::string v;  // reused, as MultiReadRandom's buffers are
     lethe::Status s = db_->Get(lethe::ReadOptions(), cf_, Key(static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)))), &v);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "util/coding.h"
+#include "util/hash.h"
 
 namespace lethe {
 namespace {
@@ -63,7 +64,10 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
   if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
   size_t ikey_len = key.size() + 8;
   size_t len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size() + 8;
-  table_.InsertInline(len, [&](char* buf) {
+  // The versions of a sort key sit side by side: the group of the table's fingers.
+  uint64_t group = Hash64(key.data(), key.size());
+  group += group == 0;  // 0 names no group
+  table_.InsertInline(len, group, [&](char* buf) {
     char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
     if (!key.empty()) std::memcpy(p, key.data(), key.size());
     p += key.size();

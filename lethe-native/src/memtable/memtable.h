@@ -44,7 +44,11 @@ class MemTable {
   std::shared_ptr<const FragmentedTombstones> FragmentedRangeTombstones() const;
   bool HasRangeTombstones() const { return num_range_tombstones_.load() > 0; }
 
-  size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage() + tombstone_bytes_.load(); }
+  size_t ApproximateMemoryUsage() const {
+    return arena_.MemoryUsage() + tombstone_bytes_.load() + table_.FingerBytes();
+  }
+  // Entries linked without a search from the head (skiplist.h: fingers).
+  uint64_t finger_links() const { return table_.finger_links(); }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   // The sequence number of the first entry added (0 while empty).
   SequenceNumber first_sequence() const { return first_seq_.load(std::memory_order_relaxed); }

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <thread>
+
+#include "util/random.h"
 
 namespace lethe {
 namespace {
@@ -13,6 +17,23 @@ std::string Lookup(const MemTable& mem, std::string_view key, SequenceNumber seq
   std::string v;
   Status s = ctx.Finish(&v, nullptr);
   return s.ok() ? v : (s.IsNotFound() ? "NOT_FOUND" : s.ToString());
+}
+
+// A reader iterating `mem` until `done`, checking that its keys ascend strictly; counts its passes.
+std::thread CheckOrderUntil(const MemTable& mem, const std::atomic<bool>& done, std::atomic<uint64_t>& passes) {
+  return std::thread([&] {
+    while (!done.load()) {
+      auto it = mem.NewIterator();
+      std::string prev;
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        if (!prev.empty()) {
+          EXPECT_LT(CompareInternalKey(prev, it->key()), 0);  // not ASSERT: a writer may wait for `passes`
+        }
+        prev.assign(it->key());
+      }
+      passes++;
+    }
+  });
 }
 
 TEST(MemTableTest, VersionsAndSnapshots) {
@@ -45,19 +66,7 @@ TEST(MemTableTest, IteratorOrderAndConcurrentReaders) {
   MemTable mem;
   std::atomic<bool> done{false};
   std::atomic<uint64_t> checks{0};
-  std::thread reader([&] {
-    while (!done.load()) {
-      auto it = mem.NewIterator();
-      std::string prev;
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        if (!prev.empty()) {
-          EXPECT_LT(CompareInternalKey(prev, it->key()), 0);  // not ASSERT: the writer waits for `checks`
-        }
-        prev.assign(it->key());
-      }
-      checks++;
-    }
-  });
+  std::thread reader = CheckOrderUntil(mem, done, checks);
   for (int i = 0; i < 20000; i++) {
     // Halfway, until the reader has read: on a loaded machine it may not be
     // scheduled before the writes end (the check used to fail then).
@@ -70,6 +79,43 @@ TEST(MemTableTest, IteratorOrderAndConcurrentReaders) {
   it->Seek(MakeInternalKey("key5", kMaxSequenceNumber, kSeekKind));
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(ExtractSortKey(it->key()), "key5");
+}
+
+// Versions of a thousand keys in random order, new keys landing between
+// them now and then (which makes fingers stale), and a reader iterating all
+// along: the table holds every entry in internal-key order, each key reads as
+// its newest version, and most inserts were linked by a finger.
+TEST(MemTableTest, FingersKeepOrderAcrossRepeatsAndNewKeys) {
+  MemTable mem;
+  Random rnd(301);
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> checks{0};
+  std::thread reader = CheckOrderUntil(mem, done, checks);
+  std::vector<std::string> model;  // internal keys
+  std::map<std::string, std::string> newest;
+  const int kEntries = 60000;
+  for (int i = 1; i <= kEntries; i++) {
+    while (i == kEntries / 2 && checks.load() == 0) std::this_thread::yield();  // the reader overlaps
+    std::string key = rnd.OneIn(20) ? "key" + std::to_string(rnd.Uniform(1000000) * 2 + 1)
+                                     : "key" + std::to_string(rnd.Uniform(1000) * 2);
+    std::string value = "v" + std::to_string(i);
+    mem.Add(i, EntryKind::kValue, key, value, kMaxDeleteKey);
+    model.push_back(MakeInternalKey(key, i, EntryKind::kValue));
+    newest[key] = value;
+  }
+  done = true;
+  reader.join();
+  std::sort(model.begin(), model.end(),
+            [](const std::string& a, const std::string& b) { return CompareInternalKey(a, b) < 0; });
+  auto it = mem.NewIterator();
+  size_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
+    ASSERT_LT(n, model.size());
+    ASSERT_EQ(it->key(), model[n]) << "entry " << n;
+  }
+  EXPECT_EQ(n, model.size());
+  for (const auto& [key, value] : newest) EXPECT_EQ(Lookup(mem, key, kEntries), value) << key;
+  EXPECT_GT(mem.finger_links(), kEntries / 3u);
 }
 
 TEST(FragmentedTombstonesTest, OverlapsAreCutIntoFragments) {
