@@ -25,7 +25,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * JMH's 99.9 % confidence half-width; a read's operation names its threads, e.g. {@code getHit x2})
  * and {@code engine-ops.settings.csv} to the output directory.
  *
- * <p>Arguments: {@code [quick|full] [output directory] [keys]}. Quick: 200 k keys, two rounds of one
+ * <p>Arguments: {@code [quick|full] [output directory] [keys]}. Quick: 200 k keys, one round of one
  * 1 s warmup and one 1 s iteration (no confidence interval: the quick mode only shows that every
  * operation runs). Full: 1 M keys, three rounds of two 2 s warmups and ten 1 s iterations (enough
  * for a confidence interval narrow enough to decide a verdict).
@@ -50,7 +50,7 @@ public final class EngineBenchmarkRunner {
         boolean full = args.length > 0 && args[0].equals("full");
         Path out = Path.of(args.length > 1 ? args[1] : "target/engine-ops");
         String keys = args.length > 2 ? args[2] : full ? "1000000" : "200000";
-        int rounds = full ? 3 : 2;
+        int rounds = full ? 3 : 1;
         int warmups = full ? 2 : 1;
         int iterations = full ? 10 : 1;
         int seconds = 1;
@@ -68,14 +68,8 @@ public final class EngineBenchmarkRunner {
                 opts.param("keys", keys).threads(threads);
                 addRows(rows, round, new Runner(opts.build()).run(), EngineBenchmarkRunner::operation);
             }
-            if (full || round == 1) {
-                unsettledReads(rows, round, full, keys, timing, order);
-            }
-            // Range deletes: the baseline once, then each pattern with its tombstones in either place
-            // (the quick mode in its first round only).
-            if (!full && round > 1) {
-                continue;
-            }
+            unsettledReads(rows, round, full, keys, timing, order);
+            // Range deletes: the baseline once, then each pattern with its tombstones in either place.
             String rd = RangeDeleteBenchmark.class.getSimpleName() + "\\..*";
             OptionsBuilder none = timing.options(rd, order);
             none.param("keys", rangeDeleteKeys).param("deletes", "none").param("tombstones", "memtable");
@@ -97,7 +91,7 @@ public final class EngineBenchmarkRunner {
             {"unsettled", "operations marked / unsettled: the same load, measured as it left the tree once no"
                     + " flush or compaction ran or was pending, without a flush or a full compaction: the latest"
                     + " writes in a large memtable, the rest in files as background compaction left them"
-                    + (full ? "" : " (quick mode: getMiss on one thread, first round)")},
+                    + (full ? "" : " (quick mode: getMiss on one thread)")},
             {"operations", "put (overwrite), getHit, getMiss (an absent key at an odd position: inside the key"
                     + " range, so Bloom filters decide), multiGet100 (100 loaded keys in random order in one batched"
                     + " lookup, counted per key: Lethe's multiGet with a reused MultiGetBatch, RocksDB's"

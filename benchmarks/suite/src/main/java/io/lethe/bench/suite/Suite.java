@@ -43,7 +43,7 @@ public final class Suite {
 
     static final List<Part> PARTS = List.of(
             new Part("engine", "engine point operations and scans (JMH, Lethe and rocksdbjni)", "engine-ops.csv",
-                    "about 4 min", "about 80 min"),
+                    "about 2.5 min", "about 60 min"),
             new Part("ycsb", "delete-heavy YCSB-A (FADE against RocksDB and its delete compactions)", "ycsb.csv",
                     "about 75 s", "about 21 min"),
             new Part("secondary", "secondary range deletes across delete tile sizes (KiWi against RocksDB)",
