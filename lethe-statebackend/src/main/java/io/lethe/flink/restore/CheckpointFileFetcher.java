@@ -73,9 +73,11 @@ final class CheckpointFileFetcher {
         if (recorded != null && !fetched.keySet().containsAll(recorded.keySet())) {
             Set<String> absent = new TreeSet<>(recorded.keySet());
             absent.removeAll(fetched.keySet());
-            throw new IOException(describe(handle) + ": its Lethe metadata records files that "
-                    + (handle instanceof IncrementalLocalKeyedStateHandle ? "its local copy lacks, " : "its state handle"
-                    + " does not list, ") + absent + ": the checkpoint is damaged");
+            String lister = handle instanceof IncrementalLocalKeyedStateHandle
+                    ? "its local copy lacks"
+                    : "its state handle does not list";
+            throw new IOException(describe(handle) + ": its Lethe metadata records files that " + lister + ", "
+                    + absent + ": the checkpoint is damaged");
         }
         return fetched;
     }

@@ -2,13 +2,13 @@ package io.lethe.flink.expiry;
 
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackendFactory;
+import io.lethe.flink.testing.AllStatesJob;
 import io.lethe.flink.testing.TestJobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -65,17 +65,7 @@ class LetheWindowJobExpiryTest {
         DataStream<Tuple3<Integer, Long, Long>> input = env.fromData(TestJobs.events())
                 // Paced (about 1 s in all): the horizon moves on a timer every D_th / 20 = 50 ms, so
                 // windows must fire over many of its steps, not all within one (as CI once saw).
-                .map(new MapFunction<Tuple3<Integer, Long, Long>, Tuple3<Integer, Long, Long>>() {
-                    private int seen;
-
-                    @Override
-                    public Tuple3<Integer, Long, Long> map(Tuple3<Integer, Long, Long> e) throws InterruptedException {
-                        if (++seen % 20 == 0) {
-                            Thread.sleep(1);
-                        }
-                        return e;
-                    }
-                })
+                .map(new AllStatesJob.Throttle(20))
                 .assignTimestampsAndWatermarks(TestJobs.watermarks());
         input.keyBy(e -> e.f0)
                 .window(assigner)

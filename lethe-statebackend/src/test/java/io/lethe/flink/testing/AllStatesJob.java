@@ -115,13 +115,22 @@ public final class AllStatesJob {
         return e -> e;
     }
 
-    /** Sleeps a millisecond every ten events. */
+    /** Sleeps a millisecond every {@code events} events (ten by default). */
     public static final class Throttle implements Gate {
+        private final int events;
         private long seen;
+
+        public Throttle() {
+            this(10);
+        }
+
+        public Throttle(int events) {
+            this.events = events;
+        }
 
         @Override
         public Tuple3<Integer, Long, Long> map(Tuple3<Integer, Long, Long> e) throws Exception {
-            if (++seen % 10 == 0) {
+            if (++seen % events == 0) {
                 Thread.sleep(1);
             }
             return e;
