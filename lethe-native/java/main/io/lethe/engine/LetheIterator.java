@@ -36,9 +36,20 @@ public final class LetheIterator implements AutoCloseable {
     private static final int OP_SEEK_FOR_PREV = 4;
     private static final int OP_PREV = 5;
 
+    private static final int FIRST_BUFFER = 16 * 1024;
+    /** Buffers up to this size are handed on to the next iterator: larger ones were for rare entries. */
+    private static final int MAX_SPARE = 256 * 1024;
+    private static final byte[] NONE = new byte[0];
+    /**
+     * A closed iterator's buffer, for the next iterator its thread opens. State access opens an
+     * iterator for a few entries again and again; a new buffer each time would cost more to zero
+     * and collect than the entries cost to read.
+     */
+    private static final ThreadLocal<byte[]> SPARE = new ThreadLocal<>();
+
     private final LetheDb db;
     private volatile long handle;
-    private byte[] buffer = new byte[16 * 1024];
+    private byte[] buffer = takeSpare();
     private int remaining;  // entries left in the buffer, including the current one
     private int pos;        // offset of the current entry
     private int fill = FIRST_FILL;
@@ -132,6 +143,20 @@ public final class LetheIterator implements AutoCloseable {
     public void close() {
         db.closeIterator(this);
         remaining = 0;
+        byte[] b = buffer;
+        buffer = NONE;
+        if (b.length > 0 && b.length <= MAX_SPARE) {
+            SPARE.set(b);
+        }
+    }
+
+    private static byte[] takeSpare() {
+        byte[] spare = SPARE.get();
+        if (spare == null) {
+            return new byte[FIRST_BUFFER];
+        }
+        SPARE.set(null);
+        return spare;
     }
 
     long takeHandle() {

@@ -149,6 +149,44 @@ class LetheDbTest {
         }
     }
 
+    /**
+     * Iterators opened one after another on a thread share their buffers (a closed one hands its buffer
+     * to the next), nested ones and one whose buffer grew for a large entry included: every iterator
+     * reads exactly its own entries, and a closed one reads nothing.
+     */
+    @Test
+    void iteratorsOpenedOneAfterAnotherReadTheirOwnEntries() throws Exception {
+        TreeMap<String, String> model = new TreeMap<>();
+        for (int i = 0; i < 400; i++) {
+            String v = "v" + i + (i % 97 == 0 ? "z".repeat(300_000 + i) : "");
+            db.put(cf, b(String.format("k%04d", i)), b(v));
+            model.put(String.format("k%04d", i), v);
+        }
+        for (int round = 0; round < 40; round++) {
+            String from = String.format("k%04d", round * 10);
+            LetheIterator outer = db.newIterator(cf);
+            outer.seek(b(from));
+            LetheIterator closed = db.newIterator(cf);
+            closed.seekToFirst();
+            closed.close();
+            try (LetheIterator inner = db.newIterator(cf)) {
+                inner.seekToLast();
+                assertEquals(model.lastKey(), s(inner.key()));
+                assertEquals(model.lastEntry().getValue(), s(inner.value()));
+            }
+            List<String> tail = new ArrayList<>(model.tailMap(from).values());
+            List<String> expected = tail.subList(0, Math.min(12, tail.size()));
+            List<String> values = new ArrayList<>();
+            for (; outer.isValid() && values.size() < 12; outer.next()) {
+                values.add(s(outer.value()));
+            }
+            outer.close();
+            assertEquals(expected, values, "from " + from);
+            assertThrows(IllegalStateException.class, closed::isValid);
+            assertThrows(IllegalStateException.class, outer::key);
+        }
+    }
+
     @Test
     void iteratorGoesBackwardAndTurnsAroundAsTheModel() throws Exception {
         TreeMap<String, String> model = new TreeMap<>();
