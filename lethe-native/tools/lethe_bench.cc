@@ -10,8 +10,9 @@
 // deleterandom, seekrandom (seek + --seek_nexts), multireadrandom (MultiGet
 // batches of --batch_size keys, counted per key), readseq, ycsbdelete (the
 // delete-heavy YCSB-A variant: --delete_percent, FADE with --dth_ops in
-// logical time); and the steps flush (memtables to level 0) and compact
-// (everything to the last level).
+// logical time); and the steps flush (memtables to level 0), compact
+// (everything to the last level) and deleteranges (10 keys in every 100 by
+// range deletes).
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -72,7 +73,7 @@ struct Flags {
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
                "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
                "benchmarks: fillseq fillrandom overwrite appendrandom readrandom readmissing deleterandom\n"
-               "  seekrandom multireadrandom readseq ycsbdelete; steps: flush compact\n",
+               "  seekrandom multireadrandom readseq ycsbdelete; steps: flush compact deleteranges\n",
                error);
   std::exit(2);
 }
@@ -250,9 +251,11 @@ class Benchmark {
         {"readseq", {&Benchmark::ReadSeq, false, false}},
         {"ycsbdelete", {&Benchmark::YcsbDelete, true, true}},
     };
-    if (name == "flush" || name == "compact") {
+    if (name == "flush" || name == "compact" || name == "deleteranges") {
       double t0 = NowSeconds();
-      lethe::Status s = name == "flush" ? db_->Flush() : db_->CompactAll();
+      lethe::Status s = name == "flush"     ? db_->Flush()
+                        : name == "compact" ? db_->CompactAll()
+                                            : DeleteSmallRanges();
       if (s.ok()) s = db_->WaitForBackgroundWork();
       if (!s.ok()) return Fail(name, s);
       std::printf("%-12s : %9.3f seconds\n", name.c_str(), NowSeconds() - t0);
@@ -360,6 +363,15 @@ class Benchmark {
         std::fprintf(stderr, "... %-12s %3d%%\r", name.c_str(), static_cast<int>(100 * i / ops));
       }
     }
+  }
+
+  // Range deletes of 10 keys in every 100 ([100 r + 37, 100 r + 47)), 10 % of --num.
+  lethe::Status DeleteSmallRanges() {
+    for (int64_t r = 0; r < f_.num / 100; r++) {
+      lethe::Status s = db_->DeleteRange(wo_, cf_, Key(100 * r + 37), Key(100 * r + 47));
+      if (!s.ok()) return s;
+    }
+    return lethe::Status::OK();
   }
 
   // Delete-heavy YCSB-A: half lookups, half writes of which

@@ -523,10 +523,13 @@ class TableIterator final : public InternalIterator {
     LoadTileBefore(table_->partition_count(), 0);
     SkipEmptyTiles(/*backward=*/true);
   }
+  // A seek within the open tile keeps its pages (see LevelIterator::Seek).
   void Seek(std::string_view target) override {
     const std::string_view key = ExtractSortKey(target);
     const size_t p = table_->part_fences_.LowerBound(key);
-    if (LoadPartition(p)) {
+    if (tile_iter_ != nullptr && part_ != nullptr && p == partition_ && part_->FindTile(key) == tile_) {
+      tile_iter_->Seek(target);
+    } else if (LoadPartition(p)) {
       LoadTile(p, part_->FindTile(key));
       if (tile_iter_) tile_iter_->Seek(target);
     }

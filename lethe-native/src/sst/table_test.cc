@@ -114,6 +114,16 @@ class TableTest : public ::testing::Test {
     }
   }
 
+  // A table of tiles of h pages in more than 20 index partitions, read through a small page cache.
+  void BuildPartitioned(const std::vector<TestEntry>& entries, int h) {
+    TableBuilderOptions opts{256, h, 10};
+    opts.index_partition_size = 200;
+    cache_ = std::make_unique<PageCache>(16 << 10);
+    Build(entries, opts);
+    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+    ASSERT_GT(table_->partition_count(), 20u);
+  }
+
   static std::vector<TestEntry> RandomEntries(int n, uint64_t seed) {
     Random rnd(seed);
     std::vector<TestEntry> entries;
@@ -507,12 +517,7 @@ TEST_F(TableTest, IteratesBackwardAsForwardReversed) {
   for (int h : {1, 4}) {
     SCOPED_TRACE("h=" + std::to_string(h));
     const std::vector<TestEntry> entries = RandomEntries(2000, 17);
-    TableBuilderOptions opts{256, h, 10};
-    opts.index_partition_size = 200;
-    cache_ = std::make_unique<PageCache>(16 << 10);
-    Build(entries, opts);
-    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
-    ASSERT_GT(table_->partition_count(), 20u);
+    ASSERT_NO_FATAL_FAILURE(BuildPartitioned(entries, h));
     auto it = table_->NewIterator(true);
     std::vector<std::string> forward, backward;
     for (it->SeekToFirst(); it->Valid(); it->Next()) forward.emplace_back(it->key());
@@ -536,6 +541,45 @@ TEST_F(TableTest, IteratesBackwardAsForwardReversed) {
       ASSERT_TRUE(it->Valid());
       EXPECT_EQ(forward[i], it->key());
     }
+    cache_.reset();
+  }
+}
+
+// An iterator sought again from wherever it stands (often within its tile,
+// as a read skipping range-deleted keys does) lands where a fresh iterator
+// does: ahead, behind, within the same tile, across partitions and past the
+// end.
+TEST_F(TableTest, SeekFromAnyPositionLandsAsAFreshIterator) {
+  for (int h : {1, 4}) {
+    SCOPED_TRACE("h=" + std::to_string(h));
+    const std::vector<TestEntry> entries = RandomEntries(2000, 23);
+    ASSERT_NO_FATAL_FAILURE(BuildPartitioned(entries, h));
+    const std::vector<std::string> keys = KeysAndGaps(entries);
+    auto landing = [](InternalIterator* it, const std::string& target) {
+      it->Seek(target);
+      return it->Valid() ? std::string(it->key()) : "END";
+    };
+    Random rnd(5);
+    auto reused = table_->NewIterator(true);
+    size_t at = 0;
+    for (int i = 0; i < 3000; i++) {
+      // Mostly a few keys ahead or behind, sometimes anywhere.
+      const size_t step = rnd.Uniform(6);
+      at = rnd.OneIn(8) ? rnd.Uniform(keys.size())
+                        : (rnd.OneIn(3) ? at - std::min(at, step) : std::min(keys.size() - 1, at + step));
+      const std::string target = MakeInternalKey(keys[at], rnd.OneIn(2) ? kMaxSequenceNumber : 600, kSeekKind);
+      auto fresh = table_->NewIterator(true);
+      ASSERT_EQ(landing(fresh.get(), target), landing(reused.get(), target)) << "key '" << keys[at] << "'";
+      for (int n = static_cast<int>(rnd.Uniform(3)); n > 0 && reused->Valid(); n--) {
+        reused->Next();
+        fresh->Next();
+        ASSERT_EQ(fresh->Valid(), reused->Valid());
+        if (fresh->Valid()) {
+          ASSERT_EQ(fresh->key(), reused->key());
+        }
+      }
+    }
+    ASSERT_TRUE(reused->status().ok()) << reused->status().ToString();
     cache_.reset();
   }
 }

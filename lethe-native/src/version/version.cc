@@ -229,10 +229,12 @@ class LevelIterator final : public InternalIterator {
     OpenBefore(files_.size());
     SkipEmpty(/*backward=*/true);
   }
+  // A seek within the open file keeps it open (a read skipping what a range
+  // tombstone covers seeks again and again, mostly a few entries ahead).
   void Seek(std::string_view target) override {
     std::string_view sk = ExtractSortKey(target);
-    auto it = FirstFileEndingAtOrAfter(files_.begin(), files_.end(), sk);
-    Open(static_cast<size_t>(it - files_.begin()));
+    const auto index = static_cast<size_t>(FirstFileEndingAtOrAfter(files_.begin(), files_.end(), sk) - files_.begin());
+    if (iter_ == nullptr || index != index_) Open(index);
     if (iter_) iter_->Seek(target);
     SkipEmpty();
   }
