@@ -100,7 +100,9 @@ public final class EngineBenchmarkRunner {
                     + " no range delete (the baseline), 10% of the keys deleted in ranges of 10 keys (one per 100 keys)"
                     + " or 75% in 15 long ranges; tombstones left in the memtable or flushed to a file (no compaction,"
                     + " so the deleted data stays below them). get: a uniformly random key (found or not, all counted);"
-                    + " scan100: a seek to a random key and 100 next; same engine settings as above"},
+                    + " scan100: a seek to a random key and 100 next; scanRange100: every entry of the 100 keys from"
+                    + " a random key (fewer after the deletes), read until the first key past them; same engine"
+                    + " settings as above"},
             {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key, no WAL,"
                     + " no compression (Compression.NONE)"},
             {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"

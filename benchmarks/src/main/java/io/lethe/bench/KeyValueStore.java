@@ -24,6 +24,12 @@ interface KeyValueStore extends AutoCloseable {
     long seekAndNext(byte[] key, int n) throws Exception;
 
     /**
+     * Reads every entry of [from, to), stopping at the first key at or past {@code to} (both engines
+     * compare keys the same way, without an iterator bound); returns the bytes read (keys and values).
+     */
+    long scanRange(byte[] from, byte[] to) throws Exception;
+
+    /**
      * Flushes the memtable and compacts everything, returning when no background work is left: both
      * engines are measured on a settled tree, whatever their compaction would have been doing.
      */

@@ -8,6 +8,7 @@ import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheIterator;
 import io.lethe.engine.MultiGetBatch;
 import io.lethe.engine.WriteOptions;
+import java.util.Arrays;
 
 /** Lethe with the benchmark's memory budget, no WAL (as in Flink). */
 final class LetheStore implements KeyValueStore {
@@ -73,6 +74,21 @@ final class LetheStore implements KeyValueStore {
             it.seek(key);
             for (int i = 0; i < n && it.isValid(); i++, it.next()) {
                 bytes += it.key().length + it.value().length;
+            }
+        }
+        return bytes;
+    }
+
+    @Override
+    public long scanRange(byte[] from, byte[] to) throws Exception {
+        long bytes = 0;
+        try (LetheIterator it = db.newIterator(cf)) {
+            for (it.seek(from); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (Arrays.compareUnsigned(key, to) >= 0) {
+                    break;
+                }
+                bytes += key.length + it.value().length;
             }
         }
         return bytes;

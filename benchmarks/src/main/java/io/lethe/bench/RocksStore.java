@@ -93,6 +93,21 @@ final class RocksStore implements KeyValueStore {
     }
 
     @Override
+    public long scanRange(byte[] from, byte[] to) {
+        long bytes = 0;
+        try (RocksIterator it = db.newIterator()) {
+            for (it.seek(from); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (Arrays.compareUnsigned(key, to) >= 0) {
+                    break;
+                }
+                bytes += key.length + it.value().length;
+            }
+        }
+        return bytes;
+    }
+
+    @Override
     public void settle() throws Exception {
         try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
             db.flush(fo);

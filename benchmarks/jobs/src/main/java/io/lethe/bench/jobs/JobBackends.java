@@ -4,7 +4,9 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The state backends the job benchmark compares, each configured as its own experts run it, and the
@@ -45,6 +47,33 @@ final class JobBackends {
             case "hashmap" -> conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
             default -> throw new IllegalArgumentException("unknown backend " + backend);
         }
+        Map<String, String> overrides = overrides(System.getProperty(OVERRIDES_PROPERTY + backend, ""));
+        if (!overrides.isEmpty()) {
+            System.out.println("  " + backend + " with changed settings (an experiment): " + overrides);
+            overrides.forEach(conf::setString);
+        }
+    }
+
+    /**
+     * The system property whose value ({@code key=value;key=value}) a backend's settings are changed
+     * by, for experiments (e.g. {@code -Dlethe.bench.conf.lethe=state.backend.lethe.compression=NONE}):
+     * a report's runs never set it, and every run's log names the settings it ran with.
+     */
+    static final String OVERRIDES_PROPERTY = "lethe.bench.conf.";
+
+    static Map<String, String> overrides(String spec) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String pair : spec.split(";")) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(OVERRIDES_PROPERTY + "*: key=value pairs separated by ';', not " + pair);
+            }
+            settings.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return settings;
     }
 
     /** Whether the backend keeps its state on local disk (the HashMap backend keeps it on the heap). */

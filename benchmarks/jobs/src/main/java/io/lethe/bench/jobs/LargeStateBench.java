@@ -121,6 +121,10 @@ public final class LargeStateBench {
             limit = "none (" + e.getMessage() + "): the page cache may hold the state";
             System.out.println("  no memory limit: " + e.getMessage());
         }
+        String overrides = System.getProperty(JobBackends.OVERRIDES_PROPERTY + backend);
+        if (overrides != null) {
+            cmd.add("-D" + JobBackends.OVERRIDES_PROPERTY + backend + "=" + overrides);
+        }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LargeStateRun.class.getName(), job, backend,
                 full ? "full" : "quick", out.toString()));
         int exit = new ProcessBuilder(cgroup == null ? cmd : cgroup.wrap(cmd)).inheritIO().start().waitFor();
