@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A real single-node Kafka 4.2 broker for the tests: a Testcontainers container where Docker is
@@ -63,6 +64,25 @@ abstract class KafkaBroker implements AutoCloseable {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * Waits until {@code topic} holds at least {@code count} committed records; returns how many.
+     * On timeout fails with the count and {@code diagnosis}'s text.
+     */
+    int awaitCommitted(String topic, int count, Duration timeout, Supplier<String> diagnosis)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int n = 0;
+        while (System.nanoTime() < deadline) {
+            n = readCommitted(topic).size();
+            if (n >= count) {
+                return n;
+            }
+            Thread.sleep(300);
+        }
+        throw new AssertionError(topic + " holds " + n + " committed records, not " + count + ", after " + timeout
+                + diagnosis.get());
     }
 
     /** Every committed record of {@code topic} (read with read_committed to its end), sorted. */

@@ -203,16 +203,7 @@ class KafkaPipelineTest {
 
     /** Waits until {@code topic} holds at least {@code count} committed records; returns how many. */
     private static int awaitCommitted(String topic, int count, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int n = 0;
-        while (System.nanoTime() < deadline) {
-            n = broker.readCommitted(topic).size();
-            if (n >= count) {
-                return n;
-            }
-            Thread.sleep(300);
-        }
-        throw new AssertionError(topic + " holds " + n + " committed records, not " + count + ", after " + timeout);
+        return broker.awaitCommitted(topic, count, timeout, () -> "");
     }
 
     /** Slows the first attempt down so that checkpoints complete while the stream runs. */
