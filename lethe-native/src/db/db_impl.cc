@@ -284,7 +284,7 @@ void DBImpl::SwitchMemtables() {
     cfd->imm = std::move(cfd->mem);
     cfd->imm_first_tombstone_time_us = cfd->first_tombstone_time_us;
     cfd->first_tombstone_time_us = 0;
-    cfd->mem = std::make_shared<MemTable>();
+    cfd->mem = std::make_shared<MemTable>(cfd->imm->num_entries());
     InstallSuperVersion(cfd.get());
     any = true;
   }

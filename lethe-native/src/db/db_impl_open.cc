@@ -270,7 +270,7 @@ Status DBImpl::OpenImpl() {
       cfd->imm = std::move(cfd->mem);
       cfd->imm_first_tombstone_time_us = cfd->first_tombstone_time_us;
       cfd->first_tombstone_time_us = 0;
-      cfd->mem = std::make_shared<MemTable>();
+      cfd->mem = std::make_shared<MemTable>(cfd->imm->num_entries());
       InstallSuperVersion(cfd.get());
       recovered = true;
     }

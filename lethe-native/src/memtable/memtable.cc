@@ -64,9 +64,16 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
   if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
   size_t ikey_len = key.size() + 8;
   size_t len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size() + 8;
+  const uint64_t hash = Hash64(key.data(), key.size());
+  if (expected_keys_ > 0) {
+    if (filter_owner_ == nullptr) {
+      filter_owner_ = std::make_unique<KeyFilter>(expected_keys_);
+      filter_.store(filter_owner_.get(), std::memory_order_release);
+    }
+    filter_owner_->Add(hash);  // before the entry is published
+  }
   // The versions of a sort key sit side by side: the group of the table's fingers.
-  uint64_t group = Hash64(key.data(), key.size());
-  group += group == 0;  // 0 names no group
+  const uint64_t group = hash + (hash == 0);  // 0 names no group
   table_.InsertInline(len, group, [&](char* buf) {
     char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
     if (!key.empty()) std::memcpy(p, key.data(), key.size());
@@ -110,6 +117,8 @@ void MemTable::Get(GetContext* ctx) const {
   if (HasRangeTombstones()) {
     ctx->AddCoveringTombstone(FragmentedRangeTombstones()->MaxCoveringSeq(ctx->key(), ctx->read_seq()));
   }
+  const KeyFilter* filter = filter_.load(std::memory_order_acquire);
+  if (filter != nullptr && !filter->MayContain(Hash64(ctx->key().data(), ctx->key().size()))) return;
   LookupKey lkey(ctx->key(), ctx->read_seq());
   Table::Iterator it(&table_);
   for (it.Seek(lkey.encoded()); it.Valid(); it.Next()) {

@@ -20,13 +20,17 @@
 #include "iterator/internal_iterator.h"
 #include "memtable/arena.h"
 #include "format/range_tombstone.h"
+#include "memtable/key_filter.h"
 #include "memtable/skiplist.h"
 
 namespace lethe {
 
 class MemTable {
  public:
-  MemTable() : table_(KeyComparator(), &arena_) {}
+  // expected_keys: about how many entries it will take (its predecessor's
+  // count), for the filter that lets lookups of absent keys skip the skip
+  // list; 0: no filter.
+  explicit MemTable(size_t expected_keys = 0) : expected_keys_(expected_keys), table_(KeyComparator(), &arena_) {}
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -45,7 +49,8 @@ class MemTable {
   bool HasRangeTombstones() const { return num_range_tombstones_.load() > 0; }
 
   size_t ApproximateMemoryUsage() const {
-    return arena_.MemoryUsage() + tombstone_bytes_.load() + table_.FingerBytes();
+    const KeyFilter* f = filter_.load(std::memory_order_relaxed);
+    return arena_.MemoryUsage() + tombstone_bytes_.load() + table_.FingerBytes() + (f != nullptr ? f->bytes() : 0);
   }
   // Entries linked without a search from the head (skiplist.h: fingers).
   uint64_t finger_links() const { return table_.finger_links(); }
@@ -62,8 +67,13 @@ class MemTable {
   using Table = SkipList<const char*, KeyComparator>;
   class Iter;
 
+  const size_t expected_keys_;
   Arena arena_;
   Table table_;
+  // Made at the first Add (so that its memory is counted as that entry's),
+  // then never replaced.
+  std::unique_ptr<KeyFilter> filter_owner_;
+  std::atomic<const KeyFilter*> filter_{nullptr};
   std::atomic<uint64_t> num_entries_{0};
   std::atomic<SequenceNumber> first_seq_{0};
   std::atomic<uint64_t> num_point_tombstones_{0};

@@ -51,6 +51,36 @@ TEST(MemTableTest, VersionsAndSnapshots) {
   EXPECT_EQ(mem.num_point_tombstones(), 1u);
 }
 
+// With a filter (sized from the memtable before it), every version added is
+// found, also by a reader running while the entries arrive; absent keys are
+// not, also when more keys arrive than the filter was sized for.
+TEST(MemTableTest, FilterHidesNoKeyFromConcurrentReaders) {
+  for (size_t expected : {size_t{20000}, size_t{50}}) {
+    SCOPED_TRACE("expected keys " + std::to_string(expected));
+    MemTable mem(expected);
+    std::atomic<int> published{-1};
+    std::atomic<bool> done{false};
+    std::thread reader([&] {
+      Random rnd(3);
+      while (!done.load()) {
+        const int last = published.load(std::memory_order_acquire);
+        if (last < 0) continue;
+        const int i = static_cast<int>(rnd.Uniform(static_cast<uint64_t>(last) + 1));
+        ASSERT_EQ("v" + std::to_string(i), Lookup(mem, "key" + std::to_string(i), kMaxSequenceNumber)) << i;
+      }
+    });
+    for (int i = 0; i < 20000; i++) {
+      mem.Add(static_cast<SequenceNumber>(i + 1), EntryKind::kValue, "key" + std::to_string(i), "v" + std::to_string(i), 0);
+      published.store(i, std::memory_order_release);
+    }
+    done = true;
+    reader.join();
+    for (int i = 0; i < 20000; i += 7) EXPECT_EQ("v" + std::to_string(i), Lookup(mem, "key" + std::to_string(i), 30000));
+    for (int i = 0; i < 2000; i++) EXPECT_EQ("NOT_FOUND", Lookup(mem, "absent" + std::to_string(i), 30000));
+    EXPECT_GT(mem.ApproximateMemoryUsage(), 0u);
+  }
+}
+
 TEST(MemTableTest, RangeTombstoneBySequence) {
   MemTable mem;
   mem.Add(1, EntryKind::kValue, "b", "old", kMaxDeleteKey);
