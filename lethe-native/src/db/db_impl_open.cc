@@ -9,6 +9,7 @@
 #include "wal/log_reader.h"
 #include "util/heap_trim.h"
 #include "util/kill_point.h"
+#include "util/thread_name.h"
 
 namespace lethe {
 
@@ -289,6 +290,8 @@ Status DBImpl::OpenImpl() {
   DeleteObsoleteFiles(l);
   flush_thread_ = std::thread([this] { FlushThread(); });
   compaction_thread_ = std::thread([this] { CompactionThread(); });
+  NameThread(flush_thread_, "lethe-flush");
+  NameThread(compaction_thread_, "lethe-compact");
   return Status::OK();
 }
 

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
@@ -44,6 +46,26 @@ TEST_F(DBTest, PutGetDelete) {
   EXPECT_EQ(Get("a"), "NOT_FOUND");
   EXPECT_EQ(Get("b"), "2");
   EXPECT_EQ(Scan(), "b=2 ");
+}
+
+// The engine's threads carry names of their own, not the name of the thread
+// that opened the database: two per open database, none once it is closed.
+TEST_F(DBTest, BackgroundThreadsAreNamed) {
+  auto count_named = [](const std::string& name) {
+    int n = 0;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+      std::ifstream comm(task.path() / "comm");
+      std::string line;
+      if (std::getline(comm, line) && line == name) n++;
+    }
+    return n;
+  };
+  EXPECT_EQ(1, count_named("lethe-flush"));
+  EXPECT_EQ(1, count_named("lethe-compact"));
+  db_.reset();
+  EXPECT_EQ(0, count_named("lethe-flush"));
+  EXPECT_EQ(0, count_named("lethe-compact"));
+  Reopen();
 }
 
 TEST_F(DBTest, DeleteKeyIsReturned) {

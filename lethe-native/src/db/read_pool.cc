@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "util/thread_name.h"
+
 namespace lethe {
 
 namespace {
@@ -33,7 +35,10 @@ struct ReadPool::Job {
 };
 
 ReadPool::ReadPool(int threads) {
-  for (int i = 0; i < threads; i++) threads_.emplace_back([this] { Helper(); });
+  for (int i = 0; i < threads; i++) {
+    threads_.emplace_back([this] { Helper(); });
+    NameThread(threads_.back(), "lethe-read");
+  }
 }
 
 ReadPool::~ReadPool() {
