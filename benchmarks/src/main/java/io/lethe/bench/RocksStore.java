@@ -34,6 +34,10 @@ final class RocksStore implements KeyValueStore {
                 .setCreateIfMissing(true)
                 .setWriteBufferSize(writeBufferBytes)
                 .setMaxWriteBufferNumber(2)
+                // A Bloom filter over the memtable's keys, as Lethe's memtables have: lookups of
+                // absent keys skip the skip list (off by default; a tuning for reads of new keys).
+                .setMemtableWholeKeyFiltering(true)
+                .setMemtablePrefixBloomSizeRatio(0.02)
                 .setCompressionType(CompressionType.NO_COMPRESSION)
                 .setBottommostCompressionType(CompressionType.NO_COMPRESSION)
                 .setTableFormatConfig(new BlockBasedTableConfig()
