@@ -2,7 +2,10 @@ package io.lethe.examples;
 
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -58,6 +61,14 @@ public record ClickStream(long clicksPerEventSecond, long users, int pages, int 
     public boolean isDuplicate(long i) {
         return duplicatePercent > 0 && i >= MAX_DUPLICATE_DISTANCE
                 && Long.remainderUnsigned(mix(i ^ 0x1B873593L), 100) < duplicatePercent;
+    }
+
+    /** {@link #referencePageViews}'s results as CSV lines, sorted: what an output topic must hold. */
+    public List<String> referencePageViewLines(long n, Duration window, boolean dedup) {
+        List<String> lines = new ArrayList<>();
+        referencePageViews(n, window, dedup, v -> lines.add(v.toCsv()));
+        Collections.sort(lines);
+        return lines;
     }
 
     /**

@@ -33,7 +33,6 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -249,8 +248,7 @@ class ClusterFailoverAndRescaleTest {
     }
 
     private static void createTopics(String name) throws Exception {
-        broker.createTopic(name + "-in", PARTITIONS);
-        broker.createTopic(name + "-out", PARTITIONS);
+        broker.createInputAndOutput(name, PARTITIONS);
     }
 
     private static void produce(String topic, long from, long to, long ratePerSecond) {
@@ -281,10 +279,7 @@ class ClusterFailoverAndRescaleTest {
 
     /** The expected lines, sorted: page views per window over all clicks, repeats included. */
     private static List<String> expected() {
-        List<String> lines = new ArrayList<>();
-        STREAM.referencePageViews(CLICKS, WINDOW, false, v -> lines.add(v.toCsv()));
-        Collections.sort(lines);
-        return lines;
+        return STREAM.referencePageViewLines(CLICKS, WINDOW, false);
     }
 
     /** Waits until {@code topic} holds at least {@code count} committed records; returns how many. */

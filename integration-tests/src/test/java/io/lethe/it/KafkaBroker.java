@@ -66,6 +66,12 @@ abstract class KafkaBroker implements AutoCloseable {
         }
     }
 
+    /** Topics {@code <name>-in} and {@code <name>-out}, a test's input and output. */
+    void createInputAndOutput(String name, int partitions) throws Exception {
+        createTopic(name + "-in", partitions);
+        createTopic(name + "-out", partitions);
+    }
+
     /**
      * Waits until {@code topic} holds at least {@code count} committed records; returns how many.
      * On timeout fails with the count and {@code diagnosis}'s text.

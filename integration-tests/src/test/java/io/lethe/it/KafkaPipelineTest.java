@@ -41,8 +41,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -189,16 +187,12 @@ class KafkaPipelineTest {
     }
 
     private static void createTopics(String name) throws Exception {
-        broker.createTopic(name + "-in", PARTITIONS);
-        broker.createTopic(name + "-out", PARTITIONS);
+        broker.createInputAndOutput(name, PARTITIONS);
     }
 
     /** The expected lines, sorted: windows over the clicks without their repeats. */
     private static List<String> expected() {
-        List<String> lines = new ArrayList<>();
-        STREAM.referencePageViews(CLICKS, WINDOW, true, v -> lines.add(v.toCsv()));
-        Collections.sort(lines);
-        return lines;
+        return STREAM.referencePageViewLines(CLICKS, WINDOW, true);
     }
 
     /** Waits until {@code topic} holds at least {@code count} committed records; returns how many. */
