@@ -7,7 +7,8 @@
 //
 // Benchmarks: fillseq, fillrandom, overwrite, appendrandom (merges to one of
 // --groups keys, as a window operator appends to its windows), readrandom, readmissing,
-// deleterandom, seekrandom (seek + --seek_nexts), multireadrandom (MultiGet
+// deleterandom, seekrandom (seek + --seek_nexts), scanrandom (every entry of a
+// random range of --seek_nexts keys), multireadrandom (MultiGet
 // batches of --batch_size keys, counted per key), readseq, ycsbdelete (the
 // delete-heavy YCSB-A variant: --delete_percent, FADE with --dth_ops in
 // logical time); and the steps flush (memtables to level 0), compact
@@ -73,7 +74,7 @@ struct Flags {
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
                "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
                "benchmarks: fillseq fillrandom overwrite appendrandom readrandom readmissing deleterandom\n"
-               "  seekrandom multireadrandom readseq ycsbdelete; steps: flush compact deleteranges\n",
+               "  seekrandom scanrandom multireadrandom readseq ycsbdelete; steps: flush compact deleteranges\n",
                error);
   std::exit(2);
 }
@@ -247,6 +248,7 @@ class Benchmark {
         {"readmissing", {&Benchmark::ReadMissing, false, true}},
         {"deleterandom", {&Benchmark::DeleteRandom, true, true}},
         {"seekrandom", {&Benchmark::SeekRandom, false, true}},
+        {"scanrandom", {&Benchmark::ScanRandom, false, true}},
         {"multireadrandom", {&Benchmark::MultiReadRandom, false, true}},
         {"readseq", {&Benchmark::ReadSeq, false, false}},
         {"ycsbdelete", {&Benchmark::YcsbDelete, true, true}},
@@ -307,7 +309,7 @@ class Benchmark {
                 elapsed * 1e6 / std::max<int64_t>(ops, 1), ops / elapsed, bytes / elapsed / 1048576.0);
     if (threads > 1) std::printf(" (%d threads)", threads);
     if (spec.write) std::printf(" (settle %.2f s)", settle);
-    if (name == "readrandom" || name == "readmissing" || name == "deleterandom" || name == "seekrandom" ||
+    if (name == "readrandom" || name == "readmissing" || name == "deleterandom" || name == "seekrandom" || name == "scanrandom" ||
         name == "multireadrandom") {
       std::printf(" (found %" PRId64 " of %" PRId64 ")", found, ops);
     }
@@ -482,6 +484,18 @@ class Benchmark {
       w.bytes += it->key().size() + it->value().size();
       it->Next();
     }
+    return it->status();
+  }
+  // Every entry of a random key range of --seek_nexts keys (fewer after deletes).
+  lethe::Status ScanRandom(Worker& w, int64_t, bool* found) {
+    const auto from = static_cast<int64_t>(w.rng.Uniform(static_cast<uint64_t>(f_.num)));
+    lethe::ReadOptions ro;
+    ro.has_upper_bound = true;
+    ro.upper_bound = Key(from + f_.seek_nexts);
+    auto it = db_->NewIterator(ro, cf_);
+    it->Seek(Key(from));
+    *found = it->Valid();
+    for (; it->Valid(); it->Next()) w.bytes += it->key().size() + it->value().size();
     return it->status();
   }
   lethe::Status ReadSeq(Worker& w, int64_t, bool* found) {

@@ -40,19 +40,24 @@ std::vector<size_t> MultiGetChunkStarts(size_t n, size_t workers) {
   return starts;
 }
 
-// Each source's iterator passes over what newer sources' tombstones cover:
-// iters[i] reads source source_of[i]; sources are numbered newest first.
-void SkipCoveredByNewer(const std::vector<TombstoneSource>& sources, const std::vector<size_t>& source_of,
-                        SequenceNumber seq, std::atomic<uint64_t>* skips,
-                        std::vector<std::unique_ptr<InternalIterator>>* iters) {
+// Each source's iterator passes over what range tombstones delete, its own
+// and newer sources': iters[i] reads source source_of[i]; sources are
+// numbered newest first.
+void SkipRangeDeleted(const std::vector<TombstoneSource>& sources, const std::vector<size_t>& source_of,
+                      SequenceNumber seq, std::atomic<uint64_t>* skips,
+                      std::vector<std::unique_ptr<InternalIterator>>* iters) {
   for (size_t i = 0; i < iters->size(); i++) {
     std::vector<const TombstoneSource*> newer;
-    for (size_t j = 0; j < source_of[i]; j++) {
-      if (!sources[j].empty()) newer.push_back(&sources[j]);
-    }
-    (*iters)[i] = NewSkipCoveredIterator(std::move((*iters)[i]), std::move(newer), seq, skips);
+    for (size_t j = 0; j < source_of[i]; j++) newer.push_back(&sources[j]);
+    (*iters)[i] = NewSkipCoveredIterator(std::move((*iters)[i]), std::move(newer), &sources[source_of[i]], seq, skips);
   }
 }
+
+// What an iterator reads from, kept alive as long as it.
+struct PinnedSources {
+  std::shared_ptr<const SuperVersion> sv;
+  std::shared_ptr<const std::vector<TombstoneSource>> tombstones;
+};
 
 Status DroppedFamily(ColumnFamilyHandle* cf) {
   return Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
@@ -388,11 +393,11 @@ void DBImpl::MultiGetFrom(const SuperVersion& sv, const ReadOptions& o, std::spa
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamilyHandle* cf) {
   Status s;
   ColumnFamilyData* cfd = ResolveForRead(cf, &s);
-  if (cfd == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
+  if (cfd == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(s), 0, o, nullptr);
   const SequenceNumber seq =
       o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
   std::shared_ptr<const SuperVersion> sv = cfd->super_versions.Acquire(0, 1).Share();
-  if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), {}, 0, o, nullptr);
+  if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), 0, o, nullptr);
   // Per source, newest first, its iterator and its range tombstones. A
   // memtable without entries adds no iterator (the iterator reads at `seq`,
   // so later writes are invisible to it anyway), which lets the merging layer
@@ -411,12 +416,13 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
   }
   const size_t first_file_iter = iters.size(), first_file_source = tombstones->size();
   s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, tombstones.get());
-  if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), {}, 0, o, nullptr);
+  if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), 0, o, nullptr);
   for (size_t i = first_file_iter; i < iters.size(); i++) source_of.push_back(first_file_source + i - first_file_iter);
-  SkipCoveredByNewer(*tombstones, source_of, seq, &ticker(Ticker::kRangeDeleteSkips), &iters);
-  const bool any = std::any_of(tombstones->begin(), tombstones->end(), [](const TombstoneSource& t) { return !t.empty(); });
+  SkipRangeDeleted(*tombstones, source_of, seq, &ticker(Ticker::kRangeDeleteSkips), &iters);
   const SecondaryDeletes* secondary = &sv->files->secondary;
-  return NewDBIterator(NewMergingIterator(std::move(iters)), any ? tombstones : nullptr, seq, o, sv, secondary);
+  // The source iterators point into the tombstones: they live as long as the super version.
+  auto pin = std::make_shared<PinnedSources>(PinnedSources{std::move(sv), std::move(tombstones)});
+  return NewDBIterator(NewMergingIterator(std::move(iters)), seq, o, std::move(pin), secondary);
 }
 
 const Snapshot* DBImpl::GetSnapshot() {

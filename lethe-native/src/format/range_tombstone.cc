@@ -108,6 +108,12 @@ SequenceNumber TombstoneCursor::MaxCoveringSeq(std::string_view key, SequenceNum
                                                std::string_view* end) {
   const auto& parts = source_->parts_;
   if (parts.empty()) return 0;
+  // The common case, one comparison: key is still before the fragment the
+  // cursor is at (so before every fragment after it, and past those before).
+  if (positioned_ && part_ < parts.size()) {
+    const auto& at = parts[part_].set->fragments();
+    if (fragment_ < at.size() && key < std::string_view(at[fragment_].start)) return 0;
+  }
   const bool past_part = positioned_ && part_ < parts.size() && parts.size() > 1 &&
                          std::string_view(parts[part_].largest) < key;
   if (!positioned_ || past_part) {

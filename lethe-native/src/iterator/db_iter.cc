@@ -8,26 +8,17 @@ namespace {
 
 class DBIter final : public Iterator {
  public:
-  DBIter(std::unique_ptr<InternalIterator> input, std::shared_ptr<const std::vector<TombstoneSource>> tombstones,
-         SequenceNumber read_seq, const ReadOptions& options, std::shared_ptr<const void> pin,
+  DBIter(std::unique_ptr<InternalIterator> input, SequenceNumber read_seq, const ReadOptions& options, std::shared_ptr<const void> pin,
          const SecondaryDeletes* secondary)
       : pin_(std::move(pin)), secondary_(secondary != nullptr && !secondary->empty() ? secondary : nullptr),
-        input_(std::move(input)), tombstones_(std::move(tombstones)),
-        read_seq_(read_seq), has_lower_(options.has_lower_bound), has_upper_(options.has_upper_bound),
-        lower_(options.lower_bound), upper_(options.upper_bound) {
-    if (tombstones_ != nullptr) {
-      for (const TombstoneSource& t : *tombstones_) {
-        if (!t.empty()) cursors_.emplace_back(&t);
-      }
-    }
-  }
+        input_(std::move(input)), read_seq_(read_seq), has_lower_(options.has_lower_bound), has_upper_(options.has_upper_bound),
+        lower_(options.lower_bound), upper_(options.upper_bound) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override {
     if (has_lower_) return Seek(lower_);
     forward_ = true;
     input_->SeekToFirst();
-    for (TombstoneCursor& c : cursors_) c.Reset();
     FindNextUserEntry(false);
   }
   void SeekToLast() override {
@@ -45,7 +36,6 @@ class DBIter final : public Iterator {
     scratch_.clear();
     AppendInternalKey(&scratch_, target, read_seq_, kSeekKind);
     input_->Seek(scratch_);
-    for (TombstoneCursor& c : cursors_) c.Reset();
     FindNextUserEntry(false);
   }
   void SeekForPrev(std::string_view target) override {
@@ -65,7 +55,6 @@ class DBIter final : public Iterator {
       scratch_.clear();
       AppendInternalKey(&scratch_, key_, kMaxSequenceNumber, kSeekKind);
       input_->Seek(scratch_);
-      for (TombstoneCursor& c : cursors_) c.Reset();
     }
     FindNextUserEntry(true);
   }
@@ -84,14 +73,6 @@ class DBIter final : public Iterator {
   Status status() const override { return status_.ok() ? input_->status() : status_; }
 
  private:
-  // The newest range tombstone <= read_seq covering key, from any source
-  // (keys only grow between seeks).
-  SequenceNumber TombstoneSeq(std::string_view key) {
-    SequenceNumber best = 0;
-    for (TombstoneCursor& c : cursors_) best = std::max(best, c.MaxCoveringSeq(key, read_seq_));
-    return best;
-  }
-
   // Under a secondary delete: acts as a point tombstone.
   bool Hidden(SequenceNumber seq, EntryKind kind, uint64_t dk) const {
     return secondary_ != nullptr && secondary_->Hides(seq, kind, dk, read_seq_);
@@ -113,8 +94,7 @@ class DBIter final : public Iterator {
       if (has_upper_ && sk >= upper_) return;
       key_.assign(sk);
       EntryKind kind = TagKind(tag);
-      SequenceNumber tomb = TombstoneSeq(key_);
-      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone ||
+      if (kind == EntryKind::kTombstone ||
           Hidden(TagSequence(tag), kind, input_->delete_key())) {
         skipping = true;
         input_->Next();
@@ -130,7 +110,7 @@ class DBIter final : public Iterator {
         status_ = Status::Corruption("unknown entry kind during iteration");
         return;
       }
-      ResolveMerge(tomb);
+      ResolveMerge();
       valid_ = true;
       return;
     }
@@ -161,10 +141,9 @@ class DBIter final : public Iterator {
   }
 
   // Walks the input back over key_'s versions, applying each visible one in
-  // the order written: a value replaces, a tombstone (point, range or
+  // the order written: a value replaces, a tombstone (point or
   // secondary) clears, a merge operand appends. True if a value results.
   bool FoldBackward() {
-    const SequenceNumber tomb = TombstoneSeqAt(key_);
     bool has_value = false;
     operands_.clear();
     while (input_->Valid()) {
@@ -174,7 +153,7 @@ class DBIter final : public Iterator {
       const SequenceNumber seq = TagSequence(tag);
       const EntryKind kind = TagKind(tag);
       if (seq <= read_seq_) {
-        if (seq < tomb || kind == EntryKind::kTombstone || Hidden(seq, kind, input_->delete_key())) {
+        if (kind == EntryKind::kTombstone || Hidden(seq, kind, input_->delete_key())) {
           has_value = false;
           operands_.clear();
         } else if (kind == EntryKind::kValue) {
@@ -201,17 +180,9 @@ class DBIter final : public Iterator {
     return true;
   }
 
-  // The newest range tombstone <= read_seq covering key, in any direction.
-  SequenceNumber TombstoneSeqAt(std::string_view key) const {
-    SequenceNumber best = 0;
-    if (tombstones_ == nullptr) return best;
-    for (const TombstoneSource& t : *tombstones_) best = std::max(best, t.MaxCoveringSeq(key, read_seq_));
-    return best;
-  }
-
   // The input is at the newest operand of key_: fold it with the operands
   // and base value below it. Leaves the input past what it consumed.
-  void ResolveMerge(SequenceNumber tomb) {
+  void ResolveMerge() {
     delete_key_ = input_->delete_key();
     operands_.clear();
     operands_.emplace_back(input_->value());
@@ -223,8 +194,7 @@ class DBIter final : public Iterator {
       if (ExtractSortKey(ikey) != key_) break;
       uint64_t tag = ExtractTag(ikey);
       EntryKind kind = TagKind(tag);
-      if (TagSequence(tag) < tomb || kind == EntryKind::kTombstone ||
-          Hidden(TagSequence(tag), kind, input_->delete_key())) {
+      if (kind == EntryKind::kTombstone || Hidden(TagSequence(tag), kind, input_->delete_key())) {
         break;
       }
       if (kind == EntryKind::kValue) {
@@ -251,8 +221,6 @@ class DBIter final : public Iterator {
   std::shared_ptr<const void> pin_;
   const SecondaryDeletes* secondary_;
   std::unique_ptr<InternalIterator> input_;
-  std::shared_ptr<const std::vector<TombstoneSource>> tombstones_;  // null: none
-  std::vector<TombstoneCursor> cursors_;                             // over the non-empty ones
   SequenceNumber read_seq_;
   bool has_lower_, has_upper_;
   std::string lower_, upper_;
@@ -271,11 +239,10 @@ class DBIter final : public Iterator {
 }  // namespace
 
 std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
-                                        std::shared_ptr<const std::vector<TombstoneSource>> tombstones,
                                         SequenceNumber read_seq, const ReadOptions& options,
                                         std::shared_ptr<const void> pin,
                                         const SecondaryDeletes* secondary) {
-  return std::make_unique<DBIter>(std::move(input), std::move(tombstones), read_seq, options,
+  return std::make_unique<DBIter>(std::move(input), read_seq, options,
                                   std::move(pin), secondary);
 }
 

@@ -1,7 +1,8 @@
 // DBIter: the user-facing iterator. Over a merged stream of internal entries
 // it shows, per sort key, the newest state visible at the read sequence:
-// hides newer versions, point and range tombstones, folds merge operands,
-// and applies the bounds.
+// hides newer versions and point tombstones, folds merge operands, and
+// applies the bounds. What range tombstones delete is gone from the stream
+// already (skip_covered_iterator.h).
 #pragma once
 
 #include <memory>
@@ -11,17 +12,13 @@
 #include "iterator/internal_iterator.h"
 #include "lethe/iterator.h"
 #include "lethe/options.h"
-#include "format/range_tombstone.h"
 #include "format/secondary_deletes.h"
 
 namespace lethe {
 
-// `pin` keeps the sources of `input` (memtables, version) and `secondary`
-// (may be null: entries it hides act as point tombstones) alive;
-// `tombstones` holds the range tombstones of every source (may be null).
-std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input,
-                                        std::shared_ptr<const std::vector<TombstoneSource>> tombstones,
-                                        SequenceNumber read_seq, const ReadOptions& options,
+// `pin` keeps the sources of `input` (memtables, version, tombstones) and
+// `secondary` (may be null: entries it hides act as point tombstones) alive.
+std::unique_ptr<Iterator> NewDBIterator(std::unique_ptr<InternalIterator> input, SequenceNumber read_seq, const ReadOptions& options,
                                         std::shared_ptr<const void> pin,
                                         const SecondaryDeletes* secondary = nullptr);
 

@@ -8,15 +8,16 @@ namespace {
 class SkipCoveredIterator final : public InternalIterator {
  public:
   SkipCoveredIterator(std::unique_ptr<InternalIterator> source, std::vector<const TombstoneSource*> newer,
-                      SequenceNumber read_seq, std::atomic<uint64_t>* skips)
-      : source_(std::move(source)), sources_(std::move(newer)), read_seq_(read_seq), skips_(skips) {
+                      const TombstoneSource* own, SequenceNumber read_seq, std::atomic<uint64_t>* skips)
+      : source_(std::move(source)), sources_(std::move(newer)), own_(own), own_cursor_(own), read_seq_(read_seq),
+        skips_(skips) {
     for (const TombstoneSource* t : sources_) newer_.emplace_back(t);
   }
 
   bool Valid() const override { return source_->Valid(); }
   void SeekToFirst() override {
     source_->SeekToFirst();
-    for (TombstoneCursor& c : newer_) c.Reset();
+    ResetCursors();
     SkipCovered();
   }
   void SeekToLast() override {
@@ -25,7 +26,7 @@ class SkipCoveredIterator final : public InternalIterator {
   }
   void Seek(std::string_view internal_key) override {
     source_->Seek(internal_key);
-    for (TombstoneCursor& c : newer_) c.Reset();
+    ResetCursors();
     SkipCovered();
   }
   void Next() override {
@@ -42,8 +43,15 @@ class SkipCoveredIterator final : public InternalIterator {
   Status status() const override { return source_->status(); }
 
  private:
-  // While the entry is covered by a newer tombstone, seeks to the end of the
-  // longest covering fragment (everything before it is covered too).
+  void ResetCursors() {
+    for (TombstoneCursor& c : newer_) c.Reset();
+    own_cursor_.Reset();
+  }
+
+  // Until the entry is one no tombstone deletes: while a newer source's
+  // tombstone covers it, seeks to the end of the longest covering fragment
+  // (everything before it is covered too); while one of its own source's
+  // newer than it covers it, moves on by one.
   void SkipCovered() {
     while (source_->Valid()) {
       const std::string_view key = ExtractSortKey(source_->key());
@@ -51,19 +59,28 @@ class SkipCoveredIterator final : public InternalIterator {
       for (TombstoneCursor& c : newer_) {
         if (c.MaxCoveringSeq(key, read_seq_, &end) != 0 && end > longest) longest = end;
       }
-      if (longest.empty()) return;
-      target_.clear();
-      AppendInternalKey(&target_, longest, kMaxSequenceNumber, kSeekKind);
-      source_->Seek(target_);
-      if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+      if (!longest.empty()) {
+        SeekPast(longest);
+      } else if (own_ != nullptr && own_cursor_.MaxCoveringSeq(key, read_seq_) > EntrySequence()) {
+        source_->Next();
+      } else {
+        return;
+      }
     }
   }
 
-  // While the entry is covered by a newer tombstone, seeks to the last entry
-  // before the start of the covering fragment that starts first. The
-  // forward cursors are positioned anew at the next forward move.
+  void SeekPast(std::string_view end) {
+    target_.clear();
+    AppendInternalKey(&target_, end, kMaxSequenceNumber, kSeekKind);
+    source_->Seek(target_);
+    if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // As SkipCovered, backwards: seeks to the last entry before the start of
+  // the covering fragment that starts first. The forward cursors are
+  // positioned anew at the next forward move.
   void SkipCoveredBackward() {
-    for (TombstoneCursor& c : newer_) c.Reset();
+    ResetCursors();
     while (source_->Valid()) {
       const std::string_view key = ExtractSortKey(source_->key());
       std::string_view end, start, first;
@@ -74,17 +91,26 @@ class SkipCoveredIterator final : public InternalIterator {
           covered = true;
         }
       }
-      if (!covered) return;
-      target_.clear();
-      AppendInternalKey(&target_, first, kMaxSequenceNumber, kSeekKind);
-      source_->SeekForPrev(target_);
-      if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+      if (covered) {
+        target_.clear();
+        AppendInternalKey(&target_, first, kMaxSequenceNumber, kSeekKind);
+        source_->SeekForPrev(target_);
+        if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+      } else if (own_ != nullptr && own_->MaxCoveringSeq(key, read_seq_) > EntrySequence()) {
+        source_->Prev();
+      } else {
+        return;
+      }
     }
   }
+
+  SequenceNumber EntrySequence() const { return TagSequence(ExtractTag(source_->key())); }
 
   std::unique_ptr<InternalIterator> source_;
   std::vector<const TombstoneSource*> sources_;
   std::vector<TombstoneCursor> newer_;  // keys only grow between seeks
+  const TombstoneSource* const own_;    // null: none
+  TombstoneCursor own_cursor_;
   const SequenceNumber read_seq_;
   std::atomic<uint64_t>* const skips_;
   std::string target_;
@@ -94,10 +120,12 @@ class SkipCoveredIterator final : public InternalIterator {
 
 std::unique_ptr<InternalIterator> NewSkipCoveredIterator(std::unique_ptr<InternalIterator> source,
                                                          std::vector<const TombstoneSource*> newer,
-                                                         SequenceNumber read_seq, std::atomic<uint64_t>* skips) {
+                                                         const TombstoneSource* own, SequenceNumber read_seq,
+                                                         std::atomic<uint64_t>* skips) {
   std::erase_if(newer, [](const TombstoneSource* t) { return t->empty(); });
-  if (newer.empty()) return source;
-  return std::make_unique<SkipCoveredIterator>(std::move(source), std::move(newer), read_seq, skips);
+  if (own != nullptr && own->empty()) own = nullptr;
+  if (newer.empty() && own == nullptr) return source;
+  return std::make_unique<SkipCoveredIterator>(std::move(source), std::move(newer), own, read_seq, skips);
 }
 
 }  // namespace lethe
