@@ -234,6 +234,18 @@ public final class LetheOptions {
                             + " checkpoint's metadata). A native checkpoint restores only with the choice it was"
                             + " taken with; a canonical savepoint moves between them.");
 
+    public static final ConfigOption<Boolean> ASYNC_STATE_EXECUTOR =
+            ConfigOptions.key("state.backend.lethe.async-state.executor")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Whether operators with asynchronous state (Flink's State V2, enableAsyncState())"
+                            + " get Lethe's own backend for it: requests served in batches, and state TTL of"
+                            + " asynchronous state honoured. false: Flink runs them through its synchronous"
+                            + " adaptor on Lethe's ordinary backend, one request at a time, where the TTL of"
+                            + " asynchronous state is ignored. Not yet the default: Flink's asynchronous window"
+                            + " operator gives wrong results for windows that overlap (sliding) when requests are"
+                            + " served in batches.");
+
     public static final ConfigOption<Integer> CHECKPOINT_TRANSFER_THREADS =
             ConfigOptions.key("state.backend.lethe.checkpoint.transfer.thread.num")
                     .intType()

@@ -2,6 +2,7 @@ package io.lethe.flink;
 
 import io.lethe.engine.MemoryBudget;
 import io.lethe.engine.internal.NativeLibrary;
+import io.lethe.flink.async.LetheAsyncKeyedStateBackend;
 import io.lethe.flink.expiry.WindowExpiry;
 import io.lethe.flink.timers.TimerQueueSettings;
 
@@ -14,6 +15,7 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.memory.OpaqueMemoryResource;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.AsyncKeyedStateBackend;
 import org.apache.flink.runtime.state.AbstractManagedMemoryStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.DefaultOperatorStateBackendBuilder;
@@ -73,6 +75,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.TIMER_SERVICE_CACHE_SIZE,
             LetheOptions.TIMER_SERVICE_COUNT_PENDING,
             LetheOptions.CHECKPOINT_TRANSFER_THREADS,
+            LetheOptions.ASYNC_STATE_EXECUTOR,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */
@@ -154,6 +157,20 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
     @Override
     public boolean useManagedMemory() {
         return settings.get(LetheOptions.USE_MANAGED_MEMORY);
+    }
+
+    @Override
+    public boolean supportsAsyncKeyedStateBackend() {
+        return settings.get(LetheOptions.ASYNC_STATE_EXECUTOR);
+    }
+
+    /** Operators with asynchronous state: their requests are served on a backend like the synchronous one. */
+    @Override
+    public <K> AsyncKeyedStateBackend<K> createAsyncKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
+            throws IOException {
+        LetheKeyedStateBackend<K> storage = (LetheKeyedStateBackend<K>) createKeyedStateBackend(parameters);
+        return new LetheAsyncKeyedStateBackend<>(storage, parameters.getEnv().getExecutionConfig(),
+                parameters.getTtlTimeProvider());
     }
 
     @Override

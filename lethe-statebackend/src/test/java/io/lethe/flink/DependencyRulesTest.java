@@ -50,10 +50,12 @@ class DependencyRulesTest {
                 .layer("state").definedBy(BACKEND + ".state..")
                 .layer("expiry").definedBy(BACKEND + ".expiry..")
                 .layer("timers").definedBy(BACKEND + ".timers..")
+                .layer("async").definedBy(BACKEND + ".async..")
                 .whereLayer("backend").mayNotBeAccessedByAnyLayer()
                 .whereLayer("restore").mayOnlyBeAccessedByLayers("backend")
+                .whereLayer("async").mayOnlyBeAccessedByLayers("backend")
                 .whereLayer("snapshot").mayOnlyBeAccessedByLayers("backend", "restore")
-                .whereLayer("state").mayOnlyBeAccessedByLayers("backend", "restore", "snapshot")
+                .whereLayer("state").mayOnlyBeAccessedByLayers("backend", "restore", "snapshot", "async")
                 .whereLayer("expiry").mayOnlyBeAccessedByLayers("backend", "restore", "snapshot", "state")
                 .whereLayer("timers").mayOnlyBeAccessedByLayers("backend", "restore", "snapshot")
                 .check(MAIN_CLASSES);

@@ -85,9 +85,15 @@ class LetheJobsTest {
         }
     }
 
-    private static List<String> run(String backend, boolean incremental, boolean injectFailure,
+    static List<String> run(String backend, boolean incremental, boolean injectFailure,
             Function<DataStream<Tuple3<Integer, Long, Long>>, DataStream<String>> job) throws Exception {
-        Configuration conf = new Configuration();
+        return run(backend, incremental, injectFailure, new Configuration(), job);
+    }
+
+    /** As above, with {@code settings} added to the job's configuration. */
+    static List<String> run(String backend, boolean incremental, boolean injectFailure, Configuration settings,
+            Function<DataStream<Tuple3<Integer, Long, Long>>, DataStream<String>> job) throws Exception {
+        Configuration conf = new Configuration(settings);
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental);
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
@@ -126,7 +132,7 @@ class LetheJobsTest {
     }
 
     /** Equal multisets of output lines; on a difference, says briefly what differs. */
-    private static void assertSameOutput(List<String> expected, List<String> actual, String what) {
+    static void assertSameOutput(List<String> expected, List<String> actual, String what) {
         if (expected.equals(actual)) {
             return;
         }

@@ -38,7 +38,11 @@ public class LetheStateBackendTest extends StateBackendTestBase<LetheStateBacken
 
     @Override
     protected ConfigurableStateBackend getStateBackend() {
-        // Small buffers: the suite opens many backends; flushes and compactions get exercised.
+        return smallBackend(incremental);
+    }
+
+    /** Small buffers: the suites open many backends; flushes and compactions get exercised. */
+    public static LetheStateBackend smallBackend(boolean incremental) {
         return new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
                 .with(LetheOptions.WRITE_BUFFER_SIZE, MemorySize.parse("1mb"))
