@@ -4,7 +4,6 @@ import io.lethe.flink.state.AbstractLetheState;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.state.v2.AggregatingStateDescriptor;
-import org.apache.flink.api.common.state.v2.ListStateDescriptor;
 import org.apache.flink.api.common.state.v2.ReducingStateDescriptor;
 import org.apache.flink.api.common.state.v2.State;
 import org.apache.flink.api.common.state.v2.StateDescriptor;
@@ -107,7 +106,7 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
         TypeSerializer<SV> serializer = stateDesc.getSerializer();
         InternalKeyedState<K, N, ?> state = switch (stateDesc.getType()) {
             case VALUE -> new AbstractValueState<K, N, SV>(handler, serializer);
-            case LIST -> new AbstractListState<K, N, SV>(handler, ((ListStateDescriptor<SV>) stateDesc).getSerializer());
+            case LIST -> new AbstractListState<K, N, SV>(handler, serializer);
             case MAP -> new AbstractMapState<K, N, Object, SV>(handler, serializer);
             case REDUCING -> new LetheAsyncReducingState<K, N, SV>(handler,
                     ((ReducingStateDescriptor<SV>) stateDesc).getReduceFunction(), serializer);
