@@ -60,7 +60,7 @@ class SkipCoveredIterator final : public InternalIterator {
         if (c.MaxCoveringSeq(key, read_seq_, &end) != 0 && end > longest) longest = end;
       }
       if (!longest.empty()) {
-        SeekPast(longest);
+        source_->Seek(SkipTarget(longest));
       } else if (own_ != nullptr && own_cursor_.MaxCoveringSeq(key, read_seq_) > EntrySequence()) {
         source_->Next();
       } else {
@@ -69,11 +69,12 @@ class SkipCoveredIterator final : public InternalIterator {
     }
   }
 
-  void SeekPast(std::string_view end) {
+  // The first internal key of sort key k, where a skip seeks to (or before); counts the skip.
+  std::string_view SkipTarget(std::string_view k) {
     target_.clear();
-    AppendInternalKey(&target_, end, kMaxSequenceNumber, kSeekKind);
-    source_->Seek(target_);
+    AppendInternalKey(&target_, k, kMaxSequenceNumber, kSeekKind);
     if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+    return target_;
   }
 
   // As SkipCovered, backwards: seeks to the last entry before the start of
@@ -92,10 +93,7 @@ class SkipCoveredIterator final : public InternalIterator {
         }
       }
       if (covered) {
-        target_.clear();
-        AppendInternalKey(&target_, first, kMaxSequenceNumber, kSeekKind);
-        source_->SeekForPrev(target_);
-        if (skips_ != nullptr) skips_->fetch_add(1, std::memory_order_relaxed);
+        source_->SeekForPrev(SkipTarget(first));
       } else if (own_ != nullptr && own_->MaxCoveringSeq(key, read_seq_) > EntrySequence()) {
         source_->Prev();
       } else {
