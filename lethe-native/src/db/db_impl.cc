@@ -414,10 +414,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
     tombstones->emplace_back();
     tombstones->back().Add(m->FragmentedRangeTombstones());
   }
-  const size_t first_file_iter = iters.size(), first_file_source = tombstones->size();
-  s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, tombstones.get());
+  s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, tombstones.get(), &source_of);
   if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), 0, o, nullptr);
-  for (size_t i = first_file_iter; i < iters.size(); i++) source_of.push_back(first_file_source + i - first_file_iter);
   SkipRangeDeleted(*tombstones, source_of, seq, &ticker(Ticker::kRangeDeleteSkips), &iters);
   const SecondaryDeletes* secondary = &sv->files->secondary;
   // The source iterators point into the tombstones: they live as long as the super version.

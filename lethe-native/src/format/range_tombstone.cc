@@ -42,10 +42,45 @@ FragmentedTombstones::FragmentedTombstones(const std::vector<RangeTombstone>& to
     f.seqs.erase(std::unique(f.seqs.begin(), f.seqs.end()), f.seqs.end());
     fragments_.push_back(std::move(f));
   }
+  IndexEnds();
+}
+
+namespace {
+
+// The 8 bytes of key after its first `skip`, big-endian, zero-padded.
+uint64_t WordAfter(std::string_view key, size_t skip) {
+  uint64_t w = 0;
+  for (size_t i = 0; i < 8; i++) {
+    w = (w << 8) | (skip + i < key.size() ? static_cast<uint8_t>(key[skip + i]) : 0);
+  }
+  return w;
+}
+
+}  // namespace
+
+void FragmentedTombstones::IndexEnds() {
+  if (fragments_.empty()) return;
+  // The ends are sorted: the first and last share what all of them share.
+  const std::string& first = fragments_.front().end;
+  const std::string& last = fragments_.back().end;
+  const size_t n = std::mismatch(first.begin(), first.begin() + std::min(first.size(), last.size()), last.begin())
+                       .first - first.begin();
+  end_prefix_ = first.substr(0, n);
+  end_words_.reserve(fragments_.size());
+  for (const Fragment& f : fragments_) end_words_.push_back(WordAfter(f.end, n));
 }
 
 size_t FragmentedTombstones::FindFragment(std::string_view key) const {
-  auto it = std::upper_bound(fragments_.begin(), fragments_.end(), key,
+  // Every end starts with end_prefix_: a key that does not sorts before all
+  // of them or after all of them.
+  if (!key.starts_with(end_prefix_)) return key < std::string_view(end_prefix_) ? 0 : fragments_.size();
+  // A larger word means a larger end (and a smaller one a smaller end):
+  // whole keys are compared only among the ends whose word ties with key's.
+  const uint64_t w = WordAfter(key, end_prefix_.size());
+  const auto lo = std::lower_bound(end_words_.begin(), end_words_.end(), w);
+  const auto hi = std::upper_bound(lo, end_words_.end(), w);
+  const size_t from = static_cast<size_t>(lo - end_words_.begin()), to = static_cast<size_t>(hi - end_words_.begin());
+  auto it = std::upper_bound(fragments_.begin() + from, fragments_.begin() + to, key,
                              [](std::string_view k, const Fragment& f) { return k < f.end; });
   return static_cast<size_t>(it - fragments_.begin());
 }
@@ -104,16 +139,9 @@ constexpr size_t kWalkSteps = 8;
 
 }  // namespace
 
-SequenceNumber TombstoneCursor::MaxCoveringSeq(std::string_view key, SequenceNumber read_seq,
-                                               std::string_view* end) {
+SequenceNumber TombstoneCursor::Locate(std::string_view key, SequenceNumber read_seq, std::string_view* end) {
   const auto& parts = source_->parts_;
   if (parts.empty()) return 0;
-  // The common case, one comparison: key is still before the fragment the
-  // cursor is at (so before every fragment after it, and past those before).
-  if (positioned_ && part_ < parts.size()) {
-    const auto& at = parts[part_].set->fragments();
-    if (fragment_ < at.size() && key < std::string_view(at[fragment_].start)) return 0;
-  }
   const bool past_part = positioned_ && part_ < parts.size() && parts.size() > 1 &&
                          std::string_view(parts[part_].largest) < key;
   if (!positioned_ || past_part) {
@@ -121,6 +149,7 @@ SequenceNumber TombstoneCursor::MaxCoveringSeq(std::string_view key, SequenceNum
     fragment_ = part_ == parts.size() ? 0 : parts[part_].set->FindFragment(key);
     positioned_ = true;
   }
+  before_next_ = false;
   if (part_ == parts.size()) return 0;
   const auto& frags = parts[part_].set->fragments();
   size_t steps = 0;
@@ -131,7 +160,10 @@ SequenceNumber TombstoneCursor::MaxCoveringSeq(std::string_view key, SequenceNum
     }
     fragment_++;
   }
-  return fragment_ == frags.size() ? 0 : Covering(frags[fragment_], key, read_seq, end);
+  if (fragment_ == frags.size()) return 0;
+  next_start_ = frags[fragment_].start;
+  before_next_ = true;
+  return Covering(frags[fragment_], key, read_seq, end);
 }
 
 }  // namespace lethe

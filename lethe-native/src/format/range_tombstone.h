@@ -41,10 +41,16 @@ class FragmentedTombstones {
   SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr,
                                 std::string_view* start = nullptr) const;
   // Index of the first fragment whose end > key (fragments.size() if none).
+  // Searches a compact array of numbers (the 8 bytes of each end after the
+  // prefix all ends share), comparing whole keys only where numbers tie.
   size_t FindFragment(std::string_view key) const;
 
  private:
+  void IndexEnds();
+
   std::vector<Fragment> fragments_;
+  std::string end_prefix_;           // common to every fragment's end
+  std::vector<uint64_t> end_words_;  // per fragment: the 8 bytes of its end after end_prefix_
 };
 
 // The fragmented range tombstones of one source of a read: a memtable, a
@@ -79,13 +85,26 @@ class TombstoneSource {
 class TombstoneCursor {
  public:
   explicit TombstoneCursor(const TombstoneSource* source) : source_(source) {}
-  void Reset() { positioned_ = false; }
-  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr);
+  void Reset() {
+    positioned_ = false;
+    before_next_ = false;
+  }
+  SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr) {
+    // The common case, inline and one comparison: key is still before the
+    // fragment the cursor is at (so before every fragment after it, and
+    // past those before).
+    if (before_next_ && key < next_start_) return 0;
+    return Locate(key, read_seq, end);
+  }
 
  private:
+  SequenceNumber Locate(std::string_view key, SequenceNumber read_seq, std::string_view* end);
+
   const TombstoneSource* source_;
   bool positioned_ = false;
   size_t part_ = 0, fragment_ = 0;
+  bool before_next_ = false;     // next_start_ is the start of the fragment the cursor is at
+  std::string_view next_start_;  // points into the source's fragments
 };
 
 }  // namespace lethe

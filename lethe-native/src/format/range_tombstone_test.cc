@@ -66,5 +66,40 @@ TEST(RangeTombstoneTest, SourceAndCursorAnswerAsLookingAtEveryTombstone) {
   }
 }
 
+// Keys of a few bytes after a long shared prefix, of every length, with zero
+// bytes (the search's padding), ties in the first 8 bytes after the prefix.
+std::string ByteKey(Random* rnd, const std::string& prefix) {
+  std::string k = prefix;
+  const size_t n = rnd->Uniform(12);
+  for (size_t i = 0; i < n; i++) k.push_back(static_cast<char>(rnd->OneIn(3) ? 0 : rnd->Uniform(4)));
+  return k;
+}
+
+TEST(RangeTombstoneTest, FindFragmentAnswersAsAPlainSearchOfTheEnds) {
+  Random rnd(5);
+  for (int round = 0; round < 200; round++) {
+    const std::string prefix = rnd.OneIn(2) ? std::string("group-0042/", 11) : std::string();
+    std::vector<RangeTombstone> ts;
+    for (int i = 0, n = 1 + static_cast<int>(rnd.Uniform(40)); i < n; i++) {
+      std::string a = ByteKey(&rnd, prefix), b = ByteKey(&rnd, prefix);
+      if (b < a) std::swap(a, b);
+      ts.push_back(RangeTombstone{a, b, 1 + rnd.Uniform(9)});
+    }
+    const FragmentedTombstones set(ts);
+    const auto& frags = set.fragments();
+    for (int q = 0; q < 200; q++) {
+      // Keys with the prefix, before it, after it, and cut short inside it.
+      std::string key = ByteKey(&rnd, prefix);
+      if (rnd.OneIn(8)) key = prefix.substr(0, rnd.Uniform(static_cast<uint32_t>(prefix.size()) + 1));
+      if (rnd.OneIn(8)) key = std::string("zz") + key;
+      const size_t want = static_cast<size_t>(
+          std::upper_bound(frags.begin(), frags.end(), key,
+                           [](const std::string& k, const FragmentedTombstones::Fragment& f) { return k < f.end; }) -
+          frags.begin());
+      ASSERT_EQ(want, set.FindFragment(key)) << "round " << round << " query " << q;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lethe

@@ -360,19 +360,23 @@ Status AddFileTombstones(TableCache* tables, const FileMetaData& f, TombstoneSou
 
 Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
                         std::vector<std::unique_ptr<InternalIterator>>* iters,
-                        std::vector<TombstoneSource>* tombstones) {
+                        std::vector<TombstoneSource>* tombstones, std::vector<size_t>* source_of) {
   for (const FileRef& f : files.levels[0]) {
-    FileTables t;
-    Status s = OpenFileTables(tables, f, &t);
-    if (!s.ok()) return s;
-    iters->push_back(std::make_unique<OwningTableIterator>(std::move(t), fill_cache));
+    if (f->num_entries > 0) {
+      FileTables t;
+      Status s = OpenFileTables(tables, f, &t);
+      if (!s.ok()) return s;
+      iters->push_back(std::make_unique<OwningTableIterator>(std::move(t), fill_cache));
+      source_of->push_back(tombstones->size());
+    }
     tombstones->emplace_back();
-    s = AddFileTombstones(tables, *f, &tombstones->back());
+    Status s = AddFileTombstones(tables, *f, &tombstones->back());
     if (!s.ok()) return s;
   }
   for (int l = 1; l < kNumLevels; l++) {
     if (files.levels[l].empty()) continue;
     iters->push_back(NewLevelIterator(files.levels[l], tables, fill_cache));
+    source_of->push_back(tombstones->size());
     tombstones->emplace_back();
     for (const FileRef& f : files.levels[l]) {
       Status s = AddFileTombstones(tables, *f, &tombstones->back());

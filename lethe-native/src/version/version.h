@@ -111,11 +111,14 @@ Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetConte
 void MultiGetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, std::span<GetContext* const> ctxs,
                        bool fill_cache);
 
-// Adds one iterator per level-0 file and one per deeper level, and for each
-// of them the range tombstones of its files.
+// Adds a tombstone source per level-0 file and per deeper level (the range
+// tombstones of its files), and an iterator over each source's entries;
+// source_of gets the index in *tombstones of each iterator's source. A
+// level-0 file without point entries (range tombstones only) adds no
+// iterator, so that a read does not merge a source that yields nothing.
 Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
                         std::vector<std::unique_ptr<InternalIterator>>* iters,
-                        std::vector<TombstoneSource>* tombstones);
+                        std::vector<TombstoneSource>* tombstones, std::vector<size_t>* source_of);
 
 // Concatenates the files of one level >= 1, opening each lazily.
 std::unique_ptr<InternalIterator> NewLevelIterator(std::vector<FileRef> files, TableCache* tables,
