@@ -1,11 +1,19 @@
 // Arena: bump allocation for memtable entries, freed all at once when the
 // memtable is dropped. Not thread-safe (one writer); MemoryUsage() may be
 // read concurrently.
+//
+// A memtable is a skip list: an insert or lookup visits some 30 nodes spread
+// over all of its memory. Past a few MiB those visits miss the TLB as well as
+// the caches, and a TLB miss costs a page-table walk (two levels of them in a
+// virtual machine). So once an arena holds kHugeAfter bytes, it takes its
+// memory in blocks of 2 MiB, aligned and marked for transparent huge pages:
+// a 64 MiB memtable then needs 32 TLB entries instead of 16,384. Small
+// memtables (most column families) keep small blocks.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
-#include <memory>
+#include <cstdint>
 #include <vector>
 
 namespace lethe {
@@ -13,6 +21,7 @@ namespace lethe {
 class Arena {
  public:
   Arena() = default;
+  ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
@@ -28,30 +37,25 @@ class Arena {
     return AllocateFallback(bytes);
   }
   size_t MemoryUsage() const { return usage_.load(std::memory_order_relaxed); }
+  // Bytes in blocks marked for huge pages (whether the kernel backs them so
+  // is its choice: transparent huge pages may be off or memory fragmented).
+  size_t HugeBlockBytes() const { return huge_bytes_; }
+
+  static constexpr size_t kBlockSize = 64 * 1024;
+  static constexpr size_t kHugeBlockSize = 2 * 1024 * 1024;
+  static constexpr size_t kHugeAfter = 4 * 1024 * 1024;
 
  private:
-  // Blocks are 64 KiB; larger allocations get a block of their own so a big
-  // value does not waste the rest of the current block.
-  static constexpr size_t kBlockSize = 64 * 1024;
-
-  char* AllocateFallback(size_t bytes) {
-    if (bytes > kBlockSize / 4) return NewBlock(bytes);
-    ptr_ = NewBlock(kBlockSize);
-    remaining_ = kBlockSize;
-    char* result = ptr_;
-    ptr_ += bytes;
-    remaining_ -= bytes;
-    return result;
-  }
-  char* NewBlock(size_t bytes) {
-    blocks_.push_back(std::make_unique<char[]>(bytes));
-    usage_.fetch_add(bytes + sizeof(void*), std::memory_order_relaxed);
-    return blocks_.back().get();
-  }
+  // Blocks are 64 KiB, then 2 MiB; an allocation larger than a quarter
+  // block gets a block of its own, so a big value does not waste the rest of
+  // the current block.
+  char* AllocateFallback(size_t bytes);
+  char* NewBlock(size_t bytes, bool huge);
 
   char* ptr_ = nullptr;
   size_t remaining_ = 0;
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::vector<char*> blocks_;  // each from malloc or aligned_alloc: freed with free
+  size_t huge_bytes_ = 0;
   std::atomic<size_t> usage_{0};
 };
 
