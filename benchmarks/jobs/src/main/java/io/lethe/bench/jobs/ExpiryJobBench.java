@@ -54,7 +54,8 @@ import java.util.stream.Stream;
  * Usage: {@code ExpiryJobBench [quick|full] [output directory]}: writes {@code jobs.csv}, {@code
  * jobs-state-size.csv}, {@code jobs-checkpoints.csv} and {@code jobs.settings.csv}. Quick: 500 k records
  * per unpaced run, 5 s paced runs, 100,000 timers, one round, without lethe-h8. Full: 6 M records, 60 s paced
- * runs, a million timers, two rounds.
+ * runs, a million timers, two rounds. {@code -Dlethe.bench.jobs.only=timers,ttl} and {@code
+ * -Dlethe.bench.jobs.backends=lethe,rocksdb} run a part.
  */
 public final class ExpiryJobBench {
     static final Duration WINDOW = Duration.ofSeconds(10);
@@ -94,15 +95,15 @@ public final class ExpiryJobBench {
         Path out = Path.of(args.length > 1 ? args[1] : "target/jobs").toAbsolutePath();
         Files.createDirectories(out);
         Sizes sizes = new Sizes(full ? 6_000_000 : 500_000, Long.getLong("lethe.bench.jobs.rate", 50_000),
-                full ? 60 : 5, full ? 1_000_000 : 100_000, full ? 2 : 1,
-                full ? JobBackends.ALL : JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList());
+                full ? 60 : 5, full ? 1_000_000 : 100_000, full ? 2 : 1, SuiteParts.selected("lethe.bench.jobs.backends",
+                full ? JobBackends.ALL : JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList()));
         checkpointInterval = Duration.ofSeconds(Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2));
         System.out.printf(Locale.ROOT, "Job benchmark (%s): %,d records per unpaced run, paced runs %,d records/s for"
                 + " %d s, %d round(s), parallelism 1, checkpoints every %d s, output %s%n", full ? "full" : "quick",
                 sizes.records(), sizes.rate(), sizes.pacedSeconds(), sizes.rounds(), checkpointInterval.toSeconds(),
                 out);
         List<JobRun> runs = new ArrayList<>();
-        for (String job : JOBS) {
+        for (String job : SuiteParts.selected("lethe.bench.jobs.only", JOBS)) {
             for (int round = 1; round <= sizes.rounds(); round++) {
                 List<String> backends = sizes.backends();
                 for (int i = 0; i < backends.size(); i++) {

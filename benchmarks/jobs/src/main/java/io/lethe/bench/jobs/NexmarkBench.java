@@ -50,9 +50,9 @@ public final class NexmarkBench {
             List<String> backends, List<NexmarkQueries.Query> queries) {
 
         static Mode of(boolean full) {
-            List<String> backends = property("backends",
+            List<String> backends = SuiteParts.selected("lethe.bench.nexmark.backends",
                     JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList());
-            List<NexmarkQueries.Query> queries = property("queries",
+            List<NexmarkQueries.Query> queries = SuiteParts.selected("lethe.bench.nexmark.queries",
                     NexmarkQueries.ALL.stream().map(NexmarkQueries.Query::name).toList()).stream()
                     .map(NexmarkQueries::byName).toList();
             return new Mode(full ? "full" : "quick",
@@ -60,11 +60,6 @@ public final class NexmarkBench {
                     Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2),
                     NexmarkConfig.withRate(Long.getLong("lethe.bench.nexmark.rate", NexmarkConfig.DEFAULT_RATE)),
                     backends, queries);
-        }
-
-        private static List<String> property(String name, List<String> otherwise) {
-            String value = System.getProperty("lethe.bench.nexmark." + name);
-            return value == null || value.isBlank() ? otherwise : List.of(value.split(","));
         }
 
         /** One round only: each query runs once more on the HashMap backend to see whether it repeats. */
