@@ -28,7 +28,7 @@ char* Arena::NewBlock(size_t bytes, bool huge) {
   if (p == nullptr) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
   // Advice only: without transparent huge pages the block stays in 4 KiB pages.
-  if (huge && madvise(p, bytes, MADV_HUGEPAGE) == 0) huge_bytes_ += bytes;
+  if (huge) madvise(p, bytes, MADV_HUGEPAGE);
 #endif
   blocks_.push_back(static_cast<char*>(p));
   usage_.fetch_add(bytes + sizeof(void*), std::memory_order_relaxed);

@@ -37,9 +37,6 @@ class Arena {
     return AllocateFallback(bytes);
   }
   size_t MemoryUsage() const { return usage_.load(std::memory_order_relaxed); }
-  // Bytes in blocks marked for huge pages (whether the kernel backs them so
-  // is its choice: transparent huge pages may be off or memory fragmented).
-  size_t HugeBlockBytes() const { return huge_bytes_; }
 
   static constexpr size_t kBlockSize = 64 * 1024;
   static constexpr size_t kHugeBlockSize = 2 * 1024 * 1024;
@@ -55,7 +52,6 @@ class Arena {
   char* ptr_ = nullptr;
   size_t remaining_ = 0;
   std::vector<char*> blocks_;  // each from malloc or aligned_alloc: freed with free
-  size_t huge_bytes_ = 0;
   std::atomic<size_t> usage_{0};
 };
 
