@@ -246,6 +246,15 @@ public final class LetheOptions {
                             + " operator gives wrong results for windows that overlap (sliding) when requests are"
                             + " served in batches.");
 
+    public static final ConfigOption<Integer> MULTI_GET_THREADS =
+            ConfigOptions.key("state.backend.lethe.multi-get.threads")
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription("Threads of each engine that help a multi-get (the point reads of a batch of"
+                            + " asynchronous state requests, one per column family) through its keys beside the"
+                            + " task thread, so that reads that miss the page cache wait on the disk together."
+                            + " 0: the task thread alone.");
+
     public static final ConfigOption<Integer> CHECKPOINT_TRANSFER_THREADS =
             ConfigOptions.key("state.backend.lethe.checkpoint.transfer.thread.num")
                     .intType()
@@ -292,6 +301,7 @@ public final class LetheOptions {
                     .maxOpenFiles(config.get(MAX_OPEN_FILES))
                     .memoryBudget(budget)
                     .verifyChecksums(config.get(VERIFY_CHECKSUMS))
+                    .multiGetThreads(config.get(MULTI_GET_THREADS))
                     .avoidBlindDeletes(config.get(AVOID_BLIND_DELETES))
                     .heapTrimIntervalMillis(config.get(HEAP_TRIM_INTERVAL).toMillis())
                     .defaultColumnFamilyOptions(cf)
@@ -326,6 +336,7 @@ public final class LetheOptions {
         checkRange(config, SIZE_RATIO, 2, 1000);
         checkRange(config, TIMER_SERVICE_CACHE_SIZE, 1, 1 << 20);
         checkRange(config, CHECKPOINT_TRANSFER_THREADS, 1, 64);
+        checkRange(config, MULTI_GET_THREADS, 0, 64);
         config.get(TIMER_SERVICE_FACTORY); // an unknown choice fails here, naming the key
         int openFiles = config.get(MAX_OPEN_FILES);
         if (openFiles != -1 && (openFiles < 16 || openFiles > 1 << 20)) {

@@ -76,6 +76,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.TIMER_SERVICE_COUNT_PENDING,
             LetheOptions.CHECKPOINT_TRANSFER_THREADS,
             LetheOptions.ASYNC_STATE_EXECUTOR,
+            LetheOptions.MULTI_GET_THREADS,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
     /** The explicitly set options; unset ones take their defaults. */

@@ -69,6 +69,11 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
         return backend;
     }
 
+    /** Multi-gets and the point reads in them, write batches and the entries in them, so far (tests). */
+    long[] batchCounts() {
+        return server.batchCounts();
+    }
+
     @Override
     public void setup(@Nonnull StateRequestHandler stateRequestHandler) {
         server.setHandler(stateRequestHandler);

@@ -7,10 +7,11 @@ import org.apache.flink.runtime.asyncprocessing.StateRequest;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Serves the state requests of one operator: a batch in the order the operator issued it, on the
- * task thread, each request's future completed with its result (Flink runs the callbacks in the
- * task's mailbox) or failed, which fails the task. Nothing is ever left in flight, so the executor
- * is never fully loaded.
+ * Serves the state requests of one operator on the task thread: a batch as {@link
+ * RequestServer#serveBatch} does (its point reads looked up together, one multi-get per column
+ * family), each request's future completed with its result (Flink runs the callbacks in the task's
+ * mailbox) or failed, which fails the task. Nothing is ever left in flight, so the executor is never
+ * fully loaded.
  */
 final class LetheStateExecutor implements StateExecutor {
     private final RequestServer<?> server;
@@ -23,9 +24,7 @@ final class LetheStateExecutor implements StateExecutor {
     @Override
     public CompletableFuture<Void> executeBatchRequests(AsyncRequestContainer<StateRequest<?, ?, ?, ?>> container) {
         checkRunning();
-        for (StateRequest<?, ?, ?, ?> request : ((RequestBatch) container).requests()) {
-            serve(request);
-        }
+        server.serveBatch(((RequestBatch) container).requests());
         return CompletableFuture.completedFuture(null);
     }
 
@@ -50,17 +49,15 @@ final class LetheStateExecutor implements StateExecutor {
         shutDown = true;
     }
 
-    @SuppressWarnings("unchecked")
     private void serve(StateRequest<?, ?, ?, ?> request) {
         Object result;
         try {
             result = server.serve(request);
         } catch (Exception e) {
-            request.getFuture().completeExceptionally(
-                    "Lethe could not serve a " + request.getRequestType() + " state request", e);
+            RequestOutcome.fail(request, e);
             return;
         }
-        ((StateRequest<?, ?, ?, Object>) request).getFuture().complete(result);
+        RequestOutcome.complete(request, result);
     }
 
     private void checkRunning() {

@@ -1,6 +1,11 @@
 package io.lethe.flink.async;
 
+import io.lethe.engine.ColumnFamilyHandle;
+import io.lethe.flink.state.AbstractLetheAppendingState;
 import io.lethe.flink.state.AbstractLetheState;
+import io.lethe.flink.state.LetheListState;
+import io.lethe.flink.state.LetheMapState;
+import io.lethe.flink.state.LetheValueState;
 
 import org.apache.flink.api.common.state.v2.State;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -17,9 +22,11 @@ import org.apache.flink.runtime.state.internal.InternalValueState;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Serves one state request of an asynchronous state with the synchronous Lethe state that stores
@@ -33,6 +40,13 @@ final class RequestServer<K> {
 
     private final AbstractKeyedStateBackend<K> backend;
     private final Map<State, Binding> bindings = new IdentityHashMap<>();
+    /** Requests that write one key without reading it: gathered into a write batch. */
+    private static final Set<StateRequestType> BATCHED_WRITES = EnumSet.of(StateRequestType.CLEAR,
+            StateRequestType.VALUE_UPDATE, StateRequestType.LIST_ADD, StateRequestType.LIST_UPDATE,
+            StateRequestType.LIST_ADD_ALL, StateRequestType.MAP_PUT, StateRequestType.MAP_REMOVE);
+
+    private final BatchedReads reads = new BatchedReads();
+    private final BatchedWrites writes = new BatchedWrites();
     private StateRequestHandler handler;
 
     RequestServer(AbstractKeyedStateBackend<K> backend) {
@@ -51,8 +65,113 @@ final class RequestServer<K> {
         bindings.put(state, new Binding(store, defaultNamespace));
     }
 
+    /**
+     * Serves a batch as if in the order the operator issued it, with its point reads gathered and
+     * answered together (see {@link BatchedReads}) and its writes of one key gathered into one
+     * write batch (see {@link BatchedWrites}). Reads and writes of different keys commute; where a
+     * request reads or writes a key that a gathered request of the other kind touches, or touches
+     * keys it cannot name up front, what was gathered is answered or written first. Completes every
+     * request's future, failed where serving it failed.
+     */
+    void serveBatch(List<StateRequest<?, ?, ?, ?>> requests) {
+        for (StateRequest<?, ?, ?, ?> request : requests) {
+            try {
+                AbstractLetheState<K, Object, ?> store = gatherOrBind(request);
+                if (store != null) {
+                    RequestOutcome.complete(request, serveBound(request, store));
+                }
+            } catch (Exception e) {
+                RequestOutcome.fail(request, e);
+            }
+        }
+        reads.flush();
+        writes.flush();
+    }
+
+    /** Point reads answered in batches so far: multi-gets, the reads in them; write batches, their entries. */
+    long[] batchCounts() {
+        return new long[] {reads.lookups(), reads.reads(), writes.writes(), writes.entries()};
+    }
+
+    /**
+     * Gathers a point read or a write of one key and returns null. Otherwise answers and writes
+     * what was gathered where the request may depend on it, and returns its state, bound to its key
+     * and namespace, to serve it with now.
+     */
+    private AbstractLetheState<K, Object, ?> gatherOrBind(StateRequest<?, ?, ?, ?> request) throws Exception {
+        AbstractLetheState<K, Object, ?> store = bind(request);
+        byte[] key = pointKey(request, store);
+        if (key == null) {
+            return flushed(reads.flush() | writes.flush(), request, store);
+        }
+        ColumnFamilyHandle cf = store.columnFamily();
+        BatchedReads.Decoder decoder = decoder(request, store);
+        if (decoder != null) {
+            if (writes.pending(cf, key)) {
+                writes.flush();
+            }
+            reads.add(store.db(), cf, key, request, decoder);
+            return null;
+        }
+        boolean flushed = reads.pending(cf, key) && reads.flush();
+        if (BATCHED_WRITES.contains(request.getRequestType())) {
+            AbstractLetheState<K, Object, ?> bound = flushed ? bind(request) : store;
+            writes.add(bound, key, request, () -> serveBound(request, bound));
+            return null;
+        }
+        // A read-modify-write of one key: it reads what was written before it.
+        flushed |= writes.pending(cf, key) && writes.flush();
+        return flushed(flushed, request, store);
+    }
+
+    /** Answering reads and writing writes completes futures, which may run code that moves the current key. */
+    private AbstractLetheState<K, Object, ?> flushed(boolean flushed, StateRequest<?, ?, ?, ?> request,
+            AbstractLetheState<K, Object, ?> store) {
+        return flushed ? bind(request) : store;
+    }
+
+    /** How to turn what a lookup found into the result of a point read; null for any other request. */
+    @SuppressWarnings("unchecked")
+    private BatchedReads.Decoder decoder(StateRequest<?, ?, ?, ?> request, AbstractLetheState<K, Object, ?> store) {
+        return switch (request.getRequestType()) {
+            case VALUE_GET -> ((LetheValueState<K, Object, Object>) store)::valueOf;
+            case LIST_GET -> stored -> {
+                List<Object> elements = ((LetheListState<K, Object, Object>) store).listOf(stored);
+                return loaded(request, elements == null ? Collections.emptyList() : elements);
+            };
+            case REDUCING_GET, AGGREGATING_GET ->
+                    ((AbstractLetheAppendingState<K, Object, ?, ?, ?>) store)::storedValueOf;
+            case MAP_GET -> ((LetheMapState<K, Object, Object, Object>) store)::userValueOf;
+            case MAP_CONTAINS -> stored -> stored != null;
+            default -> null;
+        };
+    }
+
+    /**
+     * The one engine key a request reads or writes, under the key and namespace {@link #bind}
+     * set; null when it touches a range of keys (map iteration, emptiness, clear, put of many).
+     */
+    @SuppressWarnings("unchecked")
+    private static byte[] pointKey(StateRequest<?, ?, ?, ?> request, AbstractLetheState<?, Object, ?> store)
+            throws Exception {
+        if (!(store instanceof LetheMapState)) {
+            return store.currentKey();
+        }
+        LetheMapState<?, Object, Object, Object> map = (LetheMapState<?, Object, Object, Object>) store;
+        return switch (request.getRequestType()) {
+            case MAP_GET, MAP_CONTAINS, MAP_REMOVE -> map.currentKey(request.getPayload());
+            case MAP_PUT -> map.currentKey(((Tuple2<Object, Object>) request.getPayload()).f0);
+            default -> null;
+        };
+    }
+
     /** The request's result: what its future completes with. */
     Object serve(StateRequest<?, ?, ?, ?> request) throws Exception {
+        return serveBound(request, bind(request));
+    }
+
+    /** The synchronous state that stores the request's state, set to the request's key and namespace. */
+    private AbstractLetheState<K, Object, ?> bind(StateRequest<?, ?, ?, ?> request) {
         Binding binding = bindings.get(request.getState());
         if (binding == null) {
             throw new IllegalStateException("A state request for a state this Lethe backend did not create: "
@@ -65,6 +184,11 @@ final class RequestServer<K> {
         @SuppressWarnings("unchecked")
         AbstractLetheState<K, Object, ?> store = (AbstractLetheState<K, Object, ?>) binding.store();
         store.setCurrentNamespace(namespace != null ? namespace : binding.defaultNamespace());
+        return store;
+    }
+
+    private Object serveBound(StateRequest<?, ?, ?, ?> request, AbstractLetheState<K, Object, ?> store)
+            throws Exception {
         StateRequestType type = request.getRequestType();
         switch (type) {
             case CLEAR:

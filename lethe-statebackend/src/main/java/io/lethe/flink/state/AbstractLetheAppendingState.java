@@ -13,7 +13,7 @@ import java.util.Collection;
  * Shared read-modify-write logic of reducing and aggregating state: the stored value (SV) is
  * folded with each input and, for namespace merging, with the other namespaces' values.
  */
-abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLetheState<K, N, SV>
+public abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLetheState<K, N, SV>
         implements InternalMergingState<K, N, IN, SV, OUT> {
 
     AbstractLetheAppendingState(ColumnFamilyHandle cf, TypeSerializer<N> namespaceSerializer,
@@ -30,8 +30,12 @@ abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends AbstractLe
     }
 
     SV getInternal(byte[] key) throws IOException {
-        byte[] bytes = db().get(columnFamily, key);
-        return bytes == null ? null : deserializeValue(bytes);
+        return storedValueOf(db().get(columnFamily, key));
+    }
+
+    /** The stored value of what a lookup found ({@code stored}; null: nothing). */
+    public SV storedValueOf(byte[] stored) throws IOException {
+        return stored == null ? null : deserializeValue(stored);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.lethe.flink.state;
 
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.LetheDb;
+import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
 import io.lethe.flink.expiry.StateExpiry;
 
@@ -40,6 +41,8 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
     protected final DataInputDeserializer dataInputView = new DataInputDeserializer();
     private final SerializedCompositeKeyBuilder<K> keyBuilder;
     private N currentNamespace;
+    /** Where writes of one key go: null, the engine at once; otherwise a batch its owner writes. */
+    private WriteBatch batch;
 
     protected AbstractLetheState(
             ColumnFamilyHandle columnFamily,
@@ -69,15 +72,59 @@ public abstract class AbstractLetheState<K, N, V> implements InternalKvState<K, 
         this.expiry = expiry;
     }
 
-    protected LetheDb db() {
+    /** The engine that stores this state. */
+    public LetheDb db() {
         return context.db();
+    }
+
+    /** The column family of this state's entries. */
+    public ColumnFamilyHandle columnFamily() {
+        return columnFamily;
+    }
+
+    /**
+     * Sends this state's writes of one key (update, add, put, remove, clear of one entry) into
+     * {@code batch} until called again; null sends them to the engine at once. Writes of many
+     * keys and read-modify-writes always go to the engine.
+     */
+    public void writeInto(WriteBatch batch) {
+        this.batch = batch;
+    }
+
+    protected void putEntry(byte[] key, byte[] value, long deleteKey) throws IOException {
+        if (batch == null) {
+            db().put(columnFamily, key, value, deleteKey);
+        } else {
+            batch.put(columnFamily, key, value, deleteKey);
+        }
+    }
+
+    protected void mergeEntry(byte[] key, byte[] operand, long deleteKey) throws IOException {
+        if (batch == null) {
+            db().merge(columnFamily, key, operand, deleteKey);
+        } else {
+            batch.merge(columnFamily, key, operand, deleteKey);
+        }
+    }
+
+    protected void deleteEntry(byte[] key, long deleteKey) throws IOException {
+        if (batch == null) {
+            db().delete(WriteOptions.DEFAULT, columnFamily, key, deleteKey);
+        } else {
+            batch.delete(columnFamily, key, deleteKey);
+        }
+    }
+
+    /** The engine key of the current key and namespace. */
+    public byte[] currentKey() {
+        return currentKeyBytes();
     }
 
     @Override
     public void clear() {
         try {
             byte[] key = currentKeyBytes();
-            db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.issueDelete(key));
+            deleteEntry(key, expiry.issueDelete(key));
         } catch (IOException e) {
             throw new FlinkRuntimeException("Error while removing entry from Lethe", e);
         }

@@ -48,8 +48,12 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
 
     @Override
     public List<V> getInternal() throws IOException {
-        byte[] bytes = db().get(columnFamily, currentKeyBytes());
-        return bytes == null ? null : listDelimited.deserializeList(bytes, elementSerializer);
+        return listOf(db().get(columnFamily, currentKeyBytes()));
+    }
+
+    /** The elements of what a lookup of the current key found ({@code stored}; null: nothing, no list). */
+    public List<V> listOf(byte[] stored) throws IOException {
+        return stored == null ? null : listDelimited.deserializeList(stored, elementSerializer);
     }
 
     @Override
@@ -57,7 +61,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
         Preconditions.checkNotNull(value, "You cannot add null to a ListState.");
         byte[] key = currentKeyBytes();
         byte[] bytes = serialize(value, elementSerializer);
-        db().merge(columnFamily, key, bytes, expiry.issuePut(key, bytes));
+        mergeEntry(key, bytes, expiry.issuePut(key, bytes));
     }
 
     @Override
@@ -67,7 +71,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             return;
         }
         byte[] key = currentKeyBytes();
-        db().merge(columnFamily, key, serializeList(values), expiry.issueListElements(key, values));
+        mergeEntry(key, serializeList(values), expiry.issueListElements(key, values));
     }
 
     @Override
@@ -83,7 +87,7 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
             return;
         }
         byte[] key = currentKeyBytes();
-        db().put(columnFamily, key, serializeList(values), expiry.issueListElements(key, values));
+        putEntry(key, serializeList(values), expiry.issueListElements(key, values));
     }
 
     private byte[] serializeList(List<V> values) throws IOException {

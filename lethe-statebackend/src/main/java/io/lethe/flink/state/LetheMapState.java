@@ -61,15 +61,24 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
 
     @Override
     public UV get(UK userKey) throws IOException {
-        byte[] bytes = db().get(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer));
-        return bytes == null ? null : deserializeUserValue(bytes, userValueSerializer);
+        return userValueOf(db().get(columnFamily, currentKey(userKey)));
+    }
+
+    /** The engine key of {@code userKey} under the current key and namespace. */
+    public byte[] currentKey(UK userKey) throws IOException {
+        return currentKeyBytesWithUserKey(userKey, userKeySerializer);
+    }
+
+    /** The user value of what a lookup of a user key found ({@code stored}; null: nothing). */
+    public UV userValueOf(byte[] stored) throws IOException {
+        return stored == null ? null : deserializeUserValue(stored, userValueSerializer);
     }
 
     @Override
     public void put(UK userKey, UV userValue) throws IOException {
         byte[] key = currentKeyBytesWithUserKey(userKey, userKeySerializer);
         byte[] bytes = serializeUserValue(userValue);
-        db().put(columnFamily, key, bytes, expiry.issuePut(key, bytes));
+        putEntry(key, bytes, expiry.issuePut(key, bytes));
     }
 
     @Override
@@ -89,12 +98,12 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
     @Override
     public void remove(UK userKey) throws IOException {
         byte[] key = currentKeyBytesWithUserKey(userKey, userKeySerializer);
-        db().delete(WriteOptions.DEFAULT, columnFamily, key, expiry.issueDelete(key));
+        deleteEntry(key, expiry.issueDelete(key));
     }
 
     @Override
     public boolean contains(UK userKey) throws IOException {
-        return db().get(columnFamily, currentKeyBytesWithUserKey(userKey, userKeySerializer)) != null;
+        return db().get(columnFamily, currentKey(userKey)) != null;
     }
 
     @Override

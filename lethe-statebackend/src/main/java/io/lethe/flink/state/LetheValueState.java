@@ -17,8 +17,12 @@ public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implem
 
     @Override
     public V value() throws IOException {
-        byte[] bytes = db().get(columnFamily, currentKeyBytes());
-        return bytes == null ? getDefaultValue() : deserializeValue(bytes);
+        return valueOf(db().get(columnFamily, currentKeyBytes()));
+    }
+
+    /** The value of what a lookup of the current key found ({@code stored}; null: nothing, the default value). */
+    public V valueOf(byte[] stored) throws IOException {
+        return stored == null ? getDefaultValue() : deserializeValue(stored);
     }
 
     @Override
@@ -29,6 +33,6 @@ public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implem
         }
         byte[] key = currentKeyBytes();
         byte[] bytes = serializeValue(value);
-        db().put(columnFamily, key, bytes, expiry.issuePut(key, bytes));
+        putEntry(key, bytes, expiry.issuePut(key, bytes));
     }
 }

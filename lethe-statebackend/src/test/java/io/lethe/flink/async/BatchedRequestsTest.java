@@ -1,0 +1,276 @@
+package io.lethe.flink.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lethe.flink.LetheOptions;
+import io.lethe.flink.LetheStateBackendTest;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.v2.ListState;
+import org.apache.flink.api.common.state.v2.ListStateDescriptor;
+import org.apache.flink.api.common.state.v2.MapState;
+import org.apache.flink.api.common.state.v2.MapStateDescriptor;
+import org.apache.flink.api.common.state.v2.ReducingState;
+import org.apache.flink.api.common.state.v2.ReducingStateDescriptor;
+import org.apache.flink.api.common.state.v2.StateIterator;
+import org.apache.flink.api.common.state.v2.ValueState;
+import org.apache.flink.api.common.state.v2.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.asyncprocessing.EpochManager;
+import org.apache.flink.runtime.asyncprocessing.RecordContext;
+import org.apache.flink.runtime.asyncprocessing.StateExecutionController;
+import org.apache.flink.runtime.asyncprocessing.declare.DeclarationManager;
+import org.apache.flink.runtime.mailbox.SyncMailboxExecutor;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The executor answers the point reads of a batch together, one multi-get per column family, and
+ * still serves every request as if in the order the operator issued it: a read issued before a
+ * write of its key sees the old value, one issued after sees the new one, also for reads and
+ * writes of one record in one batch; a read that fails fails its request, and only its request.
+ */
+class BatchedRequestsTest {
+    private static final int KEYS = 200;
+    private static final int BATCH = 1000;
+
+    private MockEnvironment env;
+    private LetheAsyncKeyedStateBackend<Integer> backend;
+    private StateExecutionController<Integer> aec;
+    private final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+    private ValueState<Integer> value;
+    private MapState<Integer, String> map;
+    private ListState<Integer> list;
+    private ReducingState<Integer> sum;
+
+    @BeforeEach
+    void open() throws Exception {
+        env = MockEnvironment.builder().build();
+        backend = (LetheAsyncKeyedStateBackend<Integer>) LetheStateBackendTest.smallBackend(false)
+                .with(LetheOptions.ASYNC_STATE_EXECUTOR, true)
+                .createAsyncKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "op",
+                        IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(),
+                        TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), (name, v) -> {},
+                        Collections.emptyList(), new CloseableRegistry(), 1.0));
+        aec = new StateExecutionController<>(new SyncMailboxExecutor(), (message, e) -> failures.add(e),
+                backend.createStateExecutor(), new DeclarationManager(), EpochManager.ParallelMode.SERIAL_BETWEEN_EPOCH,
+                128, BATCH, 60_000, 100_000, null, null);
+        backend.setup(aec);
+        value = state(new ValueStateDescriptor<>("value", BasicTypeInfo.INT_TYPE_INFO));
+        map = state(new MapStateDescriptor<>("map", BasicTypeInfo.INT_TYPE_INFO, BasicTypeInfo.STRING_TYPE_INFO));
+        list = state(new ListStateDescriptor<>("list", BasicTypeInfo.INT_TYPE_INFO));
+        sum = state(new ReducingStateDescriptor<>("sum", Integer::sum, BasicTypeInfo.INT_TYPE_INFO));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        backend.dispose();
+        env.close();
+    }
+
+    @Test
+    void pointReadsOfABatchAreOneMultiGetPerColumnFamilyAndItsWritesOneWriteBatch() {
+        long[] start = backend.batchCounts();
+        forEachKey(k -> {
+            value.asyncUpdate(k);
+            map.asyncPut(k, "v" + k);
+            list.asyncAdd(k);
+            sum.asyncAdd(k);
+            sum.asyncAdd(1);
+        });
+        long[] before = backend.batchCounts();
+        // 5 x 200 requests make one batch of 1,000; the accumulator's adds read what they change.
+        assertThat(before[2] - start[2]).as("write batches").isEqualTo(1);
+        assertThat(before[3] - start[3]).as("entries written in batches").isEqualTo(3L * KEYS);
+        Map<Integer, List<Object>> seen = new TreeMap<>();
+        forEachKey(k -> {
+            List<Object> results = Collections.synchronizedList(new ArrayList<>(List.of("", "", "", "", "")));
+            seen.put(k, results);
+            value.asyncValue().thenAccept(v -> results.set(0, v));
+            map.asyncGet(k).thenAccept(v -> results.set(1, v));
+            map.asyncContains(k + 1).thenAccept(v -> results.set(2, v));
+            list.asyncGet().thenAccept(it -> results.set(3, elements(it)));
+            sum.asyncGet().thenAccept(v -> results.set(4, v));
+        });
+        long[] after = backend.batchCounts();
+
+        assertThat(failures).isEmpty();
+        for (int k = 0; k < KEYS; k++) {
+            assertThat(seen.get(k)).as("key " + k).containsExactly(k, "v" + k, false, List.of(k), k + 1);
+        }
+        assertThat(after[1] - before[1]).as("reads answered in batches").isEqualTo(5L * KEYS);
+        // One batch of 1,000 again: one multi-get for each of the 4 column families.
+        assertThat(after[0] - before[0]).as("multi-gets").isEqualTo(4);
+    }
+
+    @Test
+    void aBatchServesReadsAndWritesOfAKeyInTheOrderTheyWereIssued() {
+        forEachKey(k -> {
+            value.asyncUpdate(k);
+            map.asyncPut(k, "old");
+        });
+        Map<Integer, List<Object>> seen = new TreeMap<>();
+        forEachKey(k -> {
+            List<Object> results = Collections.synchronizedList(new ArrayList<>(List.of("", "", "", "", "", "")));
+            seen.put(k, results);
+            // Unchained requests of one record: all in one batch, in this order.
+            value.asyncValue().thenAccept(v -> results.set(0, v));
+            value.asyncUpdate(k + 1000);
+            value.asyncValue().thenAccept(v -> results.set(1, v));
+            map.asyncGet(k).thenAccept(v -> results.set(2, v));
+            map.asyncPut(k, "new");
+            map.asyncGet(k).thenAccept(v -> results.set(3, v));
+            map.asyncRemove(k);
+            map.asyncContains(k).thenAccept(v -> results.set(4, v));
+            value.asyncClear();
+            value.asyncValue().thenAccept(v -> results.set(5, v == null ? "none" : v));
+        });
+
+        assertThat(failures).isEmpty();
+        for (int k = 0; k < KEYS; k++) {
+            assertThat(seen.get(k)).as("key " + k).containsExactly(k, k + 1000, "old", "new", false, "none");
+        }
+    }
+
+    @Test
+    void aReadThatFailsFailsItsRequestAloneAndTheRestOfItsMultiGetIsAnswered() {
+        ValueState<Integer> picky = state(new ValueStateDescriptor<>("picky", new RefusingSerializer()));
+        forEachKey(k -> picky.asyncUpdate(k));
+        Map<Integer, Object> seen = new TreeMap<>();
+        // A failed request's record never finishes (the task fails), so the batch is served without draining.
+        issueForEachKey(k -> picky.asyncValue().thenAccept(v -> seen.put(k, v)));
+        aec.triggerIfNeeded(true);
+
+        assertThat(failures).hasSize(1);
+        assertThat(failures.get(0)).hasMessage("refused to read " + RefusingSerializer.REFUSED);
+        assertThat(seen).hasSize(KEYS - 1).doesNotContainKey(RefusingSerializer.REFUSED);
+        seen.forEach((k, v) -> assertThat(v).isEqualTo(k));
+    }
+
+    /** Integers, but one of them cannot be read back. */
+    static final class RefusingSerializer extends TypeSerializerSingleton<Integer> {
+        static final int REFUSED = 77;
+
+        @Override
+        public boolean isImmutableType() {
+            return true;
+        }
+
+        @Override
+        public Integer createInstance() {
+            return 0;
+        }
+
+        @Override
+        public Integer copy(Integer from) {
+            return from;
+        }
+
+        @Override
+        public Integer copy(Integer from, Integer reuse) {
+            return from;
+        }
+
+        @Override
+        public int getLength() {
+            return 4;
+        }
+
+        @Override
+        public void serialize(Integer record, DataOutputView target) throws IOException {
+            target.writeInt(record);
+        }
+
+        @Override
+        public Integer deserialize(DataInputView source) throws IOException {
+            int value = source.readInt();
+            if (value == REFUSED) {
+                throw new IOException("refused to read " + REFUSED);
+            }
+            return value;
+        }
+
+        @Override
+        public Integer deserialize(Integer reuse, DataInputView source) throws IOException {
+            return deserialize(source);
+        }
+
+        @Override
+        public void copy(DataInputView source, DataOutputView target) throws IOException {
+            target.writeInt(source.readInt());
+        }
+
+        @Override
+        public TypeSerializerSnapshot<Integer> snapshotConfiguration() {
+            return new Snapshot();
+        }
+
+        /** The snapshot Flink's serializer framework asks for. */
+        public static final class Snapshot extends SimpleTypeSerializerSnapshot<Integer> {
+            public Snapshot() {
+                super(RefusingSerializer::new);
+            }
+        }
+    }
+
+    private <S> S state(org.apache.flink.api.common.state.v2.StateDescriptor<?> descriptor) {
+        try {
+            return backend.getOrCreateKeyedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Runs {@code requests} as the record of each key in turn, then drains what is in flight. */
+    private void forEachKey(Consumer<Integer> requests) {
+        issueForEachKey(requests);
+        try {
+            aec.drainInflightRecords(0);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private void issueForEachKey(Consumer<Integer> requests) {
+        List<RecordContext<Integer>> contexts = new ArrayList<>();
+        for (int k = 0; k < KEYS; k++) {
+            RecordContext<Integer> context = aec.buildContext(k, k);
+            context.retain();
+            aec.setCurrentContext(context);
+            requests.accept(k);
+            contexts.add(context);
+        }
+        contexts.forEach(RecordContext::release);
+    }
+
+    private static List<Integer> elements(StateIterator<Integer> iterator) {
+        List<Integer> out = new ArrayList<>();
+        iterator.onNext((Integer e) -> {
+            out.add(e);
+        });
+        return out;
+    }
+}
