@@ -106,8 +106,14 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
             throw new IllegalStateException("The asynchronous Lethe backend creates state only after its setup");
         }
         // The state's storage: the synchronous state of the same name, which savepoints and snapshots know.
-        Object store = backend.createOrUpdateInternalState(namespaceSerializer,
-                StateDescriptorUtils.transformFromV2ToV1(stateDesc), StateSnapshotTransformFactory.noTransform());
+        // Its descriptor carries the TTL, so that expired values leave by the state's horizon.
+        org.apache.flink.api.common.state.StateDescriptor<?, ?> storage =
+                StateDescriptorUtils.transformFromV2ToV1(stateDesc);
+        if (stateDesc.getTtlConfig().isEnabled()) {
+            storage.enableTimeToLive(stateDesc.getTtlConfig());
+        }
+        Object store = backend.createOrUpdateInternalState(namespaceSerializer, storage,
+                StateSnapshotTransformFactory.noTransform());
         TypeSerializer<SV> serializer = stateDesc.getSerializer();
         InternalKeyedState<K, N, ?> state = switch (stateDesc.getType()) {
             case VALUE -> new AbstractValueState<K, N, SV>(handler, serializer);

@@ -2,6 +2,8 @@ package io.lethe.flink.expiry;
 
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializer;
 import org.apache.flink.runtime.state.ttl.TtlAwareSerializer;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
@@ -23,9 +25,23 @@ public final class StateExpiries {
         if (contents) {
             return new WindowContentsExpiry(stateName, window, floor);
         }
-        if (TtlAwareSerializer.isSerializerTtlEnabled(stateSerializer)) {
+        if (carriesTtlTimestamps(stateSerializer)) {
             return new TtlExpiry(stateName, type, floor);
         }
         return new NoExpiry(stateName, floor);
+    }
+
+    /**
+     * Whether the values carry Flink's TTL timestamps: its TTL serializer around the value (of a list
+     * the element, of a map the user value), of synchronous or asynchronous state (two classes of
+     * the same layout: the timestamp, then the value).
+     */
+    static boolean carriesTtlTimestamps(TypeSerializer<?> stateSerializer) {
+        if (TtlAwareSerializer.isSerializerTtlEnabled(stateSerializer)) {
+            return true;
+        }
+        TypeSerializer<?> value = stateSerializer instanceof ListSerializer<?> list ? list.getElementSerializer()
+                : stateSerializer instanceof MapSerializer<?, ?> map ? map.getValueSerializer() : stateSerializer;
+        return org.apache.flink.runtime.state.v2.ttl.TtlStateFactory.isTtlStateSerializer(value);
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackendTest;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.v2.ListState;
 import org.apache.flink.api.common.state.v2.ListStateDescriptor;
 import org.apache.flink.api.common.state.v2.MapState;
@@ -18,22 +17,9 @@ import org.apache.flink.api.common.state.v2.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
-import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.asyncprocessing.EpochManager;
-import org.apache.flink.runtime.asyncprocessing.RecordContext;
-import org.apache.flink.runtime.asyncprocessing.StateExecutionController;
-import org.apache.flink.runtime.asyncprocessing.declare.DeclarationManager;
-import org.apache.flink.runtime.mailbox.SyncMailboxExecutor;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,7 +31,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
  * The executor answers the point reads of a batch together, one multi-get per column family, and
@@ -57,10 +42,9 @@ class BatchedRequestsTest {
     private static final int KEYS = 200;
     private static final int BATCH = 1000;
 
-    private MockEnvironment env;
+    private AsyncBackendHarness harness;
     private LetheAsyncKeyedStateBackend<Integer> backend;
-    private StateExecutionController<Integer> aec;
-    private final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+    private List<Throwable> failures;
     private ValueState<Integer> value;
     private MapState<Integer, String> map;
     private ListState<Integer> list;
@@ -68,33 +52,25 @@ class BatchedRequestsTest {
 
     @BeforeEach
     void open() throws Exception {
-        env = MockEnvironment.builder().build();
-        backend = (LetheAsyncKeyedStateBackend<Integer>) LetheStateBackendTest.smallBackend(false)
-                .with(LetheOptions.ASYNC_STATE_EXECUTOR, true)
-                .createAsyncKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "op",
-                        IntSerializer.INSTANCE, 128, KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(),
-                        TtlTimeProvider.DEFAULT, new UnregisteredMetricsGroup(), (name, v) -> {},
-                        Collections.emptyList(), new CloseableRegistry(), 1.0));
-        aec = new StateExecutionController<>(new SyncMailboxExecutor(), (message, e) -> failures.add(e),
-                backend.createStateExecutor(), new DeclarationManager(), EpochManager.ParallelMode.SERIAL_BETWEEN_EPOCH,
-                128, BATCH, 60_000, 100_000, null, null);
-        backend.setup(aec);
-        value = state(new ValueStateDescriptor<>("value", BasicTypeInfo.INT_TYPE_INFO));
-        map = state(new MapStateDescriptor<>("map", BasicTypeInfo.INT_TYPE_INFO, BasicTypeInfo.STRING_TYPE_INFO));
-        list = state(new ListStateDescriptor<>("list", BasicTypeInfo.INT_TYPE_INFO));
-        sum = state(new ReducingStateDescriptor<>("sum", Integer::sum, BasicTypeInfo.INT_TYPE_INFO));
+        harness = new AsyncBackendHarness(LetheStateBackendTest.smallBackend(false)
+                .with(LetheOptions.ASYNC_STATE_EXECUTOR, true), TtlTimeProvider.DEFAULT, BATCH);
+        backend = harness.backend;
+        failures = harness.failures;
+        value = harness.state(new ValueStateDescriptor<>("value", BasicTypeInfo.INT_TYPE_INFO));
+        map = harness.state(new MapStateDescriptor<>("map", BasicTypeInfo.INT_TYPE_INFO, BasicTypeInfo.STRING_TYPE_INFO));
+        list = harness.state(new ListStateDescriptor<>("list", BasicTypeInfo.INT_TYPE_INFO));
+        sum = harness.state(new ReducingStateDescriptor<>("sum", Integer::sum, BasicTypeInfo.INT_TYPE_INFO));
     }
 
     @AfterEach
     void close() throws Exception {
-        backend.dispose();
-        env.close();
+        harness.close();
     }
 
     @Test
-    void pointReadsOfABatchAreOneMultiGetPerColumnFamilyAndItsWritesOneWriteBatch() {
+    void pointReadsOfABatchAreOneMultiGetPerColumnFamilyAndItsWritesOneWriteBatch() throws Exception {
         long[] start = backend.batchCounts();
-        forEachKey(k -> {
+        harness.forEachKey(KEYS, k -> {
             value.asyncUpdate(k);
             map.asyncPut(k, "v" + k);
             list.asyncAdd(k);
@@ -106,7 +82,7 @@ class BatchedRequestsTest {
         assertThat(before[2] - start[2]).as("write batches").isEqualTo(1);
         assertThat(before[3] - start[3]).as("entries written in batches").isEqualTo(3L * KEYS);
         Map<Integer, List<Object>> seen = new TreeMap<>();
-        forEachKey(k -> {
+        harness.forEachKey(KEYS, k -> {
             List<Object> results = Collections.synchronizedList(new ArrayList<>(List.of("", "", "", "", "")));
             seen.put(k, results);
             value.asyncValue().thenAccept(v -> results.set(0, v));
@@ -127,13 +103,13 @@ class BatchedRequestsTest {
     }
 
     @Test
-    void aBatchServesReadsAndWritesOfAKeyInTheOrderTheyWereIssued() {
-        forEachKey(k -> {
+    void aBatchServesReadsAndWritesOfAKeyInTheOrderTheyWereIssued() throws Exception {
+        harness.forEachKey(KEYS, k -> {
             value.asyncUpdate(k);
             map.asyncPut(k, "old");
         });
         Map<Integer, List<Object>> seen = new TreeMap<>();
-        forEachKey(k -> {
+        harness.forEachKey(KEYS, k -> {
             List<Object> results = Collections.synchronizedList(new ArrayList<>(List.of("", "", "", "", "", "")));
             seen.put(k, results);
             // Unchained requests of one record: all in one batch, in this order.
@@ -156,13 +132,13 @@ class BatchedRequestsTest {
     }
 
     @Test
-    void aReadThatFailsFailsItsRequestAloneAndTheRestOfItsMultiGetIsAnswered() {
-        ValueState<Integer> picky = state(new ValueStateDescriptor<>("picky", new RefusingSerializer()));
-        forEachKey(k -> picky.asyncUpdate(k));
+    void aReadThatFailsFailsItsRequestAloneAndTheRestOfItsMultiGetIsAnswered() throws Exception {
+        ValueState<Integer> picky = harness.state(new ValueStateDescriptor<>("picky", new RefusingSerializer()));
+        harness.forEachKey(KEYS, k -> picky.asyncUpdate(k));
         Map<Integer, Object> seen = new TreeMap<>();
         // A failed request's record never finishes (the task fails), so the batch is served without draining.
-        issueForEachKey(k -> picky.asyncValue().thenAccept(v -> seen.put(k, v)));
-        aec.triggerIfNeeded(true);
+        harness.issueForEachKey(KEYS, k -> picky.asyncValue().thenAccept(v -> seen.put(k, v)));
+        harness.aec.triggerIfNeeded(true);
 
         assertThat(failures).hasSize(1);
         assertThat(failures.get(0)).hasMessage("refused to read " + RefusingSerializer.REFUSED);
@@ -234,36 +210,6 @@ class BatchedRequestsTest {
                 super(RefusingSerializer::new);
             }
         }
-    }
-
-    private <S> S state(org.apache.flink.api.common.state.v2.StateDescriptor<?> descriptor) {
-        try {
-            return backend.getOrCreateKeyedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, descriptor);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    /** Runs {@code requests} as the record of each key in turn, then drains what is in flight. */
-    private void forEachKey(Consumer<Integer> requests) {
-        issueForEachKey(requests);
-        try {
-            aec.drainInflightRecords(0);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private void issueForEachKey(Consumer<Integer> requests) {
-        List<RecordContext<Integer>> contexts = new ArrayList<>();
-        for (int k = 0; k < KEYS; k++) {
-            RecordContext<Integer> context = aec.buildContext(k, k);
-            context.retain();
-            aec.setCurrentContext(context);
-            requests.accept(k);
-            contexts.add(context);
-        }
-        contexts.forEach(RecordContext::release);
     }
 
     private static List<Integer> elements(StateIterator<Integer> iterator) {
