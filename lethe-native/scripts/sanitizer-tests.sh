@@ -20,7 +20,9 @@ for kind in address thread; do
     address) targets=(lethe_tests lethe_crash_test); crash=(-DLETHE_CRASH_KILLS=60); skip=() ;;
     thread) targets=(lethe_tests); crash=(); skip=(-LE crash -E '_seed[234] |LevelShapeTest|CorruptionTest') ;;
   esac
-  cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLETHE_BUILD_JNI=OFF \
+  # Debug keeps assertions; -O1 (the level both sanitizers' documentation recommends): on two
+  # cores the ASan tests took 97 s against 267 s at -O0.
+  cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" -DLETHE_BUILD_JNI=OFF \
     -DLETHE_SANITIZE="$kind" "${crash[@]}" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
   cmake --build "$dir" --parallel 2 --target "${targets[@]}"
   case "$kind" in
