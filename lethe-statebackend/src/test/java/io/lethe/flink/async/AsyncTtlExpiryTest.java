@@ -2,10 +2,11 @@ package io.lethe.flink.async;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lethe.engine.Statistics;
 import io.lethe.flink.LetheKeyedStateBackend;
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackend;
+import io.lethe.flink.testing.FileEntries;
+import io.lethe.flink.testing.TtlClock;
 
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.v2.ListState;
@@ -18,7 +19,6 @@ import org.apache.flink.api.common.state.v2.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -36,19 +36,9 @@ class AsyncTtlExpiryTest {
     private static final long TTL_MS = 1_000;
     private static final Duration THRESHOLD = Duration.ofSeconds(1);
 
-    /** The mocked TTL clock; read by the expiry timer thread too. */
-    private static final class Clock implements TtlTimeProvider {
-        volatile long now = 1_000_000;
-
-        @Override
-        public long currentTimestamp() {
-            return now;
-        }
-    }
-
     @Test
     void expiredAsynchronousStateLeavesTheFilesWithinTheThresholdWithoutTombstones() throws Exception {
-        Clock clock = new Clock();
+        TtlClock clock = new TtlClock();
         LetheStateBackend kind = new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
                 .with(LetheOptions.ASYNC_STATE_EXECUTOR, true)
@@ -73,13 +63,13 @@ class AsyncTtlExpiryTest {
                 }
             });
             storage.db().flush();
-            assertThat(entries(storage.db().statistics())).isEqualTo(3L * KEYS);
+            assertThat(FileEntries.entries(storage.db().statistics())).isEqualTo(3L * KEYS);
 
             // The first half has expired (list appends round their delete keys up by at most D_th / 20).
             clock.now += TTL_MS - TTL_MS / 2 + THRESHOLD.toMillis() / 20;
-            long gone = awaitEntries(storage, 3L * (KEYS - KEYS / 2), THRESHOLD.toMillis() + 3_000);
+            long gone = FileEntries.awaitEntries(storage.db(), 3L * (KEYS - KEYS / 2), THRESHOLD.toMillis() + 3_000);
             assertThat(gone).as("ms until the expired entries left").isLessThanOrEqualTo(THRESHOLD.toMillis() + 1_000);
-            assertThat(tombstones(storage.db().statistics())).as("tombstones").isZero();
+            assertThat(FileEntries.tombstones(storage.db().statistics())).as("tombstones").isZero();
 
             Map<Integer, Integer> live = new ConcurrentHashMap<>();
             h.forEachKey(KEYS, k -> value.asyncValue().thenAccept(v -> {
@@ -103,25 +93,5 @@ class AsyncTtlExpiryTest {
         descriptor.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMillis(TTL_MS))
                 .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite).neverReturnExpired().build());
         return descriptor;
-    }
-
-    private static long awaitEntries(LetheKeyedStateBackend<Integer> b, long expected, long timeoutMs)
-            throws InterruptedException {
-        long start = System.nanoTime();
-        long deadline = start + timeoutMs * 1_000_000;
-        while (entries(b.db().statistics()) != expected && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(entries(b.db().statistics())).as("entries in files after " + timeoutMs + " ms").isEqualTo(expected);
-        return (System.nanoTime() - start) / 1_000_000;
-    }
-
-    private static long entries(Statistics st) {
-        return st.columnFamilies().stream().flatMap(cf -> cf.levels().stream()).mapToLong(Statistics.Level::entries)
-                .sum();
-    }
-
-    private static long tombstones(Statistics st) {
-        return st.columnFamilies().stream().mapToLong(Statistics.ColumnFamily::tombstones).sum();
     }
 }

@@ -5,7 +5,9 @@ import io.lethe.engine.Ticker;
 import io.lethe.flink.LetheKeyedStateBackend;
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackend;
+import io.lethe.flink.testing.FileEntries;
 import io.lethe.flink.testing.TestCheckpoints;
+import io.lethe.flink.testing.TtlClock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,7 +40,6 @@ import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
-import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -66,18 +67,8 @@ class LetheTtlExpiryTest {
     private static final long TTL_MS = 1_000;
     private static final Duration THRESHOLD = Duration.ofSeconds(1);
 
-    /** The mocked TTL clock; read by the expiry timer thread too. */
-    private static final class Clock implements TtlTimeProvider {
-        volatile long now = 1_000_000;
-
-        @Override
-        public long currentTimestamp() {
-            return now;
-        }
-    }
-
     @TempDir java.nio.file.Path checkpointDir;
-    private final Clock clock = new Clock();
+    private final TtlClock clock = new TtlClock();
     private MockEnvironment env;
     private TestCheckpoints snapshots;
     private final List<AbstractKeyedStateBackend<Integer>> backends = new ArrayList<>();
@@ -272,7 +263,7 @@ class LetheTtlExpiryTest {
         // Everything expires: the files must empty without the task doing anything.
         clock.now += TTL_MS + 1_000;
         LetheKeyedStateBackend<Integer> b = (LetheKeyedStateBackend<Integer>) lethe;
-        awaitEntries(b, 0, 20_000);
+        FileEntries.awaitEntries(b.db(), 0, 20_000);
         for (int key = 0; key < keys; key++) {
             lethe.setCurrentKey(key);
             assertEquals(null, l.value.value());
@@ -300,19 +291,19 @@ class LetheTtlExpiryTest {
             s.reducing.add(k);
         }
         lethe.db().flush();
-        long entries = entries(lethe.db().statistics());
+        long entries = FileEntries.entries(lethe.db().statistics());
         assertTrue(entries >= 4L * n, "the entries are not in files: " + entries);
 
         // The first half has expired, list appends too (their delete keys are rounded up to a
         // grain of at most D_th / 20).
         clock.now += TTL_MS - TTL_MS / 2 + THRESHOLD.toMillis() / 20;
-        long gone = awaitEntries(lethe, 4L * (n - n / 2), THRESHOLD.toMillis() + 3_000);
+        long gone = FileEntries.awaitEntries(lethe.db(), 4L * (n - n / 2), THRESHOLD.toMillis() + 3_000);
         Statistics st = lethe.db().statistics();
         System.out.printf("first half (%d entries) gone from the files %d ms after expiring (D_th %d ms);"
                         + " pages dropped %d, rewritten %d%n", 4 * (n / 2), gone,
                 THRESHOLD.toMillis(), st.get(Ticker.PAGES_DROPPED), st.get(Ticker.PAGES_REWRITTEN));
         assertTrue(gone <= THRESHOLD.toMillis() + 1_000, "expired entries outlived D_th: " + gone + " ms");
-        assertEquals(0, tombstones(st), "expiry wrote tombstones");
+        assertEquals(0, FileEntries.tombstones(st), "expiry wrote tombstones");
         assertTrue(st.get(Ticker.PAGES_DROPPED) > 0, "no page was dropped whole");
         for (int k = n / 2; k < n; k++) {
             lethe.setCurrentKey(k);
@@ -322,9 +313,9 @@ class LetheTtlExpiryTest {
         }
         // The second half expires too: the files empty within D_th, still without a tombstone.
         clock.now += TTL_MS;
-        long secondGone = awaitEntries(lethe, 0, THRESHOLD.toMillis() + 3_000);
+        long secondGone = FileEntries.awaitEntries(lethe.db(), 0, THRESHOLD.toMillis() + 3_000);
         assertTrue(secondGone <= THRESHOLD.toMillis() + 1_000, "expired entries outlived D_th: " + secondGone + " ms");
-        assertEquals(0, tombstones(lethe.db().statistics()));
+        assertEquals(0, FileEntries.tombstones(lethe.db().statistics()));
     }
 
     /** A state with TTL but cleanup in background disabled keeps its expired data on disk. */
@@ -342,7 +333,7 @@ class LetheTtlExpiryTest {
         clock.now += 10 * TTL_MS;
         assertEquals(0, lethe.expiryDriver().advance());
         Thread.sleep(3 * ADVANCE_PERIOD_MS);
-        assertEquals(500, entries(lethe.db().statistics()));
+        assertEquals(500, FileEntries.entries(lethe.db().statistics()));
         lethe.setCurrentKey(7);
         assertEquals(null, state.value());  // Flink still hides it
     }
@@ -388,28 +379,6 @@ class LetheTtlExpiryTest {
     }
 
     /** Waits until the files hold {@code expected} entries; returns the milliseconds it took. */
-    private static long awaitEntries(LetheKeyedStateBackend<Integer> b, long expected, long timeoutMs)
-            throws Exception {
-        long start = System.nanoTime();
-        long deadline = start + timeoutMs * 1_000_000;
-        long entries = entries(b.db().statistics());
-        while (entries != expected && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            entries = entries(b.db().statistics());
-        }
-        assertEquals(expected, entries, "entries in files after " + timeoutMs + " ms");
-        return (System.nanoTime() - start) / 1_000_000;
-    }
-
-    private static long entries(Statistics st) {
-        return st.columnFamilies().stream().flatMap(cf -> cf.levels().stream()).mapToLong(Statistics.Level::entries)
-                .sum();
-    }
-
-    private static long tombstones(Statistics st) {
-        return st.columnFamilies().stream().mapToLong(Statistics.ColumnFamily::tombstones).sum();
-    }
-
     private static List<Integer> list(Iterable<Integer> it) {
         List<Integer> r = new ArrayList<>();
         if (it != null) {
