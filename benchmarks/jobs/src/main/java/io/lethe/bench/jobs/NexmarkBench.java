@@ -39,7 +39,8 @@ import java.util.Map;
  * more on the HashMap backend to see that its result repeats. Full (about an hour): 2 M events per run,
  * two rounds (the HashMap backend's two runs show whether a result repeats). System properties: {@code
  * lethe.bench.nexmark.events}, {@code .rate} (event time, default 10,000 events/s), {@code .queries} and
- * {@code .backends} (comma-separated subsets), {@code .mini-batch} (default true), {@code
+ * {@code .backends} (comma-separated subsets), {@code .mini-batch} (default true), {@code .async} (default
+ * false: asynchronous state for the operators that have it, Lethe with its own executor), {@code
  * lethe.bench.checkpoint-seconds} (default 2 quick, 10 full).
  */
 public final class NexmarkBench {
@@ -47,7 +48,7 @@ public final class NexmarkBench {
 
     /** What a mode runs. */
     record Mode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
-            List<String> backends, List<NexmarkQueries.Query> queries) {
+            List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState) {
 
         static Mode of(boolean full) {
             List<String> backends = SuiteParts.selected("lethe.bench.nexmark.backends",
@@ -59,7 +60,7 @@ public final class NexmarkBench {
                     Long.getLong("lethe.bench.nexmark.events", full ? 2_000_000 : 100_000), full ? 2 : 1,
                     Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2),
                     NexmarkConfig.withRate(Long.getLong("lethe.bench.nexmark.rate", NexmarkConfig.DEFAULT_RATE)),
-                    backends, queries);
+                    backends, queries, Boolean.getBoolean("lethe.bench.nexmark.async"));
         }
 
         /** One round only: each query runs once more on the HashMap backend to see whether it repeats. */
@@ -81,7 +82,7 @@ public final class NexmarkBench {
         System.out.printf(Locale.ROOT, "Nexmark benchmark (%s): %d queries x %d backends x %d round(s), %,d events"
                         + " per run at %,d events/s of event time, parallelism 1, checkpoints every %d s, SQL %s,"
                         + " output %s%n", mode.name(), mode.queries().size(), mode.backends().size(), mode.rounds(),
-                mode.events(), mode.config().eventsPerSecond(), mode.checkpointSeconds(), NexmarkJob.sqlOptions(),
+                mode.events(), mode.config().eventsPerSecond(), mode.checkpointSeconds(), NexmarkJob.sqlOptions(mode.asyncState()),
                 out);
         long start = System.nanoTime();
         Map<String, String> reasoned = new HashMap<>();
@@ -123,7 +124,7 @@ public final class NexmarkBench {
         long events = Math.min(mode.events(), WARM_UP_EVENTS);
         NexmarkQueries.Query query = mode.queries().get(0);
         NexmarkRun r = run(query, NexmarkEquality.REFERENCE, 0, new Mode(mode.name(), events, 1,
-                mode.checkpointSeconds(), mode.config(), mode.backends(), mode.queries()), work);
+                mode.checkpointSeconds(), mode.config(), mode.backends(), mode.queries(), mode.asyncState()), work);
         System.out.printf(Locale.ROOT, "  warm-up: %s on %s, %,d events, not recorded (%s)%n", query.name(),
                 NexmarkEquality.REFERENCE, events, r.error() == null ? String.format(Locale.ROOT, "%.1f s",
                         r.seconds()) : "failed: " + r.error());
@@ -169,9 +170,9 @@ public final class NexmarkBench {
         ExpiryJobBench.deleteTree(dir);
         Path local = Files.createDirectories(dir.resolve("local"));
         Configuration conf = configuration(backend, local, Files.createDirectories(dir.resolve("checkpoints")),
-                mode.checkpointSeconds(), "nexmark-" + query.name() + "-" + backend);
+                mode.checkpointSeconds(), "nexmark-" + query.name() + "-" + backend, mode.asyncState());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
-        NexmarkJob.build(env, query, new NexmarkGenerator(mode.config()), mode.events());
+        NexmarkJob.build(env, query, new NexmarkGenerator(mode.config()), mode.events(), mode.asyncState());
         List<long[]> samples = new ArrayList<>();
         try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
             mini.start();
@@ -189,10 +190,15 @@ public final class NexmarkBench {
     }
 
     /** As {@code ExpiryJobBench}'s unpaced runs, and no restarts: the result sink keeps no state. */
-    private static Configuration configuration(String backend, Path local, Path checkpoints, long checkpointSeconds,
-            String name) {
+    static Configuration configuration(String backend, Path local, Path checkpoints, long checkpointSeconds,
+            String name, boolean asyncState) {
         Configuration conf = new Configuration();
         JobBackends.configure(backend, conf, local);
+        if (asyncState && backend.startsWith("lethe")) {
+            // Lethe's own executor for asynchronous state (ForSt always has its own; RocksDB and HashMap
+            // run asynchronous operators through Flink's synchronous adaptor).
+            conf.setString("state.backend.lethe.async-state.executor", "true");
+        }
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, JobBackends.onDisk(backend));
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(checkpointSeconds));

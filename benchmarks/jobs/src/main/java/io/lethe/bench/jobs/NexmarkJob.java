@@ -15,7 +15,7 @@ import java.util.Map;
  * One Nexmark query as a Flink job: the generated events, the query in SQL over them, and its changelog
  * into a {@link NexmarkResultSink}. The SQL options are the Nexmark project's where they change what a
  * state backend does (mini-batches, split distinct aggregation), the same for every backend; state TTL
- * stays unset (state lives forever), async state stays off (Flink's default).
+ * stays unset (state lives forever), async state stays off (Flink's default) unless asked for.
  */
 final class NexmarkJob {
     private NexmarkJob() {}
@@ -23,15 +23,22 @@ final class NexmarkJob {
     /**
      * The SQL options every run uses. Mini-batches on, as the Nexmark project runs its queries (they
      * fold the changes to one key within a batch into one state access); {@code
-     * -Dlethe.bench.nexmark.mini-batch=false} turns them off.
+     * -Dlethe.bench.nexmark.mini-batch=false} turns them off. With {@code asyncState} the operators that
+     * have asynchronous versions use them, which Flink allows only without mini-batches and with
+     * one-phase aggregation.
      */
-    static Map<String, String> sqlOptions() {
+    static Map<String, String> sqlOptions(boolean asyncState) {
         Map<String, String> options = new LinkedHashMap<>();
-        boolean miniBatch = Boolean.parseBoolean(System.getProperty("lethe.bench.nexmark.mini-batch", "true"));
+        boolean miniBatch = !asyncState
+                && Boolean.parseBoolean(System.getProperty("lethe.bench.nexmark.mini-batch", "true"));
         options.put("table.exec.mini-batch.enabled", Boolean.toString(miniBatch));
         if (miniBatch) {
             options.put("table.exec.mini-batch.allow-latency", "2 s");
             options.put("table.exec.mini-batch.size", "50000");
+        }
+        if (asyncState) {
+            options.put("table.exec.async-state.enabled", "true");
+            options.put("table.optimizer.agg-phase-strategy", "ONE_PHASE");
         }
         options.put("table.optimizer.distinct-agg.split.enabled", "true");
         options.put("table.local-time-zone", "UTC");
@@ -40,9 +47,9 @@ final class NexmarkJob {
 
     /** Adds the query's pipeline to {@code env}: planning happens here, before the job is submitted. */
     static void build(StreamExecutionEnvironment env, NexmarkQueries.Query query, NexmarkGenerator generator,
-            long events) {
+            long events, boolean asyncState) {
         EnvironmentSettings settings = EnvironmentSettings.newInstance().inStreamingMode()
-                .withConfiguration(Configuration.fromMap(sqlOptions())).build();
+                .withConfiguration(Configuration.fromMap(sqlOptions(asyncState))).build();
         StreamTableEnvironment tables = StreamTableEnvironment.create(env, settings);
         NexmarkSource.register(tables, NexmarkSource.events(env, generator, events));
         Table result = tables.sqlQuery(query.sql());

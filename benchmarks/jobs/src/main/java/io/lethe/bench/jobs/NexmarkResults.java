@@ -113,8 +113,10 @@ final class NexmarkResults {
             csv.printf(Locale.ROOT, "event time,event n at %s + n / %,d s (the rate in event time; not the wall"
                     + " clock); in order; watermark 4 s behind (dateTime - INTERVAL '4' SECOND); the job reads as"
                     + " fast as it can%n", java.time.Instant.ofEpochMilli(c.baseTimeMillis()), c.eventsPerSecond());
-            csv.printf("sql options,%s; table.exec.state.ttl unset (state kept forever); async state off%n",
-                    String.join("; ", NexmarkJob.sqlOptions().entrySet().stream().map(Map.Entry::toString).toList()));
+            csv.printf("sql options,%s; table.exec.state.ttl unset (state kept forever)%s%n",
+                    String.join("; ", NexmarkJob.sqlOptions(mode.asyncState()).entrySet().stream()
+                            .map(Map.Entry::toString).toList()),
+                    mode.asyncState() ? "; asynchronous state (Lethe with its own executor)" : "; async state off");
             for (String[] b : JobBackends.SETTINGS) {
                 if (mode.backends().contains(b[0])) {
                     csv.printf("backend %s,%s%n", b[0], b[1]);
