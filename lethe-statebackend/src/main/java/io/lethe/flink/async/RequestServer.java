@@ -6,6 +6,7 @@ import io.lethe.flink.state.AbstractLetheState;
 import io.lethe.flink.state.LetheListState;
 import io.lethe.flink.state.LetheMapState;
 import io.lethe.flink.state.LetheValueState;
+import io.lethe.flink.state.MapChunk;
 
 import org.apache.flink.api.common.state.v2.State;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -19,7 +20,7 @@ import org.apache.flink.runtime.state.internal.InternalListState;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 
-import java.util.AbstractMap;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -44,6 +45,9 @@ final class RequestServer<K> {
     private static final Set<StateRequestType> BATCHED_WRITES = EnumSet.of(StateRequestType.CLEAR,
             StateRequestType.VALUE_UPDATE, StateRequestType.LIST_ADD, StateRequestType.LIST_UPDATE,
             StateRequestType.LIST_ADD_ALL, StateRequestType.MAP_PUT, StateRequestType.MAP_REMOVE);
+
+    /** Entries of a map iteration per request, as ForSt's executor loads them. */
+    static final int MAP_CHUNK = 128;
 
     private final BatchedReads reads = new BatchedReads();
     private final BatchedWrites writes = new BatchedWrites();
@@ -269,15 +273,12 @@ final class RequestServer<K> {
             case MAP_IS_EMPTY:
                 return map.isEmpty();
             case MAP_ITER:
-                List<Map.Entry<Object, Object>> entries = new ArrayList<>();
-                for (Map.Entry<Object, Object> e : map.entries()) {
-                    entries.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey(), e.getValue()));
-                }
-                return loaded(request, entries);
             case MAP_ITER_KEY:
-                return loaded(request, copy(map.keys()));
             case MAP_ITER_VALUE:
-                return loaded(request, copy(map.values()));
+                return chunk(request, store, request.getRequestType(), store.currentKey(), null);
+            case ITERATOR_LOADING:
+                MapResume resume = (MapResume) payload;
+                return chunk(request, store, resume.type(), resume.prefix(), resume.from());
             default:
                 throw new UnsupportedOperationException("Lethe does not serve state requests of type "
                         + request.getRequestType());
@@ -299,7 +300,25 @@ final class RequestServer<K> {
     }
 
     private <T> LoadedStateIterator<T> loaded(StateRequest<?, ?, ?, ?> request, List<T> elements) {
-        return new LoadedStateIterator<>(request.getState(), request.getRequestType(), handler, elements);
+        return new LoadedStateIterator<>(request.getState(), request.getRequestType(), handler, elements, null);
+    }
+
+    /**
+     * The next {@link #MAP_CHUNK} entries (or their keys or values) of a map from engine key {@code from}
+     * (null: the first), with where to go on if there may be more.
+     */
+    @SuppressWarnings("unchecked")
+    private LoadedStateIterator<Object> chunk(StateRequest<?, ?, ?, ?> request, AbstractLetheState<?, ?, ?> store,
+            StateRequestType type, byte[] prefix, byte[] from) throws IOException {
+        MapChunk<Object, Object> chunk =
+                ((LetheMapState<?, ?, Object, Object>) store).chunk(prefix, from, MAP_CHUNK);
+        List<Object> elements = new ArrayList<>(chunk.entries().size());
+        for (Map.Entry<Object, Object> e : chunk.entries()) {
+            elements.add(type == StateRequestType.MAP_ITER_KEY ? e.getKey()
+                    : type == StateRequestType.MAP_ITER_VALUE ? e.getValue() : e);
+        }
+        MapResume rest = chunk.next() == null ? null : new MapResume(type, prefix, chunk.next());
+        return new LoadedStateIterator<>(request.getState(), type, handler, elements, rest);
     }
 
     private static <T> List<T> copy(Iterable<T> elements) {

@@ -20,6 +20,7 @@ import org.apache.flink.util.Preconditions;
 import org.apache.flink.util.StateMigrationException;
 
 import java.io.IOException;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -188,6 +189,22 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
             this.key = key;
             this.value = value;
         }
+    }
+
+    /**
+     * Up to {@code max} entries of the map whose engine keys start with {@code prefix} (the current
+     * key and namespace, {@link #currentKey()}), from engine key {@code from} on, null for the
+     * first: a map iterated in chunks that hold nothing open between them.
+     */
+    public MapChunk<UK, UV> chunk(byte[] prefix, byte[] from, int max) throws IOException {
+        List<RawEntry> raw = scan(prefix, from == null ? prefix : from, max);
+        List<Map.Entry<UK, UV>> entries = new ArrayList<>(raw.size());
+        for (RawEntry r : raw) {
+            Entry e = new Entry(r, prefix.length);
+            entries.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey(), e.getValue()));
+        }
+        byte[] next = raw.size() < max ? null : KeyRanges.successor(raw.get(raw.size() - 1).key);
+        return new MapChunk<>(entries, next);
     }
 
     /** Up to max entries whose key starts with prefix, from `from` (inclusive) on. */

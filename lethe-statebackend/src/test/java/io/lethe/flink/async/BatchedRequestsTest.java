@@ -20,6 +20,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.runtime.asyncprocessing.AbstractStateIterator;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,7 +37,8 @@ import java.util.TreeMap;
  * The executor answers the point reads of a batch together, one multi-get per column family, and
  * still serves every request as if in the order the operator issued it: a read issued before a
  * write of its key sees the old value, one issued after sees the new one, also for reads and
- * writes of one record in one batch; a read that fails fails its request, and only its request.
+ * writes of one record in one batch; a read that fails fails its request, and only its request; a
+ * map is iterated in chunks.
  */
 class BatchedRequestsTest {
     private static final int KEYS = 200;
@@ -129,6 +131,57 @@ class BatchedRequestsTest {
         for (int k = 0; k < KEYS; k++) {
             assertThat(seen.get(k)).as("key " + k).containsExactly(k, k + 1000, "old", "new", false, "none");
         }
+    }
+
+    @Test
+    void aMapIsIteratedInChunksThatTogetherHoldEveryEntryOnceInKeyOrder() throws Exception {
+        int keys = 10;
+        int entries = 300;
+        harness.forEachKey(keys, k -> {
+            for (int u = 0; u < entries; u++) {
+                map.asyncPut(u, k + ":" + u);
+            }
+        });
+        Map<Integer, List<String>> seen = new TreeMap<>();
+        Map<Integer, List<Object>> userKeys = new TreeMap<>();
+        Map<Integer, Integer> firstChunk = new TreeMap<>();
+        harness.forEachKey(keys, k -> {
+            List<String> mine = Collections.synchronizedList(new ArrayList<>());
+            List<Object> mineKeys = Collections.synchronizedList(new ArrayList<>());
+            seen.put(k, mine);
+            userKeys.put(k, mineKeys);
+            map.asyncEntries().thenAccept(it -> {
+                AbstractStateIterator<?> loaded = (AbstractStateIterator<?>) it;
+                firstChunk.put(k, loaded.hasNextLoading() ? sizeOf(loaded.getCurrentCache()) : -1);
+                it.onNext(e -> {
+                    mine.add(e.getKey() + "=" + e.getValue());
+                });
+            });
+            map.asyncKeys().thenAccept(it -> it.onNext(u -> {
+                mineKeys.add(u);
+            }));
+        });
+
+        assertThat(failures).isEmpty();
+        for (int k = 0; k < keys; k++) {
+            List<String> expected = new ArrayList<>();
+            List<Object> expectedKeys = new ArrayList<>();
+            for (int u = 0; u < entries; u++) {
+                expected.add(u + "=" + k + ":" + u);
+                expectedKeys.add(u);
+            }
+            assertThat(seen.get(k)).as("entries of key " + k).isEqualTo(expected);
+            assertThat(userKeys.get(k)).as("user keys of key " + k).isEqualTo(expectedKeys);
+            assertThat(firstChunk.get(k)).as("first chunk, with more to load").isEqualTo(RequestServer.MAP_CHUNK);
+        }
+    }
+
+    private static int sizeOf(Iterable<?> elements) {
+        int n = 0;
+        for (Object ignored : elements) {
+            n++;
+        }
+        return n;
     }
 
     @Test
