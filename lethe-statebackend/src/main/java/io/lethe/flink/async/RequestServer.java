@@ -30,17 +30,15 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Serves one state request of an asynchronous state with the synchronous Lethe state that stores
- * it: the same column family, keys and values, so both kinds of operator read each other's
- * snapshots. The request's record context gives the key; its namespace (or the state's default)
- * the namespace. Used on the task thread only.
+ * Serves the state requests of asynchronous states, a batch at a time or one by one, with the
+ * synchronous Lethe states that store them: the same column families, keys and values, so both
+ * kinds of operator read each other's snapshots. A request's record context gives the key; its
+ * namespace (or the state's default) the namespace. Used on the task thread only.
  */
 final class RequestServer<K> {
     /** The synchronous state behind an asynchronous one, and the namespace a request without one uses. */
     record Binding(AbstractLetheState<?, ?, ?> store, Object defaultNamespace) {}
 
-    private final AbstractKeyedStateBackend<K> backend;
-    private final Map<State, Binding> bindings = new IdentityHashMap<>();
     /** Requests that write one key without reading it: gathered into a write batch. */
     private static final Set<StateRequestType> BATCHED_WRITES = EnumSet.of(StateRequestType.CLEAR,
             StateRequestType.VALUE_UPDATE, StateRequestType.LIST_ADD, StateRequestType.LIST_UPDATE,
@@ -49,6 +47,8 @@ final class RequestServer<K> {
     /** Entries of a map iteration per request, as ForSt's executor loads them. */
     static final int MAP_CHUNK = 128;
 
+    private final AbstractKeyedStateBackend<K> backend;
+    private final Map<State, Binding> bindings = new IdentityHashMap<>();
     private final BatchedReads reads = new BatchedReads();
     private final BatchedWrites writes = new BatchedWrites();
     private StateRequestHandler handler;
@@ -169,8 +169,13 @@ final class RequestServer<K> {
         };
     }
 
-    /** The request's result: what its future completes with. */
+    /**
+     * The result of a request served on its own (outside a batch), after anything a batch being
+     * served gathered: what its future completes with.
+     */
     Object serve(StateRequest<?, ?, ?, ?> request) throws Exception {
+        reads.flush();
+        writes.flush();
         return serveBound(request, bind(request));
     }
 
