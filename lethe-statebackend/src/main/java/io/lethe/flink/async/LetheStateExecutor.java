@@ -8,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Serves the state requests of one operator on the task thread: a batch as {@link
- * RequestServer#serveBatch} does (its point reads looked up together, one multi-get per column
- * family), each request's future completed with its result (Flink runs the callbacks in the task's
+ * RequestServer#serveBatch} does (its point reads looked up with one multi-get per column family,
+ * its writes of one key written as one write batch), each request's future completed with its result (Flink runs the callbacks in the task's
  * mailbox) or failed, which fails the task. Nothing is ever left in flight, so the executor is never
  * fully loaded.
  */
@@ -36,7 +36,7 @@ final class LetheStateExecutor implements StateExecutor {
     @Override
     public void executeRequestSync(StateRequest<?, ?, ?, ?> request) {
         checkRunning();
-        serve(request);
+        server.serveOne(request);
     }
 
     @Override
@@ -47,17 +47,6 @@ final class LetheStateExecutor implements StateExecutor {
     @Override
     public void shutdown() {
         shutDown = true;
-    }
-
-    private void serve(StateRequest<?, ?, ?, ?> request) {
-        Object result;
-        try {
-            result = server.serve(request);
-        } catch (Exception e) {
-            RequestOutcome.fail(request, e);
-            return;
-        }
-        RequestOutcome.complete(request, result);
     }
 
     private void checkRunning() {

@@ -170,13 +170,20 @@ final class RequestServer<K> {
     }
 
     /**
-     * The result of a request served on its own (outside a batch), after anything a batch being
-     * served gathered: what its future completes with.
+     * Serves a request on its own (outside a batch), after anything a batch being served gathered,
+     * and completes its future, failed where serving it failed.
      */
-    Object serve(StateRequest<?, ?, ?, ?> request) throws Exception {
+    void serveOne(StateRequest<?, ?, ?, ?> request) {
         reads.flush();
         writes.flush();
-        return serveBound(request, bind(request));
+        Object result;
+        try {
+            result = serveBound(request, bind(request));
+        } catch (Exception e) {
+            RequestOutcome.fail(request, e);
+            return;
+        }
+        RequestOutcome.complete(request, result);
     }
 
     /** The synchronous state that stores the request's state, set to the request's key and namespace. */
