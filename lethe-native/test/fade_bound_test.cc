@@ -193,7 +193,7 @@ const Workload kWorkloads[] = {
     {"delete_recent_inserts", [](FadeRun* r) { DeleteRecentInserts(r, 40000); }, true},
     {"burst_then_silence",
      [](FadeRun* r) {
-       Uniform(r, 5, 10000, 3);
+       Uniform(r, 5, 12000, 3);
        Silence(r, 3 * kThresholdUs);
      },
      true},

@@ -2,8 +2,8 @@
 // memtable is dropped. Not thread-safe (one writer); MemoryUsage() may be
 // read concurrently.
 //
-// A memtable is a skip list: an insert or lookup visits some 30 nodes spread
-// over all of its memory. Past a few MiB those visits miss the TLB as well as
+// An insert or lookup in a memtable visits a leaf and the nodes above it, and
+// reads entries, spread over all of its memory. Past a few MiB those visits miss the TLB as well as
 // the caches, and a TLB miss costs a page-table walk (two levels of them in a
 // virtual machine). So once an arena holds kHugeAfter bytes, it takes its
 // memory in blocks of 2 MiB, aligned and marked for transparent huge pages:

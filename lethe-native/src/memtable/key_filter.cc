@@ -37,7 +37,9 @@ const KeyFilter::Block& KeyFilter::BlockOf(uint64_t hash) const {
 void KeyFilter::Add(uint64_t hash) {
   Block& block = const_cast<Block&>(BlockOf(hash));
   ForEachProbe(hash, kProbes, [&](unsigned bit) {
-    block.words[bit >> 6].fetch_or(uint64_t{1} << (bit & 63), std::memory_order_relaxed);
+    // One writer: a plain read and write instead of an atomic read-modify-write.
+    std::atomic<uint64_t>& w = block.words[bit >> 6];
+    w.store(w.load(std::memory_order_relaxed) | uint64_t{1} << (bit & 63), std::memory_order_relaxed);
   });
 }
 

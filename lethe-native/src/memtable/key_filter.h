@@ -1,6 +1,6 @@
 // KeyFilter: a Bloom filter over the sort keys of one memtable, so that a
 // lookup of a key the memtable does not hold (most lookups of new keys and
-// windows) need not search the skip list, a cache miss per node.
+// windows) need not search the table (a few cache misses).
 //
 // Blocked: all probes of a key fall into one 64-byte block, one cache miss
 // per lookup. About 10 bits per expected key; more keys than expected only

@@ -33,7 +33,7 @@ inline DecodedEntry DecodeEntry(const char* p) {
 }
 
 // Encodes (key, seq) as a lookup key in the arena layout, on the stack or
-// heap, so the skiplist can compare it with entries.
+// heap, so the table can compare it with entries.
 class LookupKey {
  public:
   LookupKey(std::string_view key, SequenceNumber seq) {
@@ -55,8 +55,12 @@ class LookupKey {
 
 }  // namespace
 
-int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
+int MemTable::EntryKeys::Compare(const char* a, const char* b) const {
   return CompareInternalKey(DecodeIkey(a), DecodeIkey(b));
+}
+
+std::string_view MemTable::EntryKeys::UserKey(const char* entry) const {
+  return ExtractSortKey(DecodeIkey(entry));
 }
 
 void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
@@ -64,27 +68,25 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
   if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
   size_t ikey_len = key.size() + 8;
   size_t len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size() + 8;
-  const uint64_t hash = Hash64(key.data(), key.size());
   if (expected_keys_ > 0) {
+    const uint64_t hash = Hash64(key.data(), key.size());
     if (filter_owner_ == nullptr) {
       filter_owner_ = std::make_unique<KeyFilter>(expected_keys_);
       filter_.store(filter_owner_.get(), std::memory_order_release);
     }
     filter_owner_->Add(hash);  // before the entry is published
   }
-  // The versions of a sort key sit side by side: the group of the table's fingers.
-  const uint64_t group = hash + (hash == 0);  // 0 names no group
-  table_.InsertInline(len, group, [&](char* buf) {
-    char* p = EncodeVarint32(buf, static_cast<uint32_t>(ikey_len));
-    if (!key.empty()) std::memcpy(p, key.data(), key.size());
-    p += key.size();
-    EncodeFixed64(p, PackTag(seq, kind));
-    p += 8;
-    p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
-    if (!value.empty()) std::memcpy(p, value.data(), value.size());
-    p += value.size();
-    EncodeFixed64(p, delete_key);
-  });
+  char* const entry = arena_.Allocate(len);
+  char* p = EncodeVarint32(entry, static_cast<uint32_t>(ikey_len));
+  if (!key.empty()) std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  EncodeFixed64(p, PackTag(seq, kind));
+  p += 8;
+  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  p += value.size();
+  EncodeFixed64(p, delete_key);
+  table_.Insert(entry);
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   if (kind == EntryKind::kTombstone) num_point_tombstones_.fetch_add(1, std::memory_order_relaxed);
 }

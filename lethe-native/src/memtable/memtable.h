@@ -19,9 +19,9 @@
 #include "format/get_context.h"
 #include "iterator/internal_iterator.h"
 #include "memtable/arena.h"
+#include "memtable/btree.h"
 #include "format/range_tombstone.h"
 #include "memtable/key_filter.h"
-#include "memtable/skiplist.h"
 
 namespace lethe {
 
@@ -30,7 +30,7 @@ class MemTable {
   // expected_keys: about how many entries it will take (its predecessor's
   // count), for the filter that lets lookups of absent keys skip the skip
   // list; 0: no filter.
-  explicit MemTable(size_t expected_keys = 0) : expected_keys_(expected_keys), table_(KeyComparator(), &arena_) {}
+  explicit MemTable(size_t expected_keys = 0) : expected_keys_(expected_keys), table_(EntryKeys(), &arena_) {}
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -50,10 +50,8 @@ class MemTable {
 
   size_t ApproximateMemoryUsage() const {
     const KeyFilter* f = filter_.load(std::memory_order_relaxed);
-    return arena_.MemoryUsage() + tombstone_bytes_.load() + table_.FingerBytes() + (f != nullptr ? f->bytes() : 0);
+    return arena_.MemoryUsage() + tombstone_bytes_.load() + (f != nullptr ? f->bytes() : 0);
   }
-  // Entries linked without a search from the head (skiplist.h: fingers).
-  uint64_t finger_links() const { return table_.finger_links(); }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   // The sequence number of the first entry added (0 while empty).
   SequenceNumber first_sequence() const { return first_seq_.load(std::memory_order_relaxed); }
@@ -61,10 +59,12 @@ class MemTable {
   bool empty() const { return num_entries() == 0 && !HasRangeTombstones(); }
 
  private:
-  struct KeyComparator {
-    int operator()(const char* a, const char* b) const;
+  // The table's view of an entry: its internal key's order and its sort key.
+  struct EntryKeys {
+    int Compare(const char* a, const char* b) const;
+    std::string_view UserKey(const char* entry) const;
   };
-  using Table = SkipList<const char*, KeyComparator>;
+  using Table = BTree<EntryKeys>;
   class Iter;
 
   const size_t expected_keys_;

@@ -1,4 +1,4 @@
-// A small deterministic PRNG (splitmix64) for skiplist heights and tests.
+// A small deterministic PRNG (splitmix64) for tests and tools.
 #pragma once
 
 #include <cstdint>
