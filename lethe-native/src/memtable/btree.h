@@ -421,7 +421,7 @@ void BTree<Keys>::SetSkip(Node* n) {
   for (uint32_t i = 0; i < CountOf(n); i++) Fill(n, i, SlotsOf(n)[i].key.load(std::memory_order_relaxed));
 }
 
-// Where a full node splits: at the insert's place when it goes to either end (so keys
+// Where a full node splits: at the insert's place when it goes to either end of a leaf (so keys
 // arriving in order fill nodes instead of leaving them half empty), else in the middle.
 template <class Keys>
 uint32_t BTree<Keys>::SplitPoint(const Node* n, const char* key) const {

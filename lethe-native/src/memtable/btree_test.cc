@@ -161,6 +161,27 @@ TEST(BTreeTest, OrderedArrivalsFillNodes) {
   EXPECT_LT(arena.MemoryUsage() / model.size(), 24u);
 }
 
+// Sixteen groups, each a 2-byte group number then rising 8-byte times (timers of one key group
+// each), arriving interleaved: every insert goes right behind its group's previous one, inside
+// the tree, where a group's newest keys soon end their leaf, and nodes still fill (half-full
+// leaves would take 35 bytes per key).
+TEST(BTreeTest, RisingKeysWithinGroupsFillNodes) {
+  Arena arena;
+  Tree tree(LengthPrefixedKeys(), &arena);
+  Keys keys;
+  std::set<std::string> model;
+  for (uint64_t t = 0; t < 10000; t++) {
+    for (int g = 0; g < 16; g++) {
+      std::string k{static_cast<char>(0), static_cast<char>(g)};
+      for (int b = 7; b >= 0; b--) k.push_back(static_cast<char>((1000000 + t * 37) >> (8 * b)));
+      model.insert(k);
+      tree.Insert(keys.Make(k));
+    }
+  }
+  ExpectSameForward(tree, model);
+  EXPECT_LT(arena.MemoryUsage() / model.size(), 24u);
+}
+
 // A writer inserts while two readers seek keys already published and step around them: a seek
 // lands on its key, steps ascend and descend strictly and come back no lower than the key, and
 // whole passes forward and backward are strictly ordered and hold every key published before.
