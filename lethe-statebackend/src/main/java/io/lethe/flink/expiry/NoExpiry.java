@@ -9,8 +9,12 @@ import java.util.Collection;
 
 /** A state without TTL timestamps or windows: every entry at the maximum delete key, no horizon. */
 final class NoExpiry extends StateExpiry {
-    NoExpiry(String stateName, long floor) {
+    /** Why an operator's windows are not followed (null: the operator has none Lethe knows of). */
+    private final String windowsReason;
+
+    NoExpiry(String stateName, long floor, String windowsReason) {
         super(stateName, floor);
+        this.windowsReason = windowsReason;
     }
 
     @Override
@@ -25,7 +29,7 @@ final class NoExpiry extends StateExpiry {
 
     @Override
     public String status() {
-        return "off: no TTL";
+        return windowsReason == null ? "off: no TTL" : "off: no TTL; " + windowsReason;
     }
 
     @Override

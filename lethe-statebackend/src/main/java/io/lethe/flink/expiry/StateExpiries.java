@@ -28,7 +28,7 @@ public final class StateExpiries {
         if (carriesTtlTimestamps(stateSerializer)) {
             return new TtlExpiry(stateName, type, floor);
         }
-        return new NoExpiry(stateName, floor);
+        return new NoExpiry(stateName, floor, window.otherWindowsReason());
     }
 
     /**

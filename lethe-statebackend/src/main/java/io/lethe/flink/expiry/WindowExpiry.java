@@ -101,14 +101,18 @@ public final class WindowExpiry {
     private boolean callbackIsCleanup;
     private boolean callbackCleared;
 
-    private WindowExpiry(boolean windowOperator, String offReason) {
+    /** Why the windows of another window operator take the ordinary path (null for others). */
+    private final String otherWindows;
+
+    private WindowExpiry(boolean windowOperator, String offReason, String otherWindows) {
         this.windowOperator = windowOperator;
         this.offReason = offReason;
+        this.otherWindows = otherWindows;
     }
 
     /** For backends not built for a window operator (tests, other operators). */
     public static WindowExpiry none() {
-        return new WindowExpiry(false, "not a window operator");
+        return new WindowExpiry(false, "not a window operator", null);
     }
 
     /**
@@ -118,7 +122,8 @@ public final class WindowExpiry {
     public static WindowExpiry detect(Environment env, String operatorIdentifier, boolean enabled) {
         if (!operatorIdentifier.startsWith("WindowOperator_")
                 && !operatorIdentifier.startsWith("EvictingWindowOperator_")) {
-            return none();
+            String other = otherWindowsReason(operatorIdentifier);
+            return other == null ? none() : new WindowExpiry(false, "not the synchronous window operator", other);
         }
         String off = null;
         if (!enabled) {
@@ -126,7 +131,33 @@ public final class WindowExpiry {
         } else if (env.getJobConfiguration().get(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG)) {
             off = "the changelog state backend wraps this backend (it would not log page drops)";
         }
-        return new WindowExpiry(true, off);
+        return new WindowExpiry(true, off, null);
+    }
+
+    /**
+     * Why the windows of a window operator other than {@code WindowOperator} are not followed by the
+     * horizon, for the gauges of its states; null for operators without windows.
+     */
+    static String otherWindowsReason(String operatorIdentifier) {
+        if (operatorIdentifier.startsWith("AsyncWindowOperator_")
+                || operatorIdentifier.startsWith("AsyncEvictingWindowOperator_")) {
+            return "windows of Flink's asynchronous window operator are not followed by the horizon (its callbacks"
+                    + " read the window of an element's last assignment, so the cleanup checks made on the synchronous"
+                    + " operator cannot hold); cleared windows leave through tombstones within D_th";
+        }
+        for (String sql : new String[] {"WindowAggOperator_", "AsyncStateWindowAggOperator_",
+                "AggregateWindowOperator_", "TableAggregateWindowOperator_"}) {
+            if (operatorIdentifier.startsWith(sql)) {
+                return "windows and slices of SQL window operators are not followed by the horizon (their cleanup"
+                        + " contract is not checked); cleared state leaves through tombstones within D_th";
+            }
+        }
+        return null;
+    }
+
+    /** Why this operator's windows take the ordinary path: null unless another window operator. */
+    public String otherWindowsReason() {
+        return otherWindows;
     }
 
     /** The operator's current key (the backend's), for matching writes and clears with timers. */

@@ -38,7 +38,7 @@ import java.util.Map;
  * In a deployed job (MiniCluster), the backend finds the window operator in the task's
  * configuration: for tumbling event-time windows the contents expire by the horizon (gauge
  * {@code lethe.expiry.window-contents} active, horizons moved, pages dropped); for session windows
- * it says why not.
+ * it says why not, and so it does for Flink's asynchronous window operator.
  */
 class LetheWindowJobExpiryTest {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
@@ -52,6 +52,12 @@ class LetheWindowJobExpiryTest {
                     .build());
 
     private static Map<String, Metric> run(WindowAssigner<Object, TimeWindow> assigner) throws Exception {
+        return run(assigner, false);
+    }
+
+    /** The job, its windows by Flink's asynchronous window operator when {@code async}. */
+    private static Map<String, Metric> run(WindowAssigner<Object, TimeWindow> assigner, boolean async)
+            throws Exception {
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, LetheStateBackendFactory.class.getName());
         conf.set(LetheOptions.USE_MANAGED_MEMORY, false);
@@ -67,21 +73,27 @@ class LetheWindowJobExpiryTest {
                 // windows must fire over many of its steps, not all within one (as CI once saw).
                 .map(new AllStatesJob.Throttle(20))
                 .assignTimestampsAndWatermarks(TestJobs.watermarks());
-        input.keyBy(e -> e.f0)
-                .window(assigner)
-                // Window contents as a list of every element: enough bytes to reach the files.
-                .apply(new WindowFunction<Tuple3<Integer, Long, Long>, Long, Integer, TimeWindow>() {
-                    @Override
-                    public void apply(Integer key, TimeWindow window, Iterable<Tuple3<Integer, Long, Long>> input,
-                            Collector<Long> out) {
-                        long n = 0;
-                        for (Tuple3<Integer, Long, Long> ignored : input) {
-                            n++;
+        if (async) {
+            input.keyBy(e -> e.f0).enableAsyncState().window(assigner)
+                    .reduce((a, b) -> Tuple3.of(a.f0, Math.max(a.f1, b.f1), a.f2 + b.f2))
+                    .addSink(new DiscardingSink<>());
+        } else {
+            input.keyBy(e -> e.f0)
+                    .window(assigner)
+                    // Window contents as a list of every element: enough bytes to reach the files.
+                    .apply(new WindowFunction<Tuple3<Integer, Long, Long>, Long, Integer, TimeWindow>() {
+                        @Override
+                        public void apply(Integer key, TimeWindow window, Iterable<Tuple3<Integer, Long, Long>> input,
+                                Collector<Long> out) {
+                            long n = 0;
+                            for (Tuple3<Integer, Long, Long> ignored : input) {
+                                n++;
+                            }
+                            out.collect(n);
                         }
-                        out.collect(n);
-                    }
-                })
-                .addSink(new DiscardingSink<>());
+                    })
+                    .addSink(new DiscardingSink<>());
+        }
         JobClient job = env.executeAsync();
         job.getJobExecutionResult().get();
         return REPORTER.findMetrics(job.getJobID(), "lethe.");
@@ -101,6 +113,13 @@ class LetheWindowJobExpiryTest {
         assertTrue((Long) gauge(m, "lethe.horizon-advances") > 0, "the horizon never moved");
         assertTrue((Long) gauge(m, "lethe.flushes") > 0, "nothing reached the files");
         assertTrue((Long) gauge(m, "lethe.pages-dropped") > 0, "no page was dropped");
+    }
+
+    @Test
+    void asynchronousWindowOperatorSaysWhyNot() throws Exception {
+        Map<String, Metric> m = run(TumblingEventTimeWindows.of(Duration.ofMillis(500)), true);
+        String status = (String) gauge(m, "lethe.expiry.window-contents");
+        assertTrue(status.startsWith("off: no TTL; windows of Flink's asynchronous window operator"), status);
     }
 
     @Test
