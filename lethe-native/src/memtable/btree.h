@@ -185,8 +185,9 @@ class BTree {
   }
 
   // ---- reading ----
-  // The leaf that holds target's place (target null: the last leaf), with its version.
-  const Leaf* FindLeaf(const char* target, uint64_t* version) const;
+  // The leaf that holds target's place (target null: the last leaf), with its version; user is
+  // target's user key.
+  const Leaf* FindLeaf(const char* target, std::string_view user, uint64_t* version) const;
 
   // ---- writing ----
   template <class N>
@@ -220,8 +221,8 @@ class BTree {
 // ---------------------------------------------------------------- reading
 
 template <class Keys>
-const typename BTree<Keys>::Leaf* BTree<Keys>::FindLeaf(const char* target, uint64_t* version) const {
-  const std::string_view user = target == nullptr ? std::string_view() : keys_.UserKey(target);
+const typename BTree<Keys>::Leaf* BTree<Keys>::FindLeaf(const char* target, std::string_view user,
+                                                        uint64_t* version) const {
   while (true) {
     const Node* n = root_.load(std::memory_order_acquire);
     uint64_t v = StableVersion(n);
@@ -248,9 +249,10 @@ const typename BTree<Keys>::Leaf* BTree<Keys>::FindLeaf(const char* target, uint
 
 template <class Keys>
 void BTree<Keys>::Iterator::Seek(const char* target) {
+  const std::string_view user = tree_->keys_.UserKey(target);
   while (true) {
-    leaf_ = tree_->FindLeaf(target, &version_);
-    uint32_t pos = tree_->Bound(leaf_, target, tree_->keys_.UserKey(target), false);
+    leaf_ = tree_->FindLeaf(target, user, &version_);
+    uint32_t pos = tree_->Bound(leaf_, target, user, false);
     if (pos < CountOf(leaf_)) {
       const char* k = leaf_->slots[pos].key.load(std::memory_order_acquire);
       if (k == nullptr || !Unchanged(leaf_, version_)) continue;
@@ -291,7 +293,7 @@ void BTree<Keys>::Iterator::MoveTo(const Leaf* leaf) {
 template <class Keys>
 void BTree<Keys>::Iterator::SeekToLast() {
   while (true) {
-    leaf_ = tree_->FindLeaf(nullptr, &version_);
+    leaf_ = tree_->FindLeaf(nullptr, std::string_view(), &version_);
     uint32_t count = CountOf(leaf_);
     const char* k = count > 0 ? leaf_->slots[count - 1].key.load(std::memory_order_acquire) : nullptr;
     if (!Unchanged(leaf_, version_)) continue;

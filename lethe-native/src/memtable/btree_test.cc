@@ -83,10 +83,22 @@ void ExpectSameBackward(const Tree& tree, const std::set<std::string>& model) {
   EXPECT_EQ(m, model.rend());
 }
 
-TEST(BTreeTest, EmptyTree) {
+// A tree over test keys, with the set of keys added.
+class BTreeTest : public ::testing::Test {
+ protected:
+  void Add(const std::string& k) {
+    if (model.insert(k).second) tree.Insert(keys.Make(k));
+  }
+  // The tree's nodes (all the arena holds) per key.
+  size_t NodeBytesPerKey() const { return arena.MemoryUsage() / model.size(); }
+
   Arena arena;
-  Tree tree(LengthPrefixedKeys(), &arena);
+  Tree tree{LengthPrefixedKeys(), &arena};
   Keys keys;
+  std::set<std::string> model;
+};
+
+TEST_F(BTreeTest, EmptyTree) {
   Tree::Iterator it(&tree);
   it.SeekToFirst();
   EXPECT_FALSE(it.Valid());
@@ -98,15 +110,11 @@ TEST(BTreeTest, EmptyTree) {
 
 // Random keys with long shared heads, zero bytes and keys that prefix others: iteration both
 // ways, seeks of present and absent keys, and steps from each seek all agree with a sorted set.
-TEST(BTreeTest, RandomKeysOrderSeeksAndSteps) {
-  Arena arena;
-  Tree tree(LengthPrefixedKeys(), &arena);
-  Keys keys;
-  std::set<std::string> model;
+TEST_F(BTreeTest, RandomKeysOrderSeeksAndSteps) {
   Random rnd(11);
   for (int i = 0; i < 60000; i++) {
     std::string k = RandomKey(rnd);
-    if (model.insert(k).second) tree.Insert(keys.Make(k));
+    Add(k);
   }
   ASSERT_GT(model.size(), 20000u);
   ExpectSameForward(tree, model);
@@ -140,55 +148,41 @@ TEST(BTreeTest, RandomKeysOrderSeeksAndSteps) {
 
 // Keys arriving in order (ascending, then descending below them) leave nodes nearly full, not
 // half empty: the tree's nodes take under 24 bytes per key (a half-full leaf: 35).
-TEST(BTreeTest, OrderedArrivalsFillNodes) {
-  Arena arena;
-  Tree tree(LengthPrefixedKeys(), &arena);
-  Keys keys;
-  std::set<std::string> model;
+TEST_F(BTreeTest, OrderedArrivalsFillNodes) {
   char buf[16];
   for (int i = 0; i < 100000; i++) {
     std::snprintf(buf, sizeof(buf), "k%09d", 200000 + i);
-    model.insert(buf);
-    tree.Insert(keys.Make(buf));
+    Add(buf);
   }
   for (int i = 0; i < 100000; i++) {
     std::snprintf(buf, sizeof(buf), "k%09d", 199999 - i);
-    model.insert(buf);
-    tree.Insert(keys.Make(buf));
+    Add(buf);
   }
   ExpectSameForward(tree, model);
   ExpectSameBackward(tree, model);
-  EXPECT_LT(arena.MemoryUsage() / model.size(), 24u);
+  EXPECT_LT(NodeBytesPerKey(), 24u);
 }
 
 // Sixteen groups, each a 2-byte group number then rising 8-byte times (timers of one key group
 // each), arriving interleaved: every insert goes right behind its group's previous one, inside
 // the tree, where a group's newest keys soon end their leaf, and nodes still fill (half-full
 // leaves would take 35 bytes per key).
-TEST(BTreeTest, RisingKeysWithinGroupsFillNodes) {
-  Arena arena;
-  Tree tree(LengthPrefixedKeys(), &arena);
-  Keys keys;
-  std::set<std::string> model;
+TEST_F(BTreeTest, RisingKeysWithinGroupsFillNodes) {
   for (uint64_t t = 0; t < 10000; t++) {
     for (int g = 0; g < 16; g++) {
       std::string k{static_cast<char>(0), static_cast<char>(g)};
       for (int b = 7; b >= 0; b--) k.push_back(static_cast<char>((1000000 + t * 37) >> (8 * b)));
-      model.insert(k);
-      tree.Insert(keys.Make(k));
+      Add(k);
     }
   }
   ExpectSameForward(tree, model);
-  EXPECT_LT(arena.MemoryUsage() / model.size(), 24u);
+  EXPECT_LT(NodeBytesPerKey(), 24u);
 }
 
 // A writer inserts while two readers seek keys already published and step around them: a seek
 // lands on its key, steps ascend and descend strictly and come back no lower than the key, and
 // whole passes forward and backward are strictly ordered and hold every key published before.
-TEST(BTreeTest, ConcurrentReadersSeeEveryPublishedKeyInOrder) {
-  Arena arena;
-  Tree tree(LengthPrefixedKeys(), &arena);
-  Keys keys;
+TEST_F(BTreeTest, ConcurrentReadersSeeEveryPublishedKeyInOrder) {
   Random rnd(5);
   std::vector<const char*> all;
   std::set<std::string> seen;
@@ -256,7 +250,6 @@ TEST(BTreeTest, ConcurrentReadersSeeEveryPublishedKeyInOrder) {
   r1.join();
   r2.join();
   EXPECT_GE(overlapping.load(), 1000u);
-  std::set<std::string> model;
   for (const char* k : all) model.insert(Of(k));
   ExpectSameForward(tree, model);
 }
