@@ -300,17 +300,23 @@ void DBImpl::SwitchMemtables() {
   bg_cv_.notify_all();
 }
 
+SuperVersionCache::Lease DBImpl::AcquireForRead(ColumnFamilyData* cfd, const ReadOptions& o, uint64_t point_lookups,
+                                                uint64_t range_lookups, SequenceNumber* seq) {
+  if (o.snapshot != nullptr) {
+    *seq = o.snapshot->sequence();
+    return cfd->super_versions.Acquire(point_lookups, range_lookups);
+  }
+  return cfd->super_versions.Acquire(point_lookups, range_lookups, last_sequence_, seq);
+}
+
 Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_view key,
                    std::string* value, uint64_t* delete_key) {
   if (value == nullptr) return Status::InvalidArgument("null value pointer");
   Status s;
   ColumnFamilyData* cfd = ResolveForRead(cf, &s);
   if (cfd == nullptr) return s;
-  // The sequence before the super version: a memtable switch or secondary
-  // delete publishes its super version before the sequence that needs it.
-  const SequenceNumber seq =
-      o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
-  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(1, 0);
+  SequenceNumber seq = 0;
+  SuperVersionCache::Lease sv = AcquireForRead(cfd, o, 1, 0, &seq);
   if (sv.get() == nullptr) return DroppedFamily(cf);
   return GetFrom(*sv.get(), o, seq, key, value, delete_key);
 }
@@ -333,9 +339,8 @@ void DBImpl::MultiGet(const ReadOptions& o, ColumnFamilyHandle* cf, size_t n, co
   Status s = keys == nullptr || values == nullptr ? Status::InvalidArgument("null keys or values") : Status::OK();
   ColumnFamilyData* cfd = s.ok() ? ResolveForRead(cf, &s) : nullptr;
   if (cfd == nullptr) return std::fill(statuses, statuses + n, s);
-  const SequenceNumber seq =
-      o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
-  SuperVersionCache::Lease sv = cfd->super_versions.Acquire(n, 0);
+  SequenceNumber seq = 0;
+  SuperVersionCache::Lease sv = AcquireForRead(cfd, o, n, 0, &seq);
   if (sv.get() == nullptr) return std::fill(statuses, statuses + n, DroppedFamily(cf));
   // Sorted, so that the batch walks each level once; a repeated key is
   // looked up once.
@@ -394,9 +399,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
   Status s;
   ColumnFamilyData* cfd = ResolveForRead(cf, &s);
   if (cfd == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(s), 0, o, nullptr);
-  const SequenceNumber seq =
-      o.snapshot != nullptr ? o.snapshot->sequence() : last_sequence_.load(std::memory_order_acquire);
-  std::shared_ptr<const SuperVersion> sv = cfd->super_versions.Acquire(0, 1).Share();
+  SequenceNumber seq = 0;
+  std::shared_ptr<const SuperVersion> sv = AcquireForRead(cfd, o, 0, 1, &seq).Share();
   if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), 0, o, nullptr);
   // Per source, newest first, its iterator and its range tombstones. A
   // memtable without entries adds no iterator (the iterator reads at `seq`,

@@ -165,6 +165,16 @@ class DBImpl final : public DB {
   // super versions are cleared).
   ColumnFamilyData* ResolveForRead(ColumnFamilyHandle* cf, Status* s);
   // One point lookup in a super version, at seq.
+  // The super version to read and the sequence to read it at. Without a
+  // snapshot, the sequence is loaded after the super version was taken: a
+  // flush or compaction installed before keeps only the newest versions of a
+  // key, which an older sequence could not see, so it would read past them
+  // into older files. The super version must still be the current one once
+  // the sequence is loaded: memtable switches and secondary deletes install
+  // theirs before publishing the sequence that needs them. A snapshot's
+  // sequence is registered, so what it reads is kept.
+  SuperVersionCache::Lease AcquireForRead(ColumnFamilyData* cfd, const ReadOptions& o, uint64_t point_lookups,
+                                          uint64_t range_lookups, SequenceNumber* seq);
   Status GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNumber seq, std::string_view key,
                  std::string* value, uint64_t* delete_key);
   // The lookups of one run of a MultiGet batch, sorted by key: memtables,

@@ -160,6 +160,16 @@ SuperVersionCache::Lease SuperVersionCache::Acquire(uint64_t point_lookups, uint
   return Lease(this, slot, Fetch());
 }
 
+SuperVersionCache::Lease SuperVersionCache::Acquire(uint64_t point_lookups, uint64_t range_lookups,
+                                                    const std::atomic<uint64_t>& sequence, uint64_t* seq) {
+  while (true) {
+    Lease lease = Acquire(point_lookups, range_lookups);
+    *seq = sequence.load(std::memory_order_acquire);
+    if (lease.ref_->number == number_.load(std::memory_order_acquire)) return lease;
+    point_lookups = range_lookups = 0;  // counted once
+  }
+}
+
 void SuperVersionCache::Release(Slot* slot, Ref* ref) {
   Ref* expected = InUse();
   if (slot == nullptr ||

@@ -42,9 +42,13 @@ class SuperVersionCache {
   class Lease {
    public:
     Lease(SuperVersionCache* cache, Slot* slot, Ref* ref) : cache_(cache), slot_(slot), ref_(ref) {}
-    ~Lease() { cache_->Release(slot_, ref_); }
+    ~Lease() {
+      if (ref_ != nullptr) cache_->Release(slot_, ref_);
+    }
+    Lease(Lease&& other) noexcept : cache_(other.cache_), slot_(other.slot_), ref_(other.ref_) { other.ref_ = nullptr; }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
+    Lease& operator=(Lease&&) = delete;
     // Null once the family was dropped.
     const SuperVersion* get() const;
     const SuperVersion* operator->() const { return get(); }
@@ -52,6 +56,7 @@ class SuperVersionCache {
     std::shared_ptr<const SuperVersion> Share() const;
 
    private:
+    friend class SuperVersionCache;
     SuperVersionCache* cache_;
     Slot* slot_;  // null: not cached (a nested read on the same thread)
     Ref* ref_;
@@ -70,6 +75,11 @@ class SuperVersionCache {
   // The current super version (null after Clear), counting the point and
   // range lookups of the read on the thread's own counters.
   Lease Acquire(uint64_t point_lookups, uint64_t range_lookups);
+  // The same, and in *seq what `sequence` held while that super version was
+  // still the current one: loaded after taking it, and taken again if a newer
+  // one was published meanwhile.
+  Lease Acquire(uint64_t point_lookups, uint64_t range_lookups, const std::atomic<uint64_t>& sequence,
+                uint64_t* seq);
 
   // Lookups counted over all threads so far.
   uint64_t PointLookups() const;

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 namespace lethe {
 namespace {
@@ -66,6 +69,47 @@ TEST(SuperVersionCacheTest, SharedCopiesOutliveTheLease) {
   sv.reset();
   ASSERT_NE(nullptr, shared);
   EXPECT_NE(nullptr, shared->mem);
+}
+
+// A publisher installs super version i, then publishes sequence i (as a
+// memtable switch does); what super version i holds was published as i - 1 or
+// earlier (as a flush's file). A reader's sequence must lie between the two:
+// at least i - 1, or the super version may lack versions the sequence reads
+// (a flush keeps only the newest), and at most i, or it may lack what the
+// sequence covers. Loading the sequence before taking the super version fails
+// the first.
+TEST(SuperVersionCacheTest, TheSequenceIsReadWhileItsSuperVersionIsCurrent) {
+  constexpr uint64_t kVersions = 20000;
+  SuperVersionCache cache;
+  std::vector<std::shared_ptr<const SuperVersion>> versions;
+  std::unordered_map<const SuperVersion*, uint64_t> number_of;
+  for (uint64_t i = 0; i <= kVersions; i++) {
+    versions.push_back(std::make_shared<SuperVersion>());
+    number_of[versions.back().get()] = i;
+  }
+  std::atomic<uint64_t> sequence{0};
+  cache.Install(versions[0]);
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> bad{0}, reads{0};
+  auto reader = [&] {
+    while (!done.load(std::memory_order_acquire)) {
+      uint64_t seq = 0;
+      SuperVersionCache::Lease lease = cache.Acquire(1, 0, sequence, &seq);
+      const uint64_t n = number_of.at(lease.get());
+      if (seq + 1 < n || seq > n) bad.fetch_add(1);
+      reads.fetch_add(1);
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  for (uint64_t i = 1; i <= kVersions; i++) {
+    cache.Install(versions[i]);
+    sequence.store(i, std::memory_order_release);
+  }
+  done = true;
+  r1.join();
+  r2.join();
+  EXPECT_EQ(0u, bad.load()) << "of " << reads.load() << " reads";
+  EXPECT_GT(reads.load(), 1000u) << "the readers ran alongside the publisher";
 }
 
 }  // namespace
