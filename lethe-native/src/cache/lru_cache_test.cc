@@ -93,7 +93,9 @@ void RunAgainstModel(bool keep_newest, uint64_t seed) {
       std::shared_ptr<int> got = cache.Lookup(k);
       const Model::Entry* want = model.Lookup(k);
       ASSERT_EQ(got != nullptr, want != nullptr) << "op " << op;
-      if (want != nullptr) ASSERT_EQ(*got, want->value) << "op " << op;
+      if (want != nullptr) {
+        ASSERT_EQ(*got, want->value) << "op " << op;
+      }
     } else if (what < 85) {
       CacheKey k = key();
       const int v = static_cast<int>(rnd.Next() & 0xffff);
@@ -184,7 +186,9 @@ TEST(LruCacheTest, ConcurrentUseKeepsTheAccounting) {
         switch (rnd.Uniform(4)) {
           case 0:
           case 1:
-            if (auto v = cache.Lookup(k)) ASSERT_EQ(*v, static_cast<int>(k.lo));
+            if (auto v = cache.Lookup(k)) {
+              ASSERT_EQ(*v, static_cast<int>(k.lo));
+            }
             break;
           case 2:
             cache.Insert(k, std::make_shared<int>(static_cast<int>(k.lo)), 1 + rnd.Uniform(100));
