@@ -198,8 +198,10 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
 
     @Override
     public boolean isSafeToReuseKVState() {
-        // Heap timers hold references to keys, as in the RocksDB backend with heap timers.
-        return false;
+        // States and timers in the engine keep serialized bytes and hand out new objects, so a caller
+        // may reuse its key and value objects; heap timers hold references to keys, as in the RocksDB
+        // backend with heap timers.
+        return engineTimers != null;
     }
 
     // ---- State creation.
