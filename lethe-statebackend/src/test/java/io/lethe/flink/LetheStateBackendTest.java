@@ -64,4 +64,10 @@ public class LetheStateBackendTest extends StateBackendTestBase<LetheStateBacken
     protected boolean supportsAsynchronousSnapshots() {
         return true;
     }
+
+    /** Timers in the engine (the default) keep no key objects, as with RocksDB's timers in RocksDB. */
+    @Override
+    protected boolean isSafeToReuseKVState() {
+        return true;
+    }
 }
