@@ -164,7 +164,6 @@ class DBImpl final : public DB {
   // The family of a handle, without locks (a dropped one still resolves: its
   // super versions are cleared).
   ColumnFamilyData* ResolveForRead(ColumnFamilyHandle* cf, Status* s);
-  // One point lookup in a super version, at seq.
   // The super version to read and the sequence to read it at. Without a
   // snapshot, the sequence is loaded after the super version was taken: a
   // flush or compaction installed before keeps only the newest versions of a
@@ -175,6 +174,7 @@ class DBImpl final : public DB {
   // sequence is registered, so what it reads is kept.
   SuperVersionCache::Lease AcquireForRead(ColumnFamilyData* cfd, const ReadOptions& o, uint64_t point_lookups,
                                           uint64_t range_lookups, SequenceNumber* seq);
+  // One point lookup in a super version, at seq.
   Status GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNumber seq, std::string_view key,
                  std::string* value, uint64_t* delete_key);
   // The lookups of one run of a MultiGet batch, sorted by key: memtables,
