@@ -246,14 +246,27 @@ public final class LetheOptions {
                             + " operator gives wrong results for windows that overlap (sliding) when requests are"
                             + " served in batches.");
 
+    public static final ConfigOption<Integer> ASYNC_STATE_INLINE_BATCH_SIZE =
+            ConfigOptions.key("state.backend.lethe.async-state.inline-batch-size")
+                    .intType()
+                    .defaultValue(100)
+                    .withDescription("With Lethe's asynchronous backend: batches of state requests up to this size"
+                            + " are served by the task thread itself (their multi-gets and write batch) when no batch"
+                            + " is in flight, because handing a small batch to another thread and its results back"
+                            + " costs more than serving it. Larger batches, and any batch while one is in flight, go"
+                            + " to a thread of the backend that serves them in the order they were issued while the"
+                            + " task thread goes on with other records; the executor reports itself fully loaded"
+                            + " while one batch is served and another waits. 0: every batch goes to that thread;"
+                            + " 2147483647: the task thread serves every batch.");
+
     public static final ConfigOption<Integer> MULTI_GET_THREADS =
             ConfigOptions.key("state.backend.lethe.multi-get.threads")
                     .intType()
                     .defaultValue(1)
                     .withDescription("Threads of each engine that help a multi-get (the point reads of a batch of"
                             + " asynchronous state requests, one per column family) through its keys beside the"
-                            + " task thread, so that reads that miss the page cache wait on the disk together."
-                            + " 0: the task thread alone.");
+                            + " thread that serves it, so that reads that miss the page cache wait on the disk"
+                            + " together. 0: that thread alone.");
 
     public static final ConfigOption<Integer> CHECKPOINT_TRANSFER_THREADS =
             ConfigOptions.key("state.backend.lethe.checkpoint.transfer.thread.num")
@@ -337,6 +350,7 @@ public final class LetheOptions {
         checkRange(config, TIMER_SERVICE_CACHE_SIZE, 1, 1 << 20);
         checkRange(config, CHECKPOINT_TRANSFER_THREADS, 1, 64);
         checkRange(config, MULTI_GET_THREADS, 0, 64);
+        checkRange(config, ASYNC_STATE_INLINE_BATCH_SIZE, 0, Integer.MAX_VALUE);
         config.get(TIMER_SERVICE_FACTORY); // an unknown choice fails here, naming the key
         int openFiles = config.get(MAX_OPEN_FILES);
         if (openFiles != -1 && (openFiles < 16 || openFiles > 1 << 20)) {

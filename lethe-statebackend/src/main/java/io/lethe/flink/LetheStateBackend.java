@@ -76,6 +76,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.TIMER_SERVICE_COUNT_PENDING,
             LetheOptions.CHECKPOINT_TRANSFER_THREADS,
             LetheOptions.ASYNC_STATE_EXECUTOR,
+            LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE,
             LetheOptions.MULTI_GET_THREADS,
             CheckpointingOptions.INCREMENTAL_CHECKPOINTS);
 
@@ -171,7 +172,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             throws IOException {
         LetheKeyedStateBackend<K> storage = (LetheKeyedStateBackend<K>) createKeyedStateBackend(parameters);
         return new LetheAsyncKeyedStateBackend<>(storage, parameters.getEnv().getExecutionConfig(),
-                parameters.getTtlTimeProvider());
+                parameters.getTtlTimeProvider(), settings.get(LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE),
+                parameters.getOperatorIdentifier() + " " + parameters.getEnv().getTaskInfo().getTaskNameWithSubtasks());
     }
 
     @Override

@@ -34,7 +34,8 @@ import java.util.function.Function;
  * Jobs with asynchronous state ({@code enableAsyncState()}, Flink's State V2) on Lethe give exactly
  * the output of the same logic with synchronous state on Flink's HashMap backend, also when a task
  * fails mid-run and the job recovers from a (full or incremental) checkpoint: through Flink's
- * synchronous adaptor (the default) and through Lethe's own executor. (Flink's asynchronous
+ * synchronous adaptor (the default) and through Lethe's own executor, also with every batch served
+ * off the task thread. (Flink's asynchronous
  * window operator has no merging windows, such as sessions, in this version.)
  */
 class LetheAsyncJobsTest {
@@ -66,6 +67,11 @@ class LetheAsyncJobsTest {
                 "Lethe's async state executor after an injected failure");
         LetheJobsTest.assertSameOutput(expected, LetheJobsTest.run(lethe, true, true, batched, async),
                 "Lethe's async state executor, incremental checkpoints, after an injected failure");
+        Configuration offTaskThread = new Configuration(batched);
+        offTaskThread.set(LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE, 0);
+        LetheJobsTest.assertSameOutput(expected, LetheJobsTest.run(lethe, true, true, offTaskThread, async),
+                "Lethe's async state executor, every batch served off the task thread, incremental checkpoints,"
+                        + " after an injected failure");
     }
 
     @Test

@@ -1,32 +1,27 @@
 package io.lethe.flink.async;
 
 import io.lethe.engine.ColumnFamilyHandle;
-import io.lethe.engine.LetheDb;
-import io.lethe.engine.WriteBatch;
-import io.lethe.engine.WriteOptions;
 import io.lethe.flink.state.AbstractLetheState;
 
 import org.apache.flink.runtime.asyncprocessing.StateRequest;
 
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
- * The writes of one key each (update, add, put, remove, clear of one entry) of a batch of state
- * requests, gathered in the order they were issued into one engine write batch, written when
- * flushed; their requests complete then, or fail together if the write fails. The caller flushes
- * before a request reads a key {@link #pending} reports, and before any request whose keys it
- * cannot name. The batch's buffer is kept from flush to flush. Used on the task thread only.
+ * Gathers the writes of one key each of a batch of state requests into a {@link WriteStep}, in the
+ * order they were issued: each is serialized into the step's write batch at once, with the state's
+ * own serializers. The caller takes the step before a request reads a key {@link #pending} reports,
+ * and before any request whose keys it cannot name. Used on the task thread only.
  */
 final class BatchedWrites {
-    private final WriteBatch batch = new WriteBatch(64 << 10);
-    private final List<StateRequest<?, ?, ?, ?>> requests = new ArrayList<>();
+    private final BatchCounts counts;
     private final Set<EngineKey> keys = new HashSet<>();
-    private LetheDb db;
-    private long writes;
-    private long entries;
+    private WriteStep step;
+
+    BatchedWrites(BatchCounts counts) {
+        this.counts = counts;
+    }
 
     /** Functions that write into a state, as its request asks. */
     @FunctionalInterface
@@ -35,74 +30,42 @@ final class BatchedWrites {
     }
 
     /**
-     * Runs {@code write} with {@code store}'s writes of one key going into the batch, and keeps
-     * {@code request} to complete when the batch is written. A write that fails here fails its
-     * request alone, with nothing of it in the batch.
+     * Runs {@code write} with {@code store}'s writes of one key going into the step's batch, and
+     * keeps {@code request} to complete when the batch is written. Returns what failed, with
+     * nothing of the write in the batch, or null.
      */
-    void add(AbstractLetheState<?, ?, ?> store, byte[] key, StateRequest<?, ?, ?, ?> request, Write write) {
-        int before = batch.count();
-        store.writeInto(batch);
+    Exception add(AbstractLetheState<?, ?, ?> store, byte[] key, StateRequest<?, ?, ?, ?> request, Write write) {
+        if (step == null) {
+            step = new WriteStep(counts);
+        }
+        int before = step.batch.count();
+        store.writeInto(step.batch);
         try {
             write.run();
         } catch (Exception e) {
-            if (batch.count() != before) {
+            if (step.batch.count() != before) {
                 throw new IllegalStateException("a failed write left entries in the write batch", e);
             }
-            RequestOutcome.fail(request, e);
-            return;
+            return e;
         } finally {
             store.writeInto(null);
         }
-        db = store.db();
-        requests.add(request);
+        step.db = store.db();
+        step.requests.add(request);
         keys.add(EngineKey.of(store.columnFamily(), key));
+        return null;
     }
 
-    /** Whether a gathered write, not written yet, writes {@code key} in {@code cf}. */
+    /** Whether a gathered write, not taken yet, writes {@code key} in {@code cf}. */
     boolean pending(ColumnFamilyHandle cf, byte[] key) {
         return !keys.isEmpty() && keys.contains(EngineKey.of(cf, key));
     }
 
-    /**
-     * Writes the gathered writes and completes their requests; false if there were none. The
-     * batch is let go before any future completes, so a callback that runs at once may serve a
-     * new batch.
-     */
-    boolean flush() {
-        if (requests.isEmpty()) {
-            return false;
-        }
-        List<StateRequest<?, ?, ?, ?>> written = new ArrayList<>(requests);
-        requests.clear();
+    /** The writes gathered so far (null: none); gathering starts again empty. */
+    WriteStep take() {
+        WriteStep taken = step;
+        step = null;
         keys.clear();
-        Exception failure = null;
-        try {
-            if (batch.count() > 0) {
-                entries += batch.count();
-                writes++;
-                db.write(WriteOptions.DEFAULT, batch);
-            }
-        } catch (Exception e) {
-            failure = e;
-        } finally {
-            batch.clear();
-        }
-        for (StateRequest<?, ?, ?, ?> request : written) {
-            if (failure == null) {
-                RequestOutcome.complete(request, null);
-            } else {
-                RequestOutcome.fail(request, failure);
-            }
-        }
-        return true;
-    }
-
-    /** Write batches written so far, and the entries in them (tests, metrics). */
-    long writes() {
-        return writes;
-    }
-
-    long entries() {
-        return entries;
+        return taken;
     }
 }

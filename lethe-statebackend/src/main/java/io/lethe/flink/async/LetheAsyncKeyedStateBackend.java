@@ -43,7 +43,7 @@ import java.util.concurrent.RunnableFuture;
 /**
  * The keyed state backend of an operator with asynchronous state (Flink's State V2): Flink's
  * asynchronous state classes issue requests, and {@link LetheStateExecutor} serves them on the
- * synchronous Lethe backend of the same subtask. Storage, state registration, timers, snapshots
+ * synchronous Lethe backend of the same subtask, their engine work on a {@link RequestPipeline}. Storage, state registration, timers, snapshots
  * and restore are that backend's, so its checkpoints and native savepoints restore with
  * synchronous or asynchronous state alike. State TTL comes from Flink's asynchronous TTL wrappers.
  */
@@ -51,17 +51,25 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
     private final AbstractKeyedStateBackend<K> backend;
     private final ExecutionConfig executionConfig;
     private final TtlTimeProvider ttlTimeProvider;
+    private final RequestPipeline pipeline;
     private final RequestServer<K> server;
     private final Map<String, State> states = new HashMap<>();
     private final List<LetheStateExecutor> executors = new ArrayList<>();
     private boolean disposed;
 
+    /**
+     * @param inlineBatchSize batches up to this many requests are served by the task thread itself
+     *     when no batch is in flight
+     * @param name names the thread that serves the engine work of larger batches
+     */
     public LetheAsyncKeyedStateBackend(AbstractKeyedStateBackend<K> backend, ExecutionConfig executionConfig,
-            TtlTimeProvider ttlTimeProvider) {
+            TtlTimeProvider ttlTimeProvider, int inlineBatchSize, String name) {
         this.backend = backend;
         this.executionConfig = executionConfig;
         this.ttlTimeProvider = ttlTimeProvider;
-        this.server = new RequestServer<>(backend);
+        // Fully loaded with one batch being served and one waiting: more only adds latency.
+        this.pipeline = new RequestPipeline("Lethe state requests " + name, inlineBatchSize, 2);
+        this.server = new RequestServer<>(backend, pipeline);
     }
 
     /** The synchronous backend that stores this one's state (tests, metrics). */
@@ -72,6 +80,11 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
     /** Multi-gets and the point reads in them, write batches and the entries in them, so far (tests). */
     long[] batchCounts() {
         return server.batchCounts();
+    }
+
+    /** Returns once every batch of requests given to this backend so far has been served (tests). */
+    void awaitServed() throws InterruptedException {
+        pipeline.drain();
     }
 
     @Override
@@ -179,6 +192,8 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
     public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long checkpointId, long timestamp,
             @Nonnull CheckpointStreamFactory streamFactory, @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
+        // Flink drains an operator's records before it snapshots; this makes sure no batch is left running.
+        pipeline.drain();
         return backend.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
     }
 
@@ -208,6 +223,7 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
         }
         executors.clear();
         states.clear();
+        pipeline.close(); // its thread uses the engine until then
         backend.dispose();
     }
 

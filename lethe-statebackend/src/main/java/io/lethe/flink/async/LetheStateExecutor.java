@@ -7,11 +7,11 @@ import org.apache.flink.runtime.asyncprocessing.StateRequest;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Serves the state requests of one operator on the task thread: a batch as {@link
- * RequestServer#serveBatch} does (its point reads looked up with one multi-get per column family,
- * its writes of one key written as one write batch), each request's future completed with its result (Flink runs the callbacks in the task's
- * mailbox) or failed, which fails the task. Nothing is ever left in flight, so the executor is never
- * fully loaded.
+ * Serves the state requests of one operator: a batch as {@link RequestServer#serveBatch} does (its
+ * point reads looked up with one multi-get per column family and its writes of one key written as
+ * one write batch, on the request pipeline's thread), each request's future completed with its
+ * result (Flink runs the callbacks in the task's mailbox) or failed, which fails the task. Fully
+ * loaded while the pipeline has a batch running and another waiting.
  */
 final class LetheStateExecutor implements StateExecutor {
     private final RequestServer<?> server;
@@ -41,7 +41,7 @@ final class LetheStateExecutor implements StateExecutor {
 
     @Override
     public boolean fullyLoaded() {
-        return false;
+        return server.fullyLoaded();
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.lethe.flink.state.LetheListState;
 import io.lethe.flink.state.LetheMapState;
 import io.lethe.flink.state.LetheValueState;
 import io.lethe.flink.state.MapChunk;
+import io.lethe.flink.state.StoredReader;
 
 import org.apache.flink.api.common.state.v2.State;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -33,11 +34,20 @@ import java.util.Set;
  * Serves the state requests of asynchronous states, a batch at a time or one by one, with the
  * synchronous Lethe states that store them: the same column families, keys and values, so both
  * kinds of operator read each other's snapshots. A request's record context gives the key; its
- * namespace (or the state's default) the namespace. Used on the task thread only.
+ * namespace (or the state's default) the namespace.
+ *
+ * <p>The task thread gathers a batch: it computes each point request's engine key and serializes
+ * what its writes carry, with the states' own serializers. The {@link RequestPipeline}'s thread then
+ * looks the reads up (one multi-get per column family), writes the writes (one write batch), and
+ * decodes what was read with readers of its own ({@link StoredReader}). Requests that need a state
+ * object (map iteration, emptiness, clear of many keys, put of many, read-modify-write adds) run
+ * on the calling thread, after what was submitted before them has run. Gathering and those requests
+ * hold this object's lock, which is never held while waiting for the pipeline: a mailbox that runs
+ * callbacks at once (tests) may gather from the pipeline's thread.
  */
 final class RequestServer<K> {
-    /** The synchronous state behind an asynchronous one, and the namespace a request without one uses. */
-    record Binding(AbstractLetheState<?, ?, ?> store, Object defaultNamespace) {}
+    /** The synchronous state behind an asynchronous one, the namespace a request without one uses, and its reader. */
+    record Binding(AbstractLetheState<?, ?, ?> store, Object defaultNamespace, StoredReader<?> reader) {}
 
     /** Requests that write one key without reading it: gathered into a write batch. */
     private static final Set<StateRequestType> BATCHED_WRITES = EnumSet.of(StateRequestType.CLEAR,
@@ -48,13 +58,16 @@ final class RequestServer<K> {
     static final int MAP_CHUNK = 128;
 
     private final AbstractKeyedStateBackend<K> backend;
+    private final RequestPipeline pipeline;
     private final Map<State, Binding> bindings = new IdentityHashMap<>();
-    private final BatchedReads reads = new BatchedReads();
-    private final BatchedWrites writes = new BatchedWrites();
-    private StateRequestHandler handler;
+    private final BatchCounts counts = new BatchCounts();
+    private final BatchedReads reads = new BatchedReads(counts);
+    private final BatchedWrites writes = new BatchedWrites(counts);
+    private volatile StateRequestHandler handler;
 
-    RequestServer(AbstractKeyedStateBackend<K> backend) {
+    RequestServer(AbstractKeyedStateBackend<K> backend, RequestPipeline pipeline) {
         this.backend = backend;
+        this.pipeline = pipeline;
     }
 
     void setHandler(StateRequestHandler handler) {
@@ -65,90 +78,152 @@ final class RequestServer<K> {
         return handler;
     }
 
-    void bind(State state, AbstractLetheState<?, ?, ?> store, Object defaultNamespace) {
-        bindings.put(state, new Binding(store, defaultNamespace));
+    synchronized void bind(State state, AbstractLetheState<?, ?, ?> store, Object defaultNamespace) {
+        bindings.put(state, new Binding(store, defaultNamespace, readerOf(store)));
+    }
+
+    /** Whether the pipeline has as many batches waiting or running as count as a full load. */
+    boolean fullyLoaded() {
+        return pipeline.fullyLoaded();
     }
 
     /**
-     * Serves a batch as if in the order the operator issued it, with its point reads gathered and
-     * answered together (see {@link BatchedReads}) and its writes of one key gathered into one
-     * write batch (see {@link BatchedWrites}). Reads and writes of different keys commute; where a
-     * request reads or writes a key that a gathered request of the other kind touches, or touches
-     * keys it cannot name up front, what was gathered is answered or written first. Completes every
-     * request's future, failed where serving it failed.
+     * Serves a batch as if in the order the operator issued it: its point reads and its writes of
+     * one key gathered into steps for the pipeline (see {@link ServedBatch}), each other request
+     * on this thread once what was gathered before it has run. Completes every request's future,
+     * failed where serving it failed.
      */
     void serveBatch(List<StateRequest<?, ?, ?, ?>> requests) {
-        for (StateRequest<?, ?, ?, ?> request : requests) {
-            try {
-                AbstractLetheState<K, Object, ?> store = gatherOrBind(request);
-                if (store != null) {
-                    RequestOutcome.complete(request, serveBound(request, store));
-                }
-            } catch (Exception e) {
-                RequestOutcome.fail(request, e);
+        int next = 0;
+        while (next < requests.size()) {
+            Gathered gathered = gather(requests, next);
+            if (!gathered.batch.isEmpty()) {
+                pipeline.submit(gathered.batch);
+            }
+            gathered.complete();
+            next = gathered.end;
+            if (next < requests.size()) {
+                serveOne(requests.get(next++));
             }
         }
-        reads.flush();
-        writes.flush();
     }
 
-    /** Point reads answered in batches so far: multi-gets, the reads in them; write batches, their entries. */
+    /** Multi-gets and the point reads in them, write batches and the entries in them, so far (tests, metrics). */
     long[] batchCounts() {
-        return new long[] {reads.lookups(), reads.reads(), writes.writes(), writes.entries()};
+        return counts.snapshot();
     }
 
     /**
-     * Gathers a point read or a write of one key and returns null. Otherwise answers and writes
-     * what was gathered where the request may depend on it, and returns its state, bound to its key
-     * and namespace, to serve it with now.
+     * What gathering a batch from one request on gave: the pipeline's steps, the outcomes of
+     * requests already served (completed once the steps are submitted, so that callbacks that
+     * run at once queue behind them), and where gathering stopped.
      */
-    private AbstractLetheState<K, Object, ?> gatherOrBind(StateRequest<?, ?, ?, ?> request) throws Exception {
-        AbstractLetheState<K, Object, ?> store = bind(request);
+    private static final class Gathered {
+        final ServedBatch batch = new ServedBatch();
+        final List<StateRequest<?, ?, ?, ?>> served = new ArrayList<>();
+        final List<Object> outcomes = new ArrayList<>();
+        int end;
+
+        void served(StateRequest<?, ?, ?, ?> request, Object outcome) {
+            served.add(request);
+            outcomes.add(outcome);
+        }
+
+        void complete() {
+            for (int i = 0; i < served.size(); i++) {
+                RequestOutcome.settle(served.get(i), outcomes.get(i));
+            }
+        }
+    }
+
+    /**
+     * Gathers requests from {@code from} on until one must run after everything before it (a
+     * request of many keys, or a read-modify-write that may touch a key in flight), or to the end.
+     */
+    private synchronized Gathered gather(List<StateRequest<?, ?, ?, ?>> requests, int from) {
+        Gathered gathered = new Gathered();
+        gathered.end = requests.size();
+        for (int i = from; i < requests.size(); i++) {
+            StateRequest<?, ?, ?, ?> request = requests.get(i);
+            try {
+                if (!gatherOne(request, gathered)) {
+                    gathered.end = i;
+                    break;
+                }
+            } catch (Exception e) {
+                gathered.served(request, new RequestOutcome.Failure(e));
+            }
+        }
+        gathered.batch.add(reads.take());
+        gathered.batch.add(writes.take());
+        return gathered;
+    }
+
+    /**
+     * Gathers a point read or a write of one key, or serves a read-modify-write of a key nothing
+     * gathered or in flight touches; false if the request must wait for what came before it.
+     */
+    private boolean gatherOne(StateRequest<?, ?, ?, ?> request, Gathered gathered) throws Exception {
+        Binding binding = binding(request);
+        AbstractLetheState<K, Object, ?> store = bind(request, binding);
         byte[] key = pointKey(request, store);
         if (key == null) {
-            return flushed(reads.flush() | writes.flush(), request, store);
+            return false;
         }
         ColumnFamilyHandle cf = store.columnFamily();
-        BatchedReads.Decoder decoder = decoder(request, store);
-        if (decoder != null) {
+        StoredReader<?> reader = reader(request, binding);
+        if (reader != null) {
             if (writes.pending(cf, key)) {
-                writes.flush();
+                gathered.batch.add(writes.take());
             }
-            reads.add(store.db(), cf, key, request, decoder);
-            return null;
+            reads.add(store.db(), cf, key, request, reader);
+            return true;
         }
-        boolean flushed = reads.pending(cf, key) && reads.flush();
         if (BATCHED_WRITES.contains(request.getRequestType())) {
-            AbstractLetheState<K, Object, ?> bound = flushed ? bind(request) : store;
-            writes.add(bound, key, request, () -> serveBound(request, bound));
-            return null;
+            if (reads.pending(cf, key)) {
+                gathered.batch.add(reads.take());
+            }
+            Exception failed = writes.add(store, key, request, () -> serveBound(request, store));
+            if (failed != null) {
+                gathered.served(request, new RequestOutcome.Failure(failed));
+            }
+            return true;
         }
-        // A read-modify-write of one key: it reads what was written before it.
-        flushed |= writes.pending(cf, key) && writes.flush();
-        return flushed(flushed, request, store);
+        if (reads.pending(cf, key) || writes.pending(cf, key) || !pipeline.idle()) {
+            return false;
+        }
+        gathered.served(request, serveBound(request, store));
+        return true;
     }
 
-    /** Answering reads and writing writes completes futures, which may run code that moves the current key. */
-    private AbstractLetheState<K, Object, ?> flushed(boolean flushed, StateRequest<?, ?, ?, ?> request,
-            AbstractLetheState<K, Object, ?> store) {
-        return flushed ? bind(request) : store;
-    }
-
-    /** How to turn what a lookup found into the result of a point read; null for any other request. */
-    @SuppressWarnings("unchecked")
-    private BatchedReads.Decoder decoder(StateRequest<?, ?, ?, ?> request, AbstractLetheState<K, Object, ?> store) {
+    /** How to turn what a lookup found into the result of a point read, on the pipeline's thread; null for any other request. */
+    private StoredReader<?> reader(StateRequest<?, ?, ?, ?> request, Binding binding) {
         return switch (request.getRequestType()) {
-            case VALUE_GET -> ((LetheValueState<K, Object, Object>) store)::valueOf;
+            case VALUE_GET, REDUCING_GET, AGGREGATING_GET, MAP_GET -> binding.reader();
             case LIST_GET -> stored -> {
-                List<Object> elements = ((LetheListState<K, Object, Object>) store).listOf(stored);
+                List<?> elements = (List<?>) binding.reader().read(stored);
                 return loaded(request, elements == null ? Collections.emptyList() : elements);
             };
-            case REDUCING_GET, AGGREGATING_GET ->
-                    ((AbstractLetheAppendingState<K, Object, ?, ?, ?>) store)::storedValueOf;
-            case MAP_GET -> ((LetheMapState<K, Object, Object, Object>) store)::userValueOf;
             case MAP_CONTAINS -> stored -> stored != null;
             default -> null;
         };
+    }
+
+    /** The reader of a state's stored values for the pipeline's thread. */
+    private static StoredReader<?> readerOf(AbstractLetheState<?, ?, ?> store) {
+        if (store instanceof LetheValueState<?, ?, ?> value) {
+            return value.readerForAnotherThread();
+        }
+        if (store instanceof LetheListState<?, ?, ?> list) {
+            return list.readerForAnotherThread();
+        }
+        if (store instanceof LetheMapState<?, ?, ?, ?> map) {
+            return map.userValueReaderForAnotherThread();
+        }
+        if (store instanceof AbstractLetheAppendingState<?, ?, ?, ?, ?> appending) {
+            return appending.readerForAnotherThread();
+        }
+        throw new IllegalArgumentException("No asynchronous access to Lethe state " + store.getClass().getName());
     }
 
     /**
@@ -170,29 +245,36 @@ final class RequestServer<K> {
     }
 
     /**
-     * Serves a request on its own (outside a batch), after anything a batch being served gathered,
-     * and completes its future, failed where serving it failed.
+     * Serves a request on this thread once everything submitted before it has run, and completes
+     * its future, failed where serving it failed.
      */
     void serveOne(StateRequest<?, ?, ?, ?> request) {
-        reads.flush();
-        writes.flush();
-        Object result;
+        Object outcome;
         try {
-            result = serveBound(request, bind(request));
+            pipeline.drain();
+            synchronized (this) {
+                outcome = serveBound(request, bind(request, binding(request)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            outcome = new RequestOutcome.Failure(e);
         } catch (Exception e) {
-            RequestOutcome.fail(request, e);
-            return;
+            outcome = new RequestOutcome.Failure(e);
         }
-        RequestOutcome.complete(request, result);
+        RequestOutcome.settle(request, outcome);
     }
 
-    /** The synchronous state that stores the request's state, set to the request's key and namespace. */
-    private AbstractLetheState<K, Object, ?> bind(StateRequest<?, ?, ?, ?> request) {
+    private Binding binding(StateRequest<?, ?, ?, ?> request) {
         Binding binding = bindings.get(request.getState());
         if (binding == null) {
             throw new IllegalStateException("A state request for a state this Lethe backend did not create: "
                     + request.getState());
         }
+        return binding;
+    }
+
+    /** The synchronous state that stores the request's state, set to the request's key and namespace. */
+    private AbstractLetheState<K, Object, ?> bind(StateRequest<?, ?, ?, ?> request, Binding binding) {
         @SuppressWarnings("unchecked")
         RecordContext<K> context = (RecordContext<K>) request.getRecordContext();
         backend.setCurrentKeyAndKeyGroup(context.getKey(), context.getKeyGroup());

@@ -4,6 +4,7 @@ import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.WriteOptions;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.internal.InternalMergingState;
 
 import java.io.IOException;
@@ -36,6 +37,19 @@ public abstract class AbstractLetheAppendingState<K, N, IN, SV, OUT> extends Abs
     /** The stored value of what a lookup found ({@code stored}; null: nothing). */
     public SV storedValueOf(byte[] stored) throws IOException {
         return stored == null ? null : deserializeValue(stored);
+    }
+
+    /** A {@link StoredReader} of stored values, as {@link #storedValueOf} reads them, for another thread. */
+    public StoredReader<SV> readerForAnotherThread() {
+        TypeSerializer<SV> serializer = valueSerializer.duplicate();
+        DataInputDeserializer in = new DataInputDeserializer();
+        return stored -> {
+            if (stored == null) {
+                return null;
+            }
+            in.setBuffer(stored);
+            return serializer.deserialize(in);
+        };
     }
 
     @Override

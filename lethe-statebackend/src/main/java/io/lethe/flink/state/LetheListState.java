@@ -56,6 +56,13 @@ public class LetheListState<K, N, V> extends AbstractLetheState<K, N, List<V>>
         return stored == null ? null : listDelimited.deserializeList(stored, elementSerializer);
     }
 
+    /** A {@link StoredReader} of lists, as {@link #listOf} reads them, for another thread. */
+    public StoredReader<List<V>> readerForAnotherThread() {
+        TypeSerializer<V> serializer = elementSerializer.duplicate();
+        ListDelimitedSerializer delimited = new ListDelimitedSerializer();
+        return stored -> stored == null ? null : delimited.deserializeList(stored, serializer);
+    }
+
     @Override
     public void add(V value) throws IOException {
         Preconditions.checkNotNull(value, "You cannot add null to a ListState.");

@@ -75,6 +75,12 @@ public class LetheMapState<K, N, UK, UV> extends AbstractLetheState<K, N, Map<UK
         return stored == null ? null : deserializeUserValue(stored, userValueSerializer);
     }
 
+    /** A {@link StoredReader} of user values, as {@link #userValueOf} reads them, for another thread. */
+    public StoredReader<UV> userValueReaderForAnotherThread() {
+        TypeSerializer<UV> serializer = userValueSerializer.duplicate();
+        return stored -> stored == null ? null : deserializeUserValue(stored, serializer);
+    }
+
     @Override
     public void put(UK userKey, UV userValue) throws IOException {
         byte[] key = currentKeyBytesWithUserKey(userKey, userKeySerializer);

@@ -3,6 +3,7 @@ package io.lethe.flink.state;
 import io.lethe.engine.ColumnFamilyHandle;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 
 import java.io.IOException;
@@ -23,6 +24,20 @@ public class LetheValueState<K, N, V> extends AbstractLetheState<K, N, V> implem
     /** The value of what a lookup of the current key found ({@code stored}; null: nothing, the default value). */
     public V valueOf(byte[] stored) throws IOException {
         return stored == null ? getDefaultValue() : deserializeValue(stored);
+    }
+
+    /** A {@link StoredReader} of this state's values, as {@link #valueOf} reads them, for another thread. */
+    public StoredReader<V> readerForAnotherThread() {
+        TypeSerializer<V> serializer = valueSerializer.duplicate();
+        V defaults = defaultValue;
+        DataInputDeserializer in = new DataInputDeserializer();
+        return stored -> {
+            if (stored == null) {
+                return defaults == null ? null : serializer.copy(defaults);
+            }
+            in.setBuffer(stored);
+            return serializer.deserialize(in);
+        };
     }
 
     @Override

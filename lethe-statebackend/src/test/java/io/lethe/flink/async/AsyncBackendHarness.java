@@ -10,8 +10,8 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.asyncprocessing.EpochManager;
 import org.apache.flink.runtime.asyncprocessing.RecordContext;
 import org.apache.flink.runtime.asyncprocessing.StateExecutionController;
+import org.apache.flink.runtime.asyncprocessing.StateExecutor;
 import org.apache.flink.runtime.asyncprocessing.declare.DeclarationManager;
-import org.apache.flink.runtime.mailbox.SyncMailboxExecutor;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
@@ -26,14 +26,18 @@ import java.util.function.IntConsumer;
 
 /**
  * Lethe's asynchronous keyed backend driven as an operator drives it: Flink's execution controller
- * with batches of {@code batchSize} requests, a mailbox that runs callbacks at once, and the
- * framework's failures collected instead of failing a task. Integer keys 0..n-1, one record each.
+ * with batches of {@code batchSize} requests, and the framework's failures collected instead of
+ * failing a task. Integer keys 0..n-1, one record each. Callbacks run in a mailbox on the test's
+ * thread, as on a task thread ({@link QueuedMailbox}), not on the thread that completes a request.
  */
 final class AsyncBackendHarness implements AutoCloseable {
     final MockEnvironment env;
     final LetheAsyncKeyedStateBackend<Integer> backend;
     final StateExecutionController<Integer> aec;
+    final StateExecutor executor;
     final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+    /** The mailbox that runs callbacks on the test's thread. */
+    final QueuedMailbox mailbox = new QueuedMailbox();
 
     AsyncBackendHarness(LetheStateBackend kind, TtlTimeProvider clock, int batchSize) throws Exception {
         env = MockEnvironment.builder().build();
@@ -41,8 +45,9 @@ final class AsyncBackendHarness implements AutoCloseable {
                 new KeyedStateBackendParametersImpl<>(env, new JobID(), "op", IntSerializer.INSTANCE, 128,
                         KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(), clock, new UnregisteredMetricsGroup(),
                         (name, v) -> {}, Collections.emptyList(), new CloseableRegistry(), 1.0));
-        aec = new StateExecutionController<>(new SyncMailboxExecutor(), (message, e) -> failures.add(e),
-                backend.createStateExecutor(), new DeclarationManager(), EpochManager.ParallelMode.SERIAL_BETWEEN_EPOCH,
+        executor = backend.createStateExecutor();
+        aec = new StateExecutionController<>(mailbox, (message, e) -> failures.add(e),
+                executor, new DeclarationManager(), EpochManager.ParallelMode.SERIAL_BETWEEN_EPOCH,
                 128, batchSize, 60_000, 100_000, null, null);
         backend.setup(aec);
     }
@@ -68,6 +73,12 @@ final class AsyncBackendHarness implements AutoCloseable {
             contexts.add(context);
         }
         contexts.forEach(RecordContext::release);
+    }
+
+    /** Waits until the backend has served every batch it was given, then runs the callbacks they sent. */
+    void awaitServed() throws InterruptedException {
+        backend.awaitServed();
+        mailbox.runAll();
     }
 
     @Override

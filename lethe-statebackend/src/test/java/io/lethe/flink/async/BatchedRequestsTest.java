@@ -17,9 +17,6 @@ import org.apache.flink.api.common.state.v2.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
-import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.asyncprocessing.AbstractStateIterator;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.AfterEach;
@@ -55,13 +52,19 @@ class BatchedRequestsTest {
     @BeforeEach
     void open() throws Exception {
         harness = new AsyncBackendHarness(LetheStateBackendTest.smallBackend(false)
-                .with(LetheOptions.ASYNC_STATE_EXECUTOR, true), TtlTimeProvider.DEFAULT, BATCH);
+                .with(LetheOptions.ASYNC_STATE_EXECUTOR, true).with(LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE, inlineBatchSize()),
+                TtlTimeProvider.DEFAULT, BATCH);
         backend = harness.backend;
         failures = harness.failures;
         value = harness.state(new ValueStateDescriptor<>("value", BasicTypeInfo.INT_TYPE_INFO));
         map = harness.state(new MapStateDescriptor<>("map", BasicTypeInfo.INT_TYPE_INFO, BasicTypeInfo.STRING_TYPE_INFO));
         list = harness.state(new ListStateDescriptor<>("list", BasicTypeInfo.INT_TYPE_INFO));
         sum = harness.state(new ReducingStateDescriptor<>("sum", Integer::sum, BasicTypeInfo.INT_TYPE_INFO));
+    }
+
+    /** Batches up to this size are served by the task thread itself: here none, every batch goes to the pipeline. */
+    int inlineBatchSize() {
+        return 0;
     }
 
     @AfterEach
@@ -192,6 +195,7 @@ class BatchedRequestsTest {
         // A failed request's record never finishes (the task fails), so the batch is served without draining.
         harness.issueForEachKey(KEYS, k -> picky.asyncValue().thenAccept(v -> seen.put(k, v)));
         harness.aec.triggerIfNeeded(true);
+        harness.awaitServed();
 
         assertThat(failures).hasSize(1);
         assertThat(failures.get(0)).hasMessage("refused to read " + RefusingSerializer.REFUSED);
@@ -200,56 +204,15 @@ class BatchedRequestsTest {
     }
 
     /** Integers, but one of them cannot be read back. */
-    static final class RefusingSerializer extends TypeSerializerSingleton<Integer> {
+    static final class RefusingSerializer extends WatchedIntSerializer {
         static final int REFUSED = 77;
 
         @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public Integer createInstance() {
-            return 0;
-        }
-
-        @Override
-        public Integer copy(Integer from) {
-            return from;
-        }
-
-        @Override
-        public Integer copy(Integer from, Integer reuse) {
-            return from;
-        }
-
-        @Override
-        public int getLength() {
-            return 4;
-        }
-
-        @Override
-        public void serialize(Integer record, DataOutputView target) throws IOException {
-            target.writeInt(record);
-        }
-
-        @Override
-        public Integer deserialize(DataInputView source) throws IOException {
-            int value = source.readInt();
+        int read(int value) throws IOException {
             if (value == REFUSED) {
                 throw new IOException("refused to read " + REFUSED);
             }
             return value;
-        }
-
-        @Override
-        public Integer deserialize(Integer reuse, DataInputView source) throws IOException {
-            return deserialize(source);
-        }
-
-        @Override
-        public void copy(DataInputView source, DataOutputView target) throws IOException {
-            target.writeInt(source.readInt());
         }
 
         @Override

@@ -22,7 +22,14 @@ import java.util.List;
 
 /**
  * Flink's own suite for asynchronous keyed state backends (flink-runtime test-jar) against
- * Lethe: snapshot and restore, rescaling up and down, timer queues, state TTL.
+ * Lethe: snapshot and restore, rescaling up and down, timer queues, state TTL. The suite's mailbox
+ * runs callbacks at once on the thread that completes a request, and Flink's execution controller,
+ * which the callbacks drive, is made for one thread. With the request pipeline's thread completing
+ * requests, the controller would be used from the test's thread and that one at once, and can lose
+ * a request (a test then waits forever). So the suite runs with the task thread serving each batch
+ * ({@code async-state.inline-batch-size}); what it checks does not depend on which thread serves. The pipeline
+ * itself is tested with callbacks run on the test's thread, as a task runs them
+ * ({@link BatchedRequestsTest}, {@link RequestPipelineTest}), and in jobs.
  */
 @ExtendWith(ParameterizedTestExtension.class)
 public class LetheAsyncStateBackendTest extends StateBackendTestV2Base<LetheStateBackend> {
@@ -44,7 +51,8 @@ public class LetheAsyncStateBackendTest extends StateBackendTestV2Base<LetheStat
 
     @Override
     protected ConfigurableStateBackend getStateBackend() {
-        return LetheStateBackendTest.smallBackend(incremental).with(LetheOptions.ASYNC_STATE_EXECUTOR, true);
+        return LetheStateBackendTest.smallBackend(incremental).with(LetheOptions.ASYNC_STATE_EXECUTOR, true)
+                .with(LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE, Integer.MAX_VALUE);
     }
 
     @Override
