@@ -9,9 +9,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Serves the state requests of one operator: a batch as {@link RequestServer#serveBatch} does (its
  * point reads looked up with one multi-get per column family and its writes of one key written as
- * one write batch, on the request pipeline's thread), each request's future completed with its
- * result (Flink runs the callbacks in the task's mailbox) or failed, which fails the task. Fully
- * loaded while the pipeline has a batch running and another waiting.
+ * one write batch, on the task thread or the request pipeline's), each request's future completed
+ * with its result (Flink runs the callbacks in the task's mailbox) or failed, which fails the task.
+ * Fully loaded while the pipeline has a batch running and another waiting.
  */
 final class LetheStateExecutor implements StateExecutor {
     private final RequestServer<?> server;

@@ -27,9 +27,10 @@ import java.util.List;
  * which the callbacks drive, is made for one thread. With the request pipeline's thread completing
  * requests, the controller would be used from the test's thread and that one at once, and can lose
  * a request (a test then waits forever). So the suite runs with the task thread serving each batch
- * ({@code async-state.inline-batch-size}); what it checks does not depend on which thread serves. The pipeline
- * itself is tested with callbacks run on the test's thread, as a task runs them
- * ({@link BatchedRequestsTest}, {@link RequestPipelineTest}), and in jobs.
+ * ({@code async-state.inline-batch-size}, set here though it is the default); what it checks does
+ * not depend on which thread serves. The pipeline's thread is tested with callbacks run on the
+ * test's thread, as a task runs them ({@link BatchedRequestsTest}, {@link RequestPipelineTest}),
+ * and in jobs.
  */
 @ExtendWith(ParameterizedTestExtension.class)
 public class LetheAsyncStateBackendTest extends StateBackendTestV2Base<LetheStateBackend> {
