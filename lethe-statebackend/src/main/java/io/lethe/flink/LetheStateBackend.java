@@ -173,7 +173,8 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
         LetheKeyedStateBackend<K> storage = (LetheKeyedStateBackend<K>) createKeyedStateBackend(parameters);
         return new LetheAsyncKeyedStateBackend<>(storage, parameters.getEnv().getExecutionConfig(),
                 parameters.getTtlTimeProvider(), settings.get(LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE),
-                parameters.getOperatorIdentifier() + " " + parameters.getEnv().getTaskInfo().getTaskNameWithSubtasks());
+                parameters.getOperatorIdentifier() + " " + parameters.getEnv().getTaskInfo().getTaskNameWithSubtasks(),
+                parameters.getMetricGroup());
     }
 
     @Override

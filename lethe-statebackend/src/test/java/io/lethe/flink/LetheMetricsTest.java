@@ -11,8 +11,6 @@ import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -34,33 +32,11 @@ import java.util.Map;
 /** The backend exposes engine statistics as gauges in its metric group. */
 class LetheMetricsTest {
 
-    /** Records every gauge registered in it or its subgroups, by dotted name. */
-    static final class RecordingGroup extends UnregisteredMetricsGroup {
-        private final Map<String, Metric> metrics;
-        private final String prefix;
-
-        RecordingGroup(String prefix, Map<String, Metric> metrics) {
-            this.prefix = prefix;
-            this.metrics = metrics;
-        }
-
-        @Override
-        public MetricGroup addGroup(String name) {
-            return new RecordingGroup(prefix + name + ".", metrics);
-        }
-
-        @Override
-        public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
-            metrics.put(prefix + name, gauge);
-            return gauge;
-        }
-    }
-
     @Test
     void engineStatisticsAreGauges() throws Exception {
         MockEnvironment env = MockEnvironment.builder().build();
         Map<String, Metric> gauges = new HashMap<>();
-        RecordingGroup group = new RecordingGroup("", gauges);
+        RecordingMetricGroup group = new RecordingMetricGroup("", gauges);
         AbstractKeyedStateBackend<Integer> backend = new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
                 .with(LetheOptions.TIMER_SERVICE_COUNT_PENDING, true)

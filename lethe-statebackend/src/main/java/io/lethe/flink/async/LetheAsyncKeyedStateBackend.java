@@ -8,6 +8,7 @@ import org.apache.flink.api.common.state.v2.ReducingStateDescriptor;
 import org.apache.flink.api.common.state.v2.State;
 import org.apache.flink.api.common.state.v2.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.asyncprocessing.StateExecutor;
 import org.apache.flink.runtime.asyncprocessing.StateRequestHandler;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -61,15 +62,18 @@ public final class LetheAsyncKeyedStateBackend<K> implements AsyncKeyedStateBack
      * @param inlineBatchSize batches up to this many requests are served by the task thread itself
      *     when no batch is in flight
      * @param name names the thread that serves the engine work of larger batches
+     * @param metrics where the executor's gauges go ({@link ExecutorMetrics})
      */
     public LetheAsyncKeyedStateBackend(AbstractKeyedStateBackend<K> backend, ExecutionConfig executionConfig,
-            TtlTimeProvider ttlTimeProvider, int inlineBatchSize, String name) {
+            TtlTimeProvider ttlTimeProvider, int inlineBatchSize, String name, MetricGroup metrics) {
         this.backend = backend;
         this.executionConfig = executionConfig;
         this.ttlTimeProvider = ttlTimeProvider;
         // Fully loaded with one batch being served and one waiting: more only adds latency.
-        this.pipeline = new RequestPipeline("Lethe state requests " + name, inlineBatchSize, 2);
-        this.server = new RequestServer<>(backend, pipeline);
+        BatchCounts counts = new BatchCounts();
+        this.pipeline = new RequestPipeline("Lethe state requests " + name, inlineBatchSize, 2, counts);
+        this.server = new RequestServer<>(backend, pipeline, counts);
+        ExecutorMetrics.register(metrics, counts, pipeline);
     }
 
     /** The synchronous backend that stores this one's state (tests, metrics). */

@@ -26,6 +26,7 @@ final class RequestPipeline implements AutoCloseable {
     private final String name;
     private final int inlineBatchSize;
     private final int fullLoad;
+    private final BatchCounts counts;
     private final ArrayDeque<ServedBatch> queue = new ArrayDeque<>();
     private int inFlight;
     private volatile int inFlightNow;
@@ -37,11 +38,13 @@ final class RequestPipeline implements AutoCloseable {
      * @param inlineBatchSize batches of at most this many requests are served by the submitting
      *     thread when nothing is in flight
      * @param fullLoad batches submitted and not yet served at which the pipeline counts as fully loaded
+     * @param counts where batches handed to the thread are counted
      */
-    RequestPipeline(String name, int inlineBatchSize, int fullLoad) {
+    RequestPipeline(String name, int inlineBatchSize, int fullLoad, BatchCounts counts) {
         this.name = name;
         this.inlineBatchSize = inlineBatchSize;
         this.fullLoad = fullLoad;
+        this.counts = counts;
     }
 
     /**
@@ -53,6 +56,7 @@ final class RequestPipeline implements AutoCloseable {
             batch.run();
             return;
         }
+        counts.handedOver();
         enqueue(batch);
     }
 
@@ -74,6 +78,11 @@ final class RequestPipeline implements AutoCloseable {
     /** Whether nothing submitted is waiting or running. */
     synchronized boolean idle() {
         return inFlight == 0;
+    }
+
+    /** Batches handed to the thread and not yet served. */
+    int inFlight() {
+        return inFlightNow;
     }
 
     /** Whether as many batches as count as a full load are waiting or running. */

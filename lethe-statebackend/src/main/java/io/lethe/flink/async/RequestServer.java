@@ -60,14 +60,17 @@ final class RequestServer<K> {
     private final AbstractKeyedStateBackend<K> backend;
     private final RequestPipeline pipeline;
     private final Map<State, Binding> bindings = new IdentityHashMap<>();
-    private final BatchCounts counts = new BatchCounts();
-    private final BatchedReads reads = new BatchedReads(counts);
-    private final BatchedWrites writes = new BatchedWrites(counts);
+    private final BatchCounts counts;
+    private final BatchedReads reads;
+    private final BatchedWrites writes;
     private volatile StateRequestHandler handler;
 
-    RequestServer(AbstractKeyedStateBackend<K> backend, RequestPipeline pipeline) {
+    RequestServer(AbstractKeyedStateBackend<K> backend, RequestPipeline pipeline, BatchCounts counts) {
         this.backend = backend;
         this.pipeline = pipeline;
+        this.counts = counts;
+        this.reads = new BatchedReads(counts);
+        this.writes = new BatchedWrites(counts);
     }
 
     void setHandler(StateRequestHandler handler) {
@@ -94,6 +97,7 @@ final class RequestServer<K> {
      * failed where serving it failed.
      */
     void serveBatch(List<StateRequest<?, ?, ?, ?>> requests) {
+        counts.batch(requests.size());
         int next = 0;
         while (next < requests.size()) {
             Gathered gathered = gather(requests, next);

@@ -6,6 +6,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.v2.StateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.asyncprocessing.EpochManager;
 import org.apache.flink.runtime.asyncprocessing.RecordContext;
@@ -40,10 +41,15 @@ final class AsyncBackendHarness implements AutoCloseable {
     final QueuedMailbox mailbox = new QueuedMailbox();
 
     AsyncBackendHarness(LetheStateBackend kind, TtlTimeProvider clock, int batchSize) throws Exception {
+        this(kind, clock, batchSize, new UnregisteredMetricsGroup());
+    }
+
+    AsyncBackendHarness(LetheStateBackend kind, TtlTimeProvider clock, int batchSize, MetricGroup metrics)
+            throws Exception {
         env = MockEnvironment.builder().build();
         backend = (LetheAsyncKeyedStateBackend<Integer>) kind.createAsyncKeyedStateBackend(
                 new KeyedStateBackendParametersImpl<>(env, new JobID(), "op", IntSerializer.INSTANCE, 128,
-                        KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(), clock, new UnregisteredMetricsGroup(),
+                        KeyGroupRange.of(0, 127), env.getTaskKvStateRegistry(), clock, metrics,
                         (name, v) -> {}, Collections.emptyList(), new CloseableRegistry(), 1.0));
         executor = backend.createStateExecutor();
         aec = new StateExecutionController<>(mailbox, (message, e) -> failures.add(e),

@@ -2,6 +2,7 @@ package io.lethe.flink.async;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lethe.flink.RecordingMetricGroup;
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackendTest;
 
@@ -17,6 +18,8 @@ import org.apache.flink.api.common.state.v2.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.asyncprocessing.AbstractStateIterator;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -48,12 +52,13 @@ class BatchedRequestsTest {
     private MapState<Integer, String> map;
     private ListState<Integer> list;
     private ReducingState<Integer> sum;
+    private final Map<String, Metric> gauges = new HashMap<>();
 
     @BeforeEach
     void open() throws Exception {
         harness = new AsyncBackendHarness(LetheStateBackendTest.smallBackend(false)
                 .with(LetheOptions.ASYNC_STATE_EXECUTOR, true).with(LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE, inlineBatchSize()),
-                TtlTimeProvider.DEFAULT, BATCH);
+                TtlTimeProvider.DEFAULT, BATCH, new RecordingMetricGroup("", gauges));
         backend = harness.backend;
         failures = harness.failures;
         value = harness.state(new ValueStateDescriptor<>("value", BasicTypeInfo.INT_TYPE_INFO));
@@ -105,6 +110,20 @@ class BatchedRequestsTest {
         assertThat(after[1] - before[1]).as("reads answered in batches").isEqualTo(5L * KEYS);
         // One batch of 1,000 again: one multi-get for each of the 4 column families.
         assertThat(after[0] - before[0]).as("multi-gets").isEqualTo(4);
+        assertThat(gauge("multi-gets")).isEqualTo(after[0]);
+        assertThat(gauge("multi-get-reads")).isEqualTo(after[1]);
+        assertThat(gauge("write-batch-entries")).isEqualTo(after[3]);
+        // Two batches of 1,000 requests, each handed over unless the task thread serves every batch.
+        assertThat(gauge("batches")).isEqualTo(2L);
+        assertThat(gauge("requests")).isEqualTo(10L * KEYS);
+        assertThat(gauge("batches-handed-over")).isEqualTo(inlineBatchSize() >= BATCH ? 0L : 2L);
+        assertThat(gauge("batches-in-flight")).isEqualTo(0);
+    }
+
+    private Object gauge(String name) {
+        Metric metric = gauges.get(ExecutorMetrics.GROUP + "." + name);
+        assertThat(metric).as(name + " among " + gauges.keySet()).isNotNull();
+        return ((Gauge<?>) metric).getValue();
     }
 
     @Test
