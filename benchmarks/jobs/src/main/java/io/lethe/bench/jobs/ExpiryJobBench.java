@@ -17,14 +17,16 @@ import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindo
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
+import java.nio.file.FileVisitResult;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 
 /**
  * Window and TTL jobs on Lethe and Flink's RocksDB (timers in RocksDB and on the heap), ForSt and
@@ -241,15 +243,38 @@ public final class ExpiryJobBench {
         }
     }
 
+    /**
+     * Deletes {@code dir} and everything in it. Files that vanish meanwhile are fine: a backend may
+     * still be removing its subsumed checkpoint files as a job ends (ForSt does).
+     */
     static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.deleteIfExists(file);
+                return FileVisitResult.CONTINUE;
             }
-        }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                if (e != null && !(e instanceof NoSuchFileException)) {
+                    throw e;
+                }
+                Files.deleteIfExists(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
     }
 
     static String mib(long bytes) {
