@@ -46,7 +46,7 @@ class ChangelogOnLetheTest {
     void recoversFromTheChangelogWithTheLinesOfARunWithoutFailure(@TempDir Path checkpoints) throws Exception {
         Set<String> expected = AllStatesJob.linesWithoutFailure();
 
-        FailOnceAfterCheckpoint.reset(() -> {});
+        FailOnceAfterCheckpoint.reset(() -> true);
         Configuration conf = AllStatesJob.onLetheWithOneRestart(checkpoints);
         conf.set(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG, true);
         conf.set(StateChangelogOptions.PERIODIC_MATERIALIZATION_INTERVAL, Duration.ofMillis(300));

@@ -22,12 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.FileVisitResult;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.List;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * Local recovery on a TaskManager that keeps its slots: a job on Lethe fails once after a checkpoint,
@@ -48,7 +50,11 @@ class LocalRecoveryJobTest {
         Set<String> expected = AllStatesJob.linesWithoutFailure();
 
         AtomicInteger deleted = new AtomicInteger();
-        FailOnceAfterCheckpoint.reset(() -> deleted.set(deleteTables(checkpoints)));
+        // The job fails once table files are in the storage, right after they are deleted.
+        FailOnceAfterCheckpoint.reset(() -> {
+            deleted.set(deleteTables(checkpoints));
+            return deleted.get() > 0;
+        });
         Configuration conf = AllStatesJob.onLetheWithOneRestart(checkpoints);
         conf.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
         // Every table in a file of its own (small ones would be inlined into the checkpoint's metadata).
@@ -60,17 +66,35 @@ class LocalRecoveryJobTest {
         assertEquals(expected, new TreeSet<>(AllStatesJob.OUTPUT), "lines across a failure, recovered locally");
     }
 
-    /** Deletes the table files of every checkpoint in the storage; returns how many. */
+    /**
+     * Deletes the table files of every checkpoint in the storage; returns how many. Flink removes
+     * subsumed checkpoints meanwhile (one every 100 ms), so files and directories may vanish during
+     * the walk: a walk that failed on one made the gate fail the job before anything was deleted.
+     */
     private static int deleteTables(Path checkpoints) {
-        try (Stream<Path> files = Files.walk(checkpoints)) {
-            List<Path> tables = files.filter(Files::isRegularFile).filter(LocalRecoveryJobTest::isTable).toList();
-            for (Path t : tables) {
-                Files.deleteIfExists(t);
-            }
-            return tables.size();
+        AtomicInteger deleted = new AtomicInteger();
+        try {
+            Files.walkFileTree(checkpoints, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    if (attrs.isRegularFile() && isTable(file) && Files.deleteIfExists(file)) {
+                        deleted.incrementAndGet();
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw e;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return deleted.get();
     }
 
     /** Table files are uploaded under random names into the shared directory; only they are there. */

@@ -8,6 +8,7 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * A gate of {@link AllStatesJob} that fails the job once: at the first event after a checkpoint
@@ -21,13 +22,16 @@ public final class FailOnceAfterCheckpoint implements AllStatesJob.Gate, Checkpo
     private static final long FAIL_AFTER = 6_000;
     private static volatile boolean checkpointed;
     private static volatile boolean failed;
-    private static volatile Runnable beforeFailure = () -> {};
+    private static volatile BooleanSupplier beforeFailure = () -> true;
     private long seen;
     /** Events seen when each checkpoint's barrier passed, until the checkpoint completes. */
     private final Map<Long, Long> seenAtBarrier = new HashMap<>();
 
-    /** Arms the gate for the next job; {@code beforeFailure} runs right before it fails the job. */
-    public static void reset(Runnable beforeFailure) {
+    /**
+     * Arms the gate for the next job. {@code beforeFailure} runs right before the gate fails the job,
+     * and says whether it may: when it answers false, the gate tries again at the next event.
+     */
+    public static void reset(BooleanSupplier beforeFailure) {
         checkpointed = false;
         failed = false;
         FailOnceAfterCheckpoint.beforeFailure = beforeFailure;
@@ -42,9 +46,8 @@ public final class FailOnceAfterCheckpoint implements AllStatesJob.Gate, Checkpo
         if (++seen % 10 == 0) {
             Thread.sleep(1);
         }
-        if (!failed && checkpointed && seen > FAIL_AFTER) {
+        if (!failed && checkpointed && seen > FAIL_AFTER && beforeFailure.getAsBoolean()) {
             failed = true;
-            beforeFailure.run();
             throw new RuntimeException("failing once after a checkpoint");
         }
         return e;
