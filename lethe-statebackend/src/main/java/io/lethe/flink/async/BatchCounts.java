@@ -47,6 +47,22 @@ final class BatchCounts {
         return handedOver.sum();
     }
 
+    long lookups() {
+        return lookups.sum();
+    }
+
+    long reads() {
+        return reads.sum();
+    }
+
+    long writes() {
+        return writes.sum();
+    }
+
+    long entries() {
+        return entries.sum();
+    }
+
     /** {multi-gets, reads in them, write batches, entries in them}. */
     long[] snapshot() {
         return new long[] {lookups.sum(), reads.sum(), writes.sum(), entries.sum()};

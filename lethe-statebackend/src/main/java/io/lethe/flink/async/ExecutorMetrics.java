@@ -20,9 +20,9 @@ final class ExecutorMetrics {
         g.gauge("requests", (Gauge<Long>) counts::requests);
         g.gauge("batches-handed-over", (Gauge<Long>) counts::handedOverBatches);
         g.gauge("batches-in-flight", (Gauge<Integer>) pipeline::inFlight);
-        g.gauge("multi-gets", (Gauge<Long>) () -> counts.snapshot()[0]);
-        g.gauge("multi-get-reads", (Gauge<Long>) () -> counts.snapshot()[1]);
-        g.gauge("write-batches", (Gauge<Long>) () -> counts.snapshot()[2]);
-        g.gauge("write-batch-entries", (Gauge<Long>) () -> counts.snapshot()[3]);
+        g.gauge("multi-gets", (Gauge<Long>) counts::lookups);
+        g.gauge("multi-get-reads", (Gauge<Long>) counts::reads);
+        g.gauge("write-batches", (Gauge<Long>) counts::writes);
+        g.gauge("write-batch-entries", (Gauge<Long>) counts::entries);
     }
 }
