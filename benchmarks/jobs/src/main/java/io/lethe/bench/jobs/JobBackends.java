@@ -76,6 +76,16 @@ final class JobBackends {
         return settings;
     }
 
+    /**
+     * For jobs with asynchronous state: Lethe with its own executor. ForSt always has its own; RocksDB and
+     * HashMap run asynchronous operators through Flink's synchronous adaptor, one request at a time.
+     */
+    static void asyncExecutor(String backend, Configuration conf) {
+        if (backend.startsWith("lethe")) {
+            conf.setString("state.backend.lethe.async-state.executor", "true");
+        }
+    }
+
     /** Whether the backend keeps its state on local disk (the HashMap backend keeps it on the heap). */
     static boolean onDisk(String backend) {
         return !backend.equals("hashmap");

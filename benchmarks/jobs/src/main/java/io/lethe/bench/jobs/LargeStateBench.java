@@ -21,8 +21,9 @@ import java.util.Locale;
  * the other runs already in the directory are kept), then writes {@code largestate.csv} (a row per
  * run), {@code largestate-timeline.csv} (every second of every run), {@code largestate-checkpoints.csv}
  * and {@code largestate.settings.csv}. Full: state of at least 20 times the managed memory, 10 minutes
- * measured in steady state and 2 minutes cold, one round (about half an hour per run). Quick: small
- * state and seconds per phase, to show that every part runs.
+ * measured in steady state and 2 minutes cold, one round (about half an hour per run); the system
+ * property {@code lethe.bench.largestate.steady-seconds} sets another steady phase. Quick: small state
+ * and seconds per phase, to show that every part runs.
  */
 public final class LargeStateBench {
     static final String MANAGED_MEMORY = "256m";
@@ -33,7 +34,9 @@ public final class LargeStateBench {
      */
     static final String CONTAINER = "4g";
     static final String CGROUP_PROPERTY = "lethe.bench.cgroup";
-    static final List<String> JOBS = List.of("keyed", "windowed");
+    static final List<String> JOBS = List.of("keyed", "keyed-async", "windowed");
+    /** Full mode's steady phase in seconds, where not the default (passed on to each run's JVM). */
+    static final String STEADY_SECONDS_PROPERTY = "lethe.bench.largestate.steady-seconds";
     private static final String[] FILES = {"", "-timeline", "-checkpoints"};
 
     private LargeStateBench() {}
@@ -44,7 +47,8 @@ public final class LargeStateBench {
 
     static LargeStateJobs.Sizes sizes(boolean full) {
         return full
-                ? new LargeStateJobs.Sizes(1L << 24, 1L << 17, 2_000_000, 600, 120, 30)
+                ? new LargeStateJobs.Sizes(1L << 24, 1L << 17, 2_000_000, Long.getLong(STEADY_SECONDS_PROPERTY, 600),
+                        120, 30)
                 : new LargeStateJobs.Sizes(1L << 15, 1L << 8, 10_000, 5, 3, 2);
     }
 
@@ -121,9 +125,11 @@ public final class LargeStateBench {
             limit = "none (" + e.getMessage() + "): the page cache may hold the state";
             System.out.println("  no memory limit: " + e.getMessage());
         }
-        String overrides = System.getProperty(JobBackends.OVERRIDES_PROPERTY + backend);
-        if (overrides != null) {
-            cmd.add("-D" + JobBackends.OVERRIDES_PROPERTY + backend + "=" + overrides);
+        for (String property : List.of(JobBackends.OVERRIDES_PROPERTY + backend, STEADY_SECONDS_PROPERTY)) {
+            String value = System.getProperty(property);
+            if (value != null) {
+                cmd.add("-D" + property + "=" + value);
+            }
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LargeStateRun.class.getName(), job, backend,
                 full ? "full" : "quick", out.toString()));
@@ -177,6 +183,10 @@ public final class LargeStateBench {
                     + " rewrites the profile and one counter of a key chosen uniformly at random (logical state %s)%n",
                     sizes.keys(), LargeStateJobs.PROFILE_BYTES, LargeStateJobs.COUNTER_BYTES,
                     ExpiryJobBench.mib(sizes.logicalBytes("keyed")));
+            csv.println("keyed-async,the keyed job with asynchronous state (State V2; enableAsyncState()): a record's"
+                    + " two reads are issued together and its two writes once both are back; Lethe with its own"
+                    + " executor (state.backend.lethe.async-state.executor: true); ForSt with its own; RocksDB through"
+                    + " Flink's synchronous adaptor (one request at a time)");
             csv.printf(Locale.ROOT, "windowed,%,d keys; one record per event-time ms with a %d-byte payload; tumbling"
                     + " windows of %,d ms holding every element (list state) with an allowed lateness of %d windows:"
                     + " the state holds %d to %d windows (at least %s logical); fired once at the end and cleared at"
@@ -190,7 +200,9 @@ public final class LargeStateBench {
                     + " checkpoint and %d s cold (measured); page cache dropped; restore from the savepoint%n",
                     sizes.steadySeconds(), sizes.coldSeconds());
             csv.println("records/s,records the source made per second; backpressure holds it to the job's pace");
-            csv.println("latency,keyed: the time of one record's state accesses (reads and writes); windowed: from the"
+            csv.println("latency,keyed: the time of one record's state accesses (reads and writes); keyed-async: from"
+                    + " a record's first request to the completion of its last write (callbacks run in the task's"
+                    + " mailbox; the time a batch waits is included); windowed: from the"
                     + " moment a window could close (its first record past the end was made) to its result;"
                     + " HdrHistogram");
             csv.println("bytes written,what the process wrote to disk (/proc/self/io) in the steady phase per record;"

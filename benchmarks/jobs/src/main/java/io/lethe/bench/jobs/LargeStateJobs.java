@@ -3,6 +3,7 @@ package io.lethe.bench.jobs;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.v2.StateFuture;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -12,6 +13,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink;
@@ -32,6 +34,10 @@ import java.time.Duration;
  *       first {@code keys} records load every key once, in a scrambled order; after that each record picks
  *       a key uniformly at random, reads its profile and one counter and writes both: lookups that mostly
  *       miss the backend's cache, and never miss the state.
+ *   <li><b>keyed-async</b>: the keyed job with asynchronous state (Flink's State V2, {@code
+ *       enableAsyncState()}): each record's two reads are issued at once, and its two writes once both
+ *       reads are back. Backends serve the requests in batches where they have an executor of their own
+ *       (Lethe, ForSt), one at a time through Flink's synchronous adaptor otherwise (RocksDB).
  *   <li><b>windowed</b>: records with a 200-byte payload, one per event-time millisecond, over {@code
  *       windowKeys} keys, in tumbling windows of {@code windowRecords} ms kept {@link #LATENESS_WINDOWS}
  *       windows past their end (allowed lateness): every element is stored, each window fires once at
@@ -61,31 +67,43 @@ final class LargeStateJobs {
             long checkpointSeconds) {
         /** Records before the measured phase: every key loaded once, or the windows filled. */
         long loadRecords(String job) {
-            return job.equals("keyed") ? keys : windowRecords * (LATENESS_WINDOWS + 1);
+            return keyed(job) ? keys : windowRecords * (LATENESS_WINDOWS + 1);
         }
 
         /** What the state holds in serialized keys and values, before any backend's overhead or compression. */
         long logicalBytes(String job) {
-            return job.equals("keyed")
+            return keyed(job)
                     ? keys * (Long.BYTES + PROFILE_BYTES + 2 * (Integer.BYTES + COUNTER_BYTES))
                     : windowRecords * LATENESS_WINDOWS * (3L * Long.BYTES + PAYLOAD_BYTES);
         }
     }
 
+    /** Whether {@code job} is the keyed job, with synchronous or asynchronous state. */
+    static boolean keyed(String job) {
+        return job.startsWith("keyed");
+    }
+
+    /** Whether {@code job} uses asynchronous state. */
+    static boolean asyncState(String job) {
+        return job.endsWith("-async");
+    }
+
     static void build(StreamExecutionEnvironment env, String job, Sizes sizes) {
         switch (job) {
-            case "keyed" -> keyedJob(env, sizes.keys());
+            case "keyed", "keyed-async" -> keyedJob(env, sizes.keys(), asyncState(job));
             case "windowed" -> windowedJob(env, sizes.windowKeys(), sizes.windowRecords());
             default -> throw new IllegalArgumentException(job);
         }
     }
 
-    private static void keyedJob(StreamExecutionEnvironment env, long keys) {
+    private static void keyedJob(StreamExecutionEnvironment env, long keys, boolean asyncState) {
         TypeInformation<Tuple3<Long, Long, Long>> type = Types.TUPLE(Types.LONG, Types.LONG, Types.LONG);
-        env.fromSource(new DataGeneratorSource<>(new KeyedRecords(keys), Long.MAX_VALUE, type),
+        KeyedStream<Tuple3<Long, Long, Long>, Long> byKey = env.fromSource(
+                        new DataGeneratorSource<>(new KeyedRecords(keys), Long.MAX_VALUE, type),
                         WatermarkStrategy.noWatermarks(), "records").uid("records")
-                .keyBy(e -> e.f0).process(new Profiles(keys)).uid("profiles")
-                .addSink(new DiscardingSink<>()).uid("sink");
+                .keyBy(e -> e.f0);
+        (asyncState ? byKey.enableAsyncState().process(new AsyncProfiles(keys)) : byKey.process(new Profiles(keys)))
+                .uid("profiles").addSink(new DiscardingSink<>()).uid("sink");
     }
 
     private static void windowedJob(StreamExecutionEnvironment env, long keys, long windowRecords) {
@@ -197,6 +215,55 @@ final class LargeStateJobs {
                 }
             }
             LiveMetrics.LATENCY_NANOS.recordValue(System.nanoTime() - start);
+        }
+    }
+
+    /**
+     * {@link Profiles} with asynchronous state: a record's two reads go out together, its two writes once
+     * both are back; its latency runs from the requests to the completion of the last write.
+     */
+    static final class AsyncProfiles extends KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, Long> {
+        private final long loadRecords;
+        private transient org.apache.flink.api.common.state.v2.ValueState<byte[]> profile;
+        private transient org.apache.flink.api.common.state.v2.MapState<Integer, byte[]> counters;
+
+        AsyncProfiles(long loadRecords) {
+            this.loadRecords = loadRecords;
+        }
+
+        @Override
+        public void open(OpenContext ctx) {
+            profile = getRuntimeContext().getState(new org.apache.flink.api.common.state.v2.ValueStateDescriptor<>(
+                    "profile", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+            counters = getRuntimeContext().getMapState(new org.apache.flink.api.common.state.v2.MapStateDescriptor<>(
+                    "counters", Types.INT, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+            LiveMetrics.OPENED_AT_MILLIS.set(System.currentTimeMillis());
+        }
+
+        @Override
+        public void processElement(Tuple3<Long, Long, Long> e, Context ctx, Collector<Long> out) {
+            long i = e.f1;
+            byte[] newProfile = payload(i, PROFILE_BYTES);
+            byte[] newCounter = payload(i + 1, COUNTER_BYTES);
+            long start = System.nanoTime();
+            StateFuture<Void> written;
+            if (i < loadRecords) {
+                profile.asyncUpdate(newProfile);
+                counters.asyncPut(0, newCounter);
+                written = counters.asyncPut(1, payload(i + 2, COUNTER_BYTES));
+            } else {
+                int counter = (int) (i & 1);
+                written = profile.asyncValue().thenCombine(counters.asyncGet(counter), (p, c) -> p != null & c != null)
+                        .thenCompose(found -> {
+                            LiveMetrics.LOOKUPS.incrementAndGet();
+                            if (!found) {
+                                LiveMetrics.MISSING.incrementAndGet();
+                            }
+                            profile.asyncUpdate(newProfile);
+                            return counters.asyncPut(counter, newCounter);
+                        });
+            }
+            written.thenAccept(done -> LiveMetrics.LATENCY_NANOS.recordValue(System.nanoTime() - start));
         }
     }
 

@@ -54,10 +54,12 @@ final class LargeStateResult {
 
     void print() {
         System.out.printf(Locale.ROOT, "  %s on %s: load %s records/s, steady %s records/s, p99 %s µs, %s bytes"
-                        + " written/record, local %s B, restore %s ms (checkpoint) %s ms (savepoint), cold %s records/s%n",
+                        + " written/record, local %s B, restore %s ms (checkpoint) %s ms (savepoint), cold %s records/s,"
+                        + " requests per executor batch %s%n",
                 row.get("job"), row.get("backend"), row.get("load_records_per_s"), row.get("steady_records_per_s"),
                 row.get("latency_p99_us"), row.get("bytes_written_per_record"), row.get("local_bytes_end"),
-                row.get("restore_checkpoint_ms"), row.get("restore_savepoint_ms"), row.get("cold_records_per_s"));
+                row.get("restore_checkpoint_ms"), row.get("restore_savepoint_ms"), row.get("cold_records_per_s"),
+                row.get("async_requests_per_batch"));
     }
 
     private static String cell(double v) {
@@ -113,6 +115,9 @@ final class LargeStateResult {
             row.put("lookups", Long.toString(p.lookups()));
             row.put("lookups_missing_state", Long.toString(p.missing()));
             row.put("windows_fired", Long.toString(p.windowsFired()));
+            // Lethe's asynchronous executor: how many requests Flink's controller handed it per batch.
+            row.put("async_requests_per_batch",
+                    p.asyncBatches() == 0 ? "" : cell((double) p.asyncRequests() / p.asyncBatches()));
         }
 
         /** The job stopped, with these checkpoints and savepoint. */
@@ -131,7 +136,7 @@ final class LargeStateResult {
             row.put("checkpoint_full_bytes", Long.toString(s.checkpoints().stream().filter(c -> !c.savepoint())
                     .mapToLong(c -> c.fullBytes()).reduce((a, b) -> b).orElse(0)));
             boolean taken = s.savepoint() != null;
-            row.put("savepoint", taken ? "canonical" : "refused by the backend");
+            row.put("savepoint", taken ? "canonical" : LargeStateRun.noCanonicalSavepoint(row.get("job"), row.get("backend")));
             row.put("savepoint_ms", taken ? Long.toString(s.savepointMillis()) : "");
             row.put("savepoint_bytes", taken ? Long.toString(s.checkpoints().stream().filter(c -> c.savepoint())
                     .mapToLong(c -> c.fullBytes()).sum()) : "");

@@ -194,10 +194,8 @@ public final class NexmarkBench {
             String name, boolean asyncState) {
         Configuration conf = new Configuration();
         JobBackends.configure(backend, conf, local);
-        if (asyncState && backend.startsWith("lethe")) {
-            // Lethe's own executor for asynchronous state (ForSt always has its own; RocksDB and HashMap
-            // run asynchronous operators through Flink's synchronous adaptor).
-            conf.setString("state.backend.lethe.async-state.executor", "true");
+        if (asyncState) {
+            JobBackends.asyncExecutor(backend, conf);
         }
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, JobBackends.onDisk(backend));
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());

@@ -20,7 +20,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * and memory), Lethe against the best on-disk peer per metric, and charts of the runs over time.
  */
 final class LargeStateSection {
-    static final List<String> JOBS = List.of("keyed", "windowed");
+    static final List<String> JOBS = List.of("keyed", "keyed-async", "windowed");
     static final List<String> BACKENDS = List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst");
     static final List<String> PEERS = List.of("rocksdb", "rocksdb-heap-timers", "forst");
     /**
@@ -80,7 +80,8 @@ final class LargeStateSection {
 
     private void write() throws IOException {
         List<Row> rows = r.section("State far larger than memory", "largestate", "A keyed-state job (value and map"
-                + " state read back at random) and a windowed job (every element stored, windows kept past their end)"
+                + " state read back at random), the same job with asynchronous state (Lethe's and ForSt's executors,"
+                + " RocksDB through Flink's synchronous adaptor) and a windowed job (every element stored, windows kept past their end)"
                 + " with state at least twenty times the managed memory, run for minutes in steady state, then"
                 + " restored from their last incremental checkpoint with a cold page cache and from a canonical"
                 + " savepoint: Lethe; Flink's RocksDB backend (timers in RocksDB, and on the heap where the job has"
@@ -126,14 +127,15 @@ final class LargeStateSection {
                 mib(values(sel, "local_bytes_end")) + (mixedMeasures(rows, job) && !sel.isEmpty()
                         ? " (" + localMeasure(sel.get(0)) + ")" : ""), mib(values(sel, SteadySizes.LOCAL)),
                 abs(values(sel, "cold_records_per_s")),
-                abs(values(sel, "cold_latency_p99_us")), job.equals("keyed")
+                abs(values(sel, "cold_latency_p99_us")), job.startsWith("keyed")
                         ? abs(values(sel, "lookups_missing_state")) + " / " + abs(values(sel, "cold_lookups_missing_state"))
-                        : abs(values(sel, "windows_fired"))});
+                        : abs(values(sel, "windows_fired")), abs(values(sel, "async_requests_per_batch"))});
         }
         r.md().append(Report.table(new String[] {"backend", "logical state (MiB)", "load records/s",
             "steady records/s", "latency p50 (µs)", "latency p99 (µs)", "CPU µs/record", "bytes written/record",
             "local state (MiB)", "local state, steady median (MiB)", "cold records/s", "cold p99 (µs)",
-            job.equals("keyed") ? "lookups that missed their state (steady / cold)" : "windows fired"}, table));
+            job.startsWith("keyed") ? "lookups that missed their state (steady / cold)" : "windows fired",
+            "requests per batch (Lethe's executor)"}, table));
     }
 
     private void durability(List<Row> rows, String job, List<String> backends) {
