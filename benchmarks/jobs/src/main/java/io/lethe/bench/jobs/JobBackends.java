@@ -113,7 +113,8 @@ final class JobBackends {
                 + " HEAP)"},
         {"forst", "Flink's ForSt backend 2.2.0 (forstjni 0.1.8) as shipped, with its files on local disk"
                 + " (state.backend.forst.primary-dir: local-dir): timers in ForSt, no Bloom filter, Snappy compression,"
-                + " managed memory (its defaults); the jobs use synchronous state, which ForSt keeps local"},
+                + " managed memory (its defaults); synchronous state, which ForSt keeps local, except where a job"
+                + " has asynchronous state (Nexmark's async mode, the keyed-async job): ForSt's own executor, as shipped"},
         {"hashmap", "Flink's HashMap backend: state and timers on the heap, full checkpoints"},
     };
 }

@@ -186,7 +186,8 @@ public final class LargeStateBench {
             csv.println("keyed-async,the keyed job with asynchronous state (State V2; enableAsyncState()): a record's"
                     + " two reads are issued together and its two writes once both are back; Lethe with its own"
                     + " executor (state.backend.lethe.async-state.executor: true); ForSt with its own; RocksDB through"
-                    + " Flink's synchronous adaptor (one request at a time)");
+                    + " Flink's synchronous adaptor (one request at a time); no canonical savepoint (Flink 2.2 refuses"
+                    + " them for asynchronous state)");
             csv.printf(Locale.ROOT, "windowed,%,d keys; one record per event-time ms with a %d-byte payload; tumbling"
                     + " windows of %,d ms holding every element (list state) with an allowed lateness of %d windows:"
                     + " the state holds %d to %d windows (at least %s logical); fired once at the end and cleared at"
@@ -202,7 +203,8 @@ public final class LargeStateBench {
             csv.println("records/s,records the source made per second; backpressure holds it to the job's pace");
             csv.println("latency,keyed: the time of one record's state accesses (reads and writes); keyed-async: from"
                     + " a record's first request to the completion of its last write (callbacks run in the task's"
-                    + " mailbox; the time a batch waits is included); windowed: from the"
+                    + " mailbox; the time a batch waits is included; through RocksDB's synchronous adaptor a request"
+                    + " completes at once; so that is the access time alone); windowed: from the"
                     + " moment a window could close (its first record past the end was made) to its result;"
                     + " HdrHistogram");
             csv.println("bytes written,what the process wrote to disk (/proc/self/io) in the steady phase per record;"

@@ -41,7 +41,8 @@ import java.util.Map;
  * lethe.bench.nexmark.events}, {@code .rate} (event time, default 10,000 events/s), {@code .queries} and
  * {@code .backends} (comma-separated subsets), {@code .mini-batch} (default true), {@code .async} (default
  * false: asynchronous state for the operators that have it, Lethe with its own executor), {@code
- * lethe.bench.checkpoint-seconds} (default 2 quick, 10 full).
+ * lethe.bench.checkpoint-seconds} (default 2 quick, 10 full), {@code lethe.bench.nexmark.container} (a memory
+ * limit for the whole benchmark: {@link NexmarkContainer}).
  */
 public final class NexmarkBench {
     private static final long WARM_UP_EVENTS = 20_000;
@@ -76,6 +77,9 @@ public final class NexmarkBench {
     private NexmarkBench() {}
 
     public static void main(String[] args) throws Exception {
+        if (NexmarkContainer.wanted()) {
+            System.exit(NexmarkContainer.run(args));
+        }
         Mode mode = Mode.of(args.length > 0 && args[0].equals("full"));
         Path out = Path.of(args.length > 1 ? args[1] : "target/nexmark").toAbsolutePath();
         Files.createDirectories(out);

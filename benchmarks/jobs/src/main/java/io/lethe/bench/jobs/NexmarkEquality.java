@@ -78,6 +78,8 @@ final class NexmarkEquality {
         Map<String, String> repeatable = new HashMap<>();
         Map<String, String> nondeterministic = new HashMap<>();
         List<String> bugs = new ArrayList<>();
+        // Without the HashMap backend among the runs (an experiment on some backends), nothing is checked.
+        boolean checked = runs.stream().anyMatch(r -> r.backend().equals(REFERENCE));
         for (NexmarkQueries.Query query : NexmarkQueries.ALL) {
             List<NexmarkRun> mine = runs.stream().filter(r -> r.query().equals(query.name())).toList();
             if (mine.isEmpty()) {
@@ -89,7 +91,8 @@ final class NexmarkEquality {
             nondeterministic.put(query.name(), why);
             for (NexmarkRun r : mine) {
                 NexmarkRun reference = referenceOf(r, runs);
-                String verdict = verdict(r, reference, why);
+                String verdict = checked || r.error() != null ? verdict(r, reference, why)
+                        : "not checked: the HashMap backend did not run";
                 verdicts.put(key(r), verdict);
                 if (verdict.equals("no") || verdict.startsWith("error")) {
                     bugs.add(describe(r, reference, verdict));

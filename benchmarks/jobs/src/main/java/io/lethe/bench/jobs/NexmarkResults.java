@@ -98,6 +98,7 @@ final class NexmarkResults {
             csv.printf("queries,%s%n", String.join(" ", mode.queries().stream().map(q -> q.name() + " (" + q.title()
                     + ")").toList()));
             csv.printf(Locale.ROOT, "events,%,d per run; bounded; the same events in every run%n", mode.events());
+            csv.printf("memory limit,%s%n", NexmarkContainer.limit());
             csv.printf(Locale.ROOT, "generator,the Nexmark specification's; written anew (NexmarkGenerator): of every"
                     + " %d events %d person; %d auctions; %d bids; ids from the event number; hot auction ratio %d;"
                     + " hot seller ratio %d; hot bidder ratio %d (hot = first of the newest %d); %d auctions in"

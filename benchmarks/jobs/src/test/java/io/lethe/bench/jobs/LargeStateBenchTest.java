@@ -17,8 +17,9 @@ class LargeStateBenchTest {
 
     @Test
     void withoutAListEveryJobRunsOnEachOfItsBackends() {
-        assertEquals(List.of("keyed/lethe", "keyed/rocksdb", "keyed/forst", "windowed/lethe", "windowed/rocksdb",
-                "windowed/rocksdb-heap-timers", "windowed/forst"), LargeStateBench.runs(List.of()));
+        assertEquals(List.of("keyed/lethe", "keyed/rocksdb", "keyed/forst", "keyed-async/lethe", "keyed-async/rocksdb",
+                "keyed-async/forst", "windowed/lethe", "windowed/rocksdb", "windowed/rocksdb-heap-timers",
+                "windowed/forst"), LargeStateBench.runs(List.of()));
     }
 
     @Test
