@@ -37,6 +37,46 @@ public final class AsyncExecutorGauges implements MetricReporter {
         return sum;
     }
 
+    /**
+     * Watches the executor's counts of batches and requests while a job runs, polling every 100 ms, so that
+     * what they reached is known after the job ended and its gauges left. Closing it stops the polling.
+     */
+    static final class Watch implements AutoCloseable {
+        private final Thread poller;
+        private volatile boolean stopped;
+        private volatile long batches;
+        private volatile long requests;
+
+        Watch() {
+            poller = new Thread(this::poll, "async-executor-gauges");
+            poller.setDaemon(true);
+            poller.start();
+        }
+
+        private void poll() {
+            while (!stopped) {
+                batches = Math.max(batches, sum("batches"));
+                requests = Math.max(requests, sum("requests"));
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        /** Requests per batch the executor was handed; NaN when it served none (another backend). */
+        double requestsPerBatch() {
+            return batches == 0 ? Double.NaN : (double) requests / batches;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stopped = true;
+            poller.join();
+        }
+    }
+
     @Override
     public void open(MetricConfig config) {}
 

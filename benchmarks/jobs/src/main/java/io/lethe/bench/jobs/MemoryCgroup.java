@@ -69,6 +69,20 @@ final class MemoryCgroup {
         return read("memory.limit_in_bytes");
     }
 
+    /** How many processes the kernel's OOM killer ended in this cgroup (the limit reached, nothing to reclaim). */
+    long oomKills() {
+        try {
+            for (String line : Files.readAllLines(dir.resolve("memory.oom_control"))) {
+                if (line.startsWith("oom_kill ")) {
+                    return Long.parseLong(line.substring("oom_kill ".length()).trim());
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+        return 0;
+    }
+
     /** How often an allocation met the limit (and the kernel had to reclaim first). */
     long limitHits() {
         return read("memory.failcnt");

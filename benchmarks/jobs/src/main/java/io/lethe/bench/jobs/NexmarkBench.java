@@ -146,10 +146,12 @@ public final class NexmarkBench {
             return r;
         }
         System.out.printf(Locale.ROOT, "  %-4s %-19s round %d%s: %,9.0f events/s steady (%,.0f whole job, %.1f s),"
-                        + " local max %s, %d checkpoints up to %s, result %,d rows from %,d changes, sha256 %.12s %s%n",
+                        + " local max %s, %d checkpoints up to %s, result %,d rows from %,d changes, sha256 %.12s%s %s%n",
                 r.query(), r.backend(), r.round(), what, r.steadyEventsPerSecond(), r.eventsPerSecond(), r.seconds(),
                 ExpiryJobBench.mib(r.maxLocal()), r.checkpoints().size(), ExpiryJobBench.mib(r.maxCheckpoint()),
-                r.result().rows(), r.changes(), r.result().sha256(), progress);
+                r.result().rows(), r.changes(), r.result().sha256(), Double.isNaN(r.requestsPerBatch()) ? ""
+                        : String.format(Locale.ROOT, ", %.1f requests per executor batch", r.requestsPerBatch()),
+                progress);
         return r;
     }
 
@@ -181,15 +183,20 @@ public final class NexmarkBench {
         try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
             mini.start();
             long startMillis = System.currentTimeMillis();
-            MiniClusters.Finished finished =
-                    MiniClusters.runSampled(mini, env.getStreamGraph(), query.name() + "/" + backend, local, samples);
+            MiniClusters.Finished finished;
+            double requestsPerBatch;
+            try (AsyncExecutorGauges.Watch executor = new AsyncExecutorGauges.Watch()) {
+                finished = MiniClusters.runSampled(mini, env.getStreamGraph(), query.name() + "/" + backend, local,
+                        samples);
+                requestsPerBatch = executor.requestsPerBatch();
+            }
             JobExecutionResult result = finished.result();
             List<JobRun.Checkpoint> checkpoints =
                     ExpiryJobBench.checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
             ExpiryJobBench.deleteTree(dir);
             return new NexmarkRun(query.name(), backend, round, mode.events(), result.getNetRuntime() / 1000.0,
                     SteadyProbe.steadyNanos(result), samples, checkpoints, fingerprint(result),
-                    result.<Long>getAccumulatorResult(NexmarkResultSink.CHANGES), null);
+                    result.<Long>getAccumulatorResult(NexmarkResultSink.CHANGES), requestsPerBatch, null);
         }
     }
 
@@ -201,6 +208,7 @@ public final class NexmarkBench {
         if (asyncState) {
             JobBackends.asyncExecutor(backend, conf);
         }
+        AsyncExecutorGauges.configure(conf);
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, JobBackends.onDisk(backend));
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(checkpointSeconds));

@@ -41,7 +41,12 @@ final class NexmarkContainer {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NexmarkBench.class.getName()));
         cmd.addAll(List.of(args));
         System.out.printf(Locale.ROOT, "Running in a memory cgroup of %s (heap %s)%n", container, heap());
-        return new ProcessBuilder(cgroup.wrap(cmd)).inheritIO().start().waitFor();
+        int exit = new ProcessBuilder(cgroup.wrap(cmd)).inheritIO().start().waitFor();
+        if (exit != 0 && cgroup.oomKills() > 0) {
+            System.err.printf(Locale.ROOT, "The benchmark's JVM was killed (exit code %d): its memory reached the"
+                    + " cgroup's limit of %s; the runs it had not finished have no results%n", exit, container);
+        }
+        return exit;
     }
 
     /** What the settings say of the memory limit. */

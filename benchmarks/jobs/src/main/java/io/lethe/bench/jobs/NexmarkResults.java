@@ -25,16 +25,16 @@ final class NexmarkResults {
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("nexmark.csv")))) {
             csv.println("query,backend,round,events,seconds,events_per_s,job_events_per_s,local_max_bytes,"
                     + "checkpoints,max_checkpoint_bytes,final_checkpoint_bytes,result_rows,result_changes,"
-                    + "result_sha256,equal_to_hashmap,hashmap_repeatable");
+                    + "result_sha256,equal_to_hashmap,hashmap_repeatable,async_requests_per_batch");
             for (NexmarkRun r : runs) {
                 boolean ok = r.error() == null;
-                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", r.query(), r.backend(),
+                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", r.query(), r.backend(),
                         r.round(), r.events(), ok ? cell(r.seconds(), "%.3f") : "",
                         ok ? cell(r.steadyEventsPerSecond(), "%.0f") : "", ok ? cell(r.eventsPerSecond(), "%.0f") : "",
                         ok ? r.maxLocal() : "", ok ? r.checkpoints().size() : "", ok ? r.maxCheckpoint() : "",
                         ok && r.finalCheckpoint() >= 0 ? r.finalCheckpoint() : "", ok ? r.result().rows() : "",
                         ok ? r.changes() : "", ok ? r.result().sha256() : "", text(outcome.verdict(r)),
-                        outcome.repeatable().get(r.query()));
+                        outcome.repeatable().get(r.query()), ok ? cell(r.requestsPerBatch(), "%.1f") : "");
             }
         }
         writeSettings(out.resolve("nexmark.settings.csv"), mode, determinism);
@@ -129,6 +129,9 @@ final class NexmarkResults {
                     + " they took to enter the job (startup; the last windows; mini-batches and the final checkpoint"
                     + " excluded); job_events_per_s: over the whole job");
             csv.println("local state,the backend's local directory sampled every 250 ms (largest)");
+            csv.println("requests per batch,async_requests_per_batch: with asynchronous state on Lethe's executor, the"
+                    + " requests per batch Flink's controller handed it over the whole job (its gauges); latency is not"
+                    + " measured: the input is unpaced, so a record's latency would be the queue before the operator");
             csv.println("checkpoint size,from Flink's checkpoint statistics: the largest full size of a completed"
                     + " checkpoint (the final one after the input ended included) and the final one's");
             csv.println("result,the query's final result as a multiset (+I/+U add a row; -U/-D remove one); rows"

@@ -12,14 +12,17 @@ import java.util.List;
  * @param checkpoints every completed checkpoint, the final one (after the input ended) last
  * @param result the final result's fingerprint; null if the run failed
  * @param changes the changelog rows the result was folded from
+ * @param requestsPerBatch the requests per batch Flink's controller handed Lethe's asynchronous executor;
+ *     NaN without it (synchronous state, another backend)
  * @param error why the run failed, or null
  */
 record NexmarkRun(String query, String backend, int round, long events, double seconds, long steadyNanos,
         List<long[]> samples, List<JobRun.Checkpoint> checkpoints, NexmarkMultiset.Fingerprint result,
-        long changes, String error) {
+        long changes, double requestsPerBatch, String error) {
 
     static NexmarkRun failed(String query, String backend, int round, long events, String error) {
-        return new NexmarkRun(query, backend, round, events, Double.NaN, 0, List.of(), List.of(), null, 0, error);
+        return new NexmarkRun(query, backend, round, events, Double.NaN, 0, List.of(), List.of(), null, 0, Double.NaN,
+                error);
     }
 
     double eventsPerSecond() {

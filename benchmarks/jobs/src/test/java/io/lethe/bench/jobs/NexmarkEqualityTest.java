@@ -70,6 +70,6 @@ class NexmarkEqualityTest {
     }
 
     private static NexmarkRun run(String query, String backend, NexmarkMultiset.Fingerprint result) {
-        return new NexmarkRun(query, backend, 1, 10, 1.0, 0, List.of(), List.of(), result, 3, null);
+        return new NexmarkRun(query, backend, 1, 10, 1.0, 0, List.of(), List.of(), result, 3, Double.NaN, null);
     }
 }
