@@ -4,6 +4,7 @@
 
 #include "format/internal_key.h"
 #include "util/coding.h"
+#include "util/shared_prefix.h"
 
 namespace lethe {
 
@@ -15,20 +16,9 @@ void PageBuilder::Reset() {
   count_ = 0;
 }
 
-namespace {
-
-size_t SharedPrefix(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t shared = 0;
-  while (shared < n && a[shared] == b[shared]) shared++;
-  return shared;
-}
-
-}  // namespace
-
 size_t PageBuilder::EntrySize(std::string_view prev_key, bool restart, std::string_view ikey, size_t value_size,
                               uint64_t delete_key) {
-  const size_t shared = restart ? 0 : SharedPrefix(prev_key, ikey);
+  const size_t shared = restart ? 0 : SharedPrefixLength(prev_key, ikey);
   const size_t unshared = ikey.size() - shared;
   return VarintLength(shared) + VarintLength(unshared) + VarintLength(value_size) + unshared + value_size +
          VarintLength(delete_key + 1) + (restart ? 4 : 0);
@@ -37,7 +27,7 @@ size_t PageBuilder::EntrySize(std::string_view prev_key, bool restart, std::stri
 void PageBuilder::Add(std::string_view ikey, std::string_view value, uint64_t delete_key) {
   size_t shared = 0;
   if (counter_ < kRestartInterval) {
-    shared = SharedPrefix(last_key_, ikey);
+    shared = SharedPrefixLength(last_key_, ikey);
   } else {
     restarts_.push_back(static_cast<uint32_t>(buf_.size()));
     counter_ = 0;

@@ -5,6 +5,7 @@
 
 #include "format/internal_key.h"
 #include "sst/compression.h"
+#include "sst/tile_bounds.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -147,6 +148,9 @@ void TableBuilder::WriteBlock(std::string_view contents, BlockHandle* handle) {
 
 std::string TableBuilder::WritePartitions(BlockHandle* region) {
   region->offset = offset_;
+  // Whole sort keys as bounds would make the index as large as a page's data
+  // where keys are long (a row as a map key): separators between tiles do.
+  ShortenTileBounds(&tiles_);
   std::vector<PartitionMeta> partitions;
   std::string block;
   size_t begin = 0;
