@@ -38,6 +38,7 @@
 #include <thread>
 
 #include "memtable/arena.h"
+#include "util/shared_prefix.h"
 
 namespace lethe {
 
@@ -156,10 +157,7 @@ class BTree {
   }
   uint32_t SkipFor(const char* low, const char* high) const {
     if (low == nullptr || high == nullptr) return 0;
-    std::string_view a = keys_.UserKey(low), b = keys_.UserKey(high);
-    size_t n = std::min(a.size(), b.size()), i = 0;
-    while (i < n && a[i] == b[i]) i++;
-    return static_cast<uint32_t>(i);
+    return static_cast<uint32_t>(SharedPrefixLength(keys_.UserKey(low), keys_.UserKey(high)));
   }
   // < 0 when the slot's key orders before target (whose prefix at the node's skip is tp).
   int CompareSlot(const Slot& s, uint64_t tp, const char* target) const {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/shared_prefix.h"
+
 namespace lethe {
 
 void FenceIndex::Build(const TileKeys* tiles) {
@@ -12,9 +14,7 @@ void FenceIndex::Build(const TileKeys* tiles) {
   if (tiles->empty()) return;
   // The keys are sorted: the common prefix of all is that of the first and last.
   std::string_view first = tiles->smallest(0), last = tiles->largest(tiles->size() - 1);
-  size_t n = 0;
-  while (n < first.size() && n < last.size() && first[n] == last[n]) n++;
-  prefix_.assign(first.substr(0, n));
+  prefix_.assign(first.substr(0, SharedPrefixLength(first, last)));
   words_.reserve(tiles->size());
   smallest_words_.reserve(tiles->size());
   for (size_t t = 0; t < tiles->size(); t++) {
