@@ -3,7 +3,9 @@
 // testdata/format1_db before page compression (table format 1),
 // testdata/format2_db before partitioned indexes (table format 2, LZ4 pages
 // and ZSTD in the last level, with patch tables from the horizon's page
-// drops). Each is read, then grown, compacted and reopened with today's
+// drops), testdata/format3_db before the compact index (table format 3,
+// partitioned, whole keys and fixed-size delete keys in the index). Each is
+// read, then grown, compacted and reopened with today's
 // engine, which mixes old and new files (compaction rewrites what it merges;
 // a trivially moved file keeps its format).
 #include <gtest/gtest.h>
@@ -147,7 +149,7 @@ TEST_P(FormatCompatTest, OldDatabaseReadsGrowsAndCompacts) {
   EXPECT_TRUE(db_->Get(ReadOptions(), db_->DefaultColumnFamily(), "expired", &v).IsNotFound());
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, FormatCompatTest, ::testing::Values(1u, 2u),
+INSTANTIATE_TEST_SUITE_P(Fixtures, FormatCompatTest, ::testing::Values(1u, 2u, 3u),
                          [](const auto& info) { return "Format" + std::to_string(info.param); });
 
 }  // namespace

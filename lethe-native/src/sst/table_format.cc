@@ -4,6 +4,7 @@
 
 #include "sst/compression.h"
 #include "util/coding.h"
+#include "util/shared_prefix.h"
 
 namespace lethe {
 
@@ -36,19 +37,36 @@ Status Footer::DecodeFrom(std::string_view input) {
   return Status::OK();
 }
 
+namespace {
+
+// A key as the length it shares with `base` and the rest.
+void PutSuffixedKey(std::string* dst, std::string_view base, std::string_view key) {
+  const size_t shared = SharedPrefixLength(base, key);
+  PutVarint32(dst, static_cast<uint32_t>(shared));
+  PutLengthPrefixed(dst, key.substr(shared));
+}
+
+}  // namespace
+
 void EncodeIndex(std::span<const TileMeta> tiles, uint64_t filter_base, std::string* dst) {
   PutVarint64(dst, tiles.size());
+  std::string_view previous;  // the key written last
+  uint64_t page_end = 0, filter_end = 0;
   for (const TileMeta& t : tiles) {
-    PutLengthPrefixed(dst, t.smallest);
-    PutLengthPrefixed(dst, t.largest);
+    PutSuffixedKey(dst, previous, t.smallest);
+    PutSuffixedKey(dst, t.smallest, t.largest);
+    previous = t.largest;
     PutVarint32(dst, static_cast<uint32_t>(t.pages.size()));
     for (const PageMeta& p : t.pages) {
-      PutVarint64(dst, p.offset);
+      PutVarint64(dst, p.offset - page_end);
+      page_end = p.offset + p.size + kBlockTrailerSize;
       PutVarint32(dst, p.size);
       PutVarint32(dst, p.entries);
-      PutFixed64(dst, p.delete_key_min);
-      PutFixed64(dst, p.delete_key_max);
-      PutVarint64(dst, p.filter_size == 0 ? 0 : p.filter_offset - filter_base);
+      PutVarint64(dst, p.delete_key_min + 1);  // wraps: no delete key (the maximum) takes one byte
+      PutVarint64(dst, p.delete_key_max - p.delete_key_min);
+      const uint64_t filter = p.filter_size == 0 ? filter_end : p.filter_offset - filter_base;
+      PutVarint64(dst, filter - filter_end);
+      filter_end = filter + p.filter_size;
       PutVarint32(dst, p.filter_size);
       dst->push_back(static_cast<char>(p.compression));
       PutVarint32(dst, p.raw_size);
@@ -129,9 +147,12 @@ namespace {
 // The fewest bytes a page's and a tile's index entries take (varints of one
 // byte, empty keys): counts above input size / these are damage, caught
 // before they size a vector (a TileMeta is about four times its encoding).
-// Format 1 pages lack the last two fields.
+// Format 1 pages lack the compression fields; format 4 stores keys as a
+// shared length and a suffix, and every number of a page as a varint.
 constexpr size_t kMinPageIndexBytes = 1 + 1 + 1 + 8 + 8 + 1 + 1;
 constexpr size_t kMinTileIndexBytes = 1 + 1 + 1 + kMinPageIndexBytes;
+constexpr size_t kMinCompactPageIndexBytes = 9;
+constexpr size_t kMinCompactTileIndexBytes = 2 + 2 + 1 + kMinCompactPageIndexBytes;
 
 // The compression fields of format 2 on, checked against the codecs known
 // and kMaxCompressionRatio; format 1 pages are stored as they are.
@@ -152,26 +173,67 @@ bool DecodePageCompression(std::string_view* input, uint32_t version, PageMeta* 
 }  // namespace
 
 Status IndexBlockReader::ReadTileCount(uint64_t* n) {
-  if (!GetVarint64(&input_, n) || *n > input_.size() / kMinTileIndexBytes) return Status::Corruption("bad index block");
+  const size_t min_tile = version_ >= kFirstCompactIndexFormatVersion ? kMinCompactTileIndexBytes : kMinTileIndexBytes;
+  if (!GetVarint64(&input_, n) || *n > input_.size() / min_tile) return Status::Corruption("bad index block");
   return Status::OK();
 }
 
+bool IndexBlockReader::ReadSuffixedKey(std::string_view base, std::string* key) {
+  uint32_t shared;
+  std::string_view suffix;
+  if (!GetVarint32(&input_, &shared) || shared > base.size() || !GetLengthPrefixed(&input_, &suffix)) return false;
+  key->assign(base.substr(0, shared));
+  key->append(suffix);
+  return true;
+}
+
 Status IndexBlockReader::ReadTile(std::string_view* smallest, std::string_view* largest, uint32_t* pages) {
-  if (!GetLengthPrefixed(&input_, smallest) || !GetLengthPrefixed(&input_, largest) || !GetVarint32(&input_, pages) ||
-      *pages == 0 || *pages > input_.size() / kMinPageIndexBytes) {
+  const bool compact = version_ >= kFirstCompactIndexFormatVersion;
+  bool ok;
+  if (compact) {
+    // smallest_ from the last tile's largest_, then largest_ from smallest_.
+    ok = ReadSuffixedKey(largest_, &smallest_) && ReadSuffixedKey(smallest_, &largest_);
+    *smallest = smallest_;
+    *largest = largest_;
+  } else {
+    ok = GetLengthPrefixed(&input_, smallest) && GetLengthPrefixed(&input_, largest);
+  }
+  const size_t min_page = compact ? kMinCompactPageIndexBytes : kMinPageIndexBytes;
+  if (!ok || !GetVarint32(&input_, pages) || *pages == 0 || *pages > input_.size() / min_page) {
     return Status::Corruption("bad tile in index block");
   }
   return Status::OK();
 }
 
-Status IndexBlockReader::ReadPage(PageMeta* p) {
-  if (!GetVarint64(&input_, &p->offset) || !GetVarint32(&input_, &p->size) || !GetVarint32(&input_, &p->entries) ||
-      !GetFixed64(&input_, &p->delete_key_min) || !GetFixed64(&input_, &p->delete_key_max) ||
-      !GetVarint64(&input_, &p->filter_offset) || !GetVarint32(&input_, &p->filter_size) ||
-      !DecodePageCompression(&input_, version_, p)) {
-    return Status::Corruption("bad page in index block");
+bool IndexBlockReader::ReadCompactPage(PageMeta* p) {
+  uint64_t offset_gap, min_plus_one, span, filter_gap;
+  if (!GetVarint64(&input_, &offset_gap) || offset_gap > UINT64_MAX - page_end_ || !GetVarint32(&input_, &p->size) ||
+      !GetVarint32(&input_, &p->entries) || !GetVarint64(&input_, &min_plus_one) || !GetVarint64(&input_, &span) ||
+      !GetVarint64(&input_, &filter_gap) || filter_gap > UINT64_MAX - filter_end_ ||
+      !GetVarint32(&input_, &p->filter_size) || !DecodePageCompression(&input_, version_, p)) {
+    return false;
   }
-  return Status::OK();
+  p->offset = page_end_ + offset_gap;
+  page_end_ = p->offset + p->size + kBlockTrailerSize;  // a page past the data region is Corruption later
+  p->delete_key_min = min_plus_one - 1;
+  p->delete_key_max = p->delete_key_min + span;
+  const uint64_t filter = filter_end_ + filter_gap;
+  filter_end_ = filter + p->filter_size;
+  p->filter_offset = p->filter_size == 0 ? 0 : filter;
+  return true;
+}
+
+Status IndexBlockReader::ReadPage(PageMeta* p) {
+  bool ok;
+  if (version_ >= kFirstCompactIndexFormatVersion) {
+    ok = ReadCompactPage(p);
+  } else {
+    ok = GetVarint64(&input_, &p->offset) && GetVarint32(&input_, &p->size) && GetVarint32(&input_, &p->entries) &&
+         GetFixed64(&input_, &p->delete_key_min) && GetFixed64(&input_, &p->delete_key_max) &&
+         GetVarint64(&input_, &p->filter_offset) && GetVarint32(&input_, &p->filter_size) &&
+         DecodePageCompression(&input_, version_, p);
+  }
+  return ok ? Status::OK() : Status::Corruption("bad page in index block");
 }
 
 Status IndexBlockReader::Finish() const {

@@ -47,9 +47,12 @@ namespace lethe {
 
 constexpr uint64_t kTableMagic = 0x4c45544845'4b4957ull;  // "LETHEKIW"
 // Written by this build; every version from kOldestTableFormatVersion on is
-// read. 2 added page compression, 3 the partitioned index.
-constexpr uint32_t kTableFormatVersion = 3;
+// read. 2 added page compression, 3 the partitioned index, 4 the compact
+// index (keys as suffixes of the key before them, offsets and delete keys as
+// small varints; formats.md 6.5).
+constexpr uint32_t kTableFormatVersion = 4;
 constexpr uint32_t kFirstPartitionedFormatVersion = 3;
+constexpr uint32_t kFirstCompactIndexFormatVersion = 4;
 constexpr uint32_t kOldestTableFormatVersion = 1;
 constexpr size_t kBlockTrailerSize = 4;  // masked crc32c after every block
 constexpr size_t kFooterSize = 4 * 16 + 4 + 8;
@@ -91,14 +94,18 @@ struct TileMeta {
   std::vector<PageMeta> pages;
 };
 
-// The index of `tiles`, their pages' filter offsets less filter_base.
+// The index of `tiles` in the format this build writes, their pages'
+// filter offsets less filter_base. Pages must lie in file order, and so must
+// their filters (as the table builder writes them): each is stored as its
+// distance from the end of the one before.
 void EncodeIndex(std::span<const TileMeta> tiles, uint64_t filter_base, std::string* dst);
 // `version` is the file's format version (Footer::version).
 Status DecodeIndex(std::string_view input, uint32_t version, std::vector<TileMeta>* tiles);
 
-// Reads an index block in place: its tile count, then each tile followed by
-// its pages. Keys are views into the input. Counts the input cannot hold
-// are Corruption before anything is sized by them.
+// Reads an index block: its tile count, then each tile followed by its
+// pages. Keys are views valid until the next ReadTile (into the input before
+// format 4, into the reader's own copies since). Counts the input cannot
+// hold are Corruption before anything is sized by them.
 class IndexBlockReader {
  public:
   IndexBlockReader(std::string_view input, uint32_t version) : input_(input), version_(version) {}
@@ -109,8 +116,15 @@ class IndexBlockReader {
   Status Finish() const;
 
  private:
+  bool ReadSuffixedKey(std::string_view base, std::string* key);
+  bool ReadCompactPage(PageMeta* p);
+
   std::string_view input_;
   uint32_t version_;
+  // Format 4: the tile's keys, and where the next page and filter would
+  // start if they follow the ones before without a gap.
+  std::string smallest_, largest_;
+  uint64_t page_end_ = 0, filter_end_ = 0;
 };
 
 // One partition of a partitioned index, as the top-level index lists it.

@@ -29,9 +29,11 @@ Status TableCache::Load(const FileMetaData& f, bool may_pin, TableOpen open,
   std::unique_ptr<TableReader> reader;
   s = TableReader::Open(reader_options_, fname, f.number, std::move(file), f.file_size, &reader);
   if (!s.ok()) return s;
-  // Kept whole, an index costs about twice its bytes in the file, and spares
-  // every lookup a trip through the page cache.
-  if (reader->PartitionBytes() > 0 && budget_->RoomForWholeIndex(2 * reader->PartitionBytes())) {
+  // Kept whole, an index spares every lookup a trip through the page cache.
+  // In memory it costs about twice its bytes in the file, plus each page's
+  // metadata, which a compact index (format 4) stores in a few bytes.
+  const size_t whole_index = 2 * reader->PartitionBytes() + reader->properties().pages * sizeof(PageMeta);
+  if (reader->PartitionBytes() > 0 && budget_->RoomForWholeIndex(whole_index)) {
     if (!(s = reader->KeepWholeIndex()).ok()) return s;
   }
   const size_t bytes = reader->MemoryUsage();
