@@ -152,6 +152,8 @@ public final class NexmarkBench {
                 r.result().rows(), r.changes(), r.result().sha256(), Double.isNaN(r.requestsPerBatch()) ? ""
                         : String.format(Locale.ROOT, ", %.1f requests per executor batch", r.requestsPerBatch()),
                 progress);
+        System.out.println("    checkpoints (full size, MiB): " + r.checkpoints().stream()
+                .map(c -> ExpiryJobBench.mib(c.fullBytes())).toList());
         return r;
     }
 
