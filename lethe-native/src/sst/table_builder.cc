@@ -158,8 +158,9 @@ std::string TableBuilder::WritePartitions(BlockHandle* region) {
   const size_t limit = options_.index_partition_size == 0 ? SIZE_MAX : options_.index_partition_size;
   for (size_t t = 0; t < tiles_.size(); t++) {
     const TileMeta& tile = tiles_[t];
-    // About what the partition will hold: the tile's keys and their lengths,
-    // about 32 bytes of metadata per page (varints and two fixed64), filters.
+    // The partition as it is held once read (the unit the page cache charges):
+    // the tile's keys whole, about 32 bytes of metadata per page, filters.
+    // Format 4 stores it in fewer bytes on disk.
     bytes += tile.smallest.size() + tile.largest.size() + 4;
     for (const PageMeta& p : tile.pages) bytes += 32 + p.filter_size;
     if (bytes < limit && t + 1 < tiles_.size()) continue;
