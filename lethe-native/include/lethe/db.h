@@ -155,7 +155,8 @@ class DB {
   // Named properties: "lethe.stats" (human readable), "lethe.num-files-at-level<N>",
   // "lethe.total-bytes", "lethe.num-entries-active-mem", "lethe.files" (one
   // line per table file: level, number, entries, delete-key bounds, dropped
-  // pages, patch table and patched pages). false if unknown.
+  // pages, patch table and patched pages), "lethe.pages-per-tile" (as the
+  // family was created; 0: chosen per file). false if unknown.
   virtual bool GetProperty(ColumnFamilyHandle* cf, std::string_view property,
                            std::string* value) = 0;
 };

@@ -150,6 +150,16 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     *value = std::to_string(oldest);
     return true;
   }
+  if (property == "lethe.pages-per-tile") {
+    // As the family was created (and its record in the manifest keeps):
+    // 0 when the engine chooses h for each new file.
+    std::lock_guard<std::mutex> l(mu_);
+    Status s;
+    ColumnFamilyData* cfd = Resolve(cf, &s);
+    if (cfd == nullptr) return false;
+    *value = std::to_string(cfd->options.pages_per_tile);
+    return true;
+  }
   if (property == "lethe.files") {
     // One line per table file of the family: level, number, entries,
     // tombstones and the age of the oldest one (0: none), delete-key bounds

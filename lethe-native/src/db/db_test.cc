@@ -285,6 +285,21 @@ TEST_F(DBTest, ColumnFamiliesAreSeparate) {
   EXPECT_EQ(db_->ListColumnFamilies().size(), 1u);
 }
 
+TEST_F(DBTest, PagesPerTileIsEachFamilysOwnAcrossReopen) {
+  ColumnFamilyOptions tiles;
+  tiles.pages_per_tile = 8;
+  ColumnFamilyHandle* other;
+  ASSERT_TRUE(db_->CreateColumnFamily("tiles", tiles, &other).ok());
+  std::string v;
+  ASSERT_TRUE(db_->GetProperty(other, "lethe.pages-per-tile", &v));
+  EXPECT_EQ("8", v);
+  Reopen();  // the default family's options come from options_, the other's from its record
+  ASSERT_TRUE(db_->GetProperty(db_->GetColumnFamily("tiles"), "lethe.pages-per-tile", &v));
+  EXPECT_EQ("8", v);
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.pages-per-tile", &v));
+  EXPECT_EQ(std::to_string(options_.cf_defaults.pages_per_tile), v);
+}
+
 TEST_F(DBTest, InvalidArguments) {
   EXPECT_TRUE(db_->DeleteRange(WriteOptions(), cf_, "b", "a").IsInvalidArgument());
   EXPECT_TRUE(db_->Put(WriteOptions(), nullptr, "k", "v").IsInvalidArgument());

@@ -57,6 +57,25 @@ public final class ColumnFamilyOptions {
         this.bottommostCompression = b.bottommostCompression;
     }
 
+    /** A builder holding these options, to derive options that differ in a few settings. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.sizeRatio = sizeRatio;
+        b.pageSizeBytes = pageSizeBytes;
+        b.pagesPerTile = pagesPerTile;
+        b.bloomBitsPerKey = bloomBitsPerKey;
+        b.targetFileSizeBytes = targetFileSizeBytes;
+        b.dynamicLevelBytes = dynamicLevelBytes;
+        b.level1Bytes = level1Bytes;
+        b.level0CompactionTrigger = level0CompactionTrigger;
+        b.level0StopWritesTrigger = level0StopWritesTrigger;
+        b.deletePersistenceThresholdMicros = deletePersistenceThresholdMicros;
+        b.fadeFilePick = fadeFilePick;
+        b.compression = compression;
+        b.bottommostCompression = bottommostCompression;
+        return b;
+    }
+
     public static Builder builder() {
         return new Builder();
     }

@@ -60,6 +60,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private final DbOptions dbOptions;
     private AutoCloseable sharedMemory;
     private final ColumnFamilyOptions columnFamilyOptions;
+    private ColumnFamilyOptions ttlColumnFamilyOptions;
     private LatencyTrackingStateConfig latencyTracking = LatencyTrackingStateConfig.disabled();
     private SizeTrackingStateConfig sizeTracking = SizeTrackingStateConfig.disabled();
     private boolean incrementalCheckpoints = true;
@@ -79,6 +80,13 @@ public final class LetheKeyedStateBackendBuilder<K> {
         this.instanceBasePath = instanceBasePath;
         this.dbOptions = dbOptions;
         this.columnFamilyOptions = columnFamilyOptions;
+        this.ttlColumnFamilyOptions = columnFamilyOptions;
+    }
+
+    /** The options of the column families of states with a TTL (by default those of every other). */
+    public LetheKeyedStateBackendBuilder<K> setTtlColumnFamilyOptions(ColumnFamilyOptions options) {
+        this.ttlColumnFamilyOptions = options;
+        return this;
     }
 
     /**
@@ -133,7 +141,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
     public LetheKeyedStateBackend<K> build() throws IOException {
         KeyGroupRange range = parameters.getKeyGroupRange();
         int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
-        StateRegistry states = new StateRegistry(columnFamilyOptions, window);
+        StateRegistry states = new StateRegistry(columnFamilyOptions, ttlColumnFamilyOptions, window);
         Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues = new HashMap<>();
         HeapPriorityQueueSetFactory queueFactory =
                 new HeapPriorityQueueSetFactory(range, numberOfKeyGroups, TIMER_QUEUE_INITIAL_CAPACITY);

@@ -114,6 +114,16 @@ public final class LetheOptions {
                                     + " lookups probe more Bloom filters. 'auto' chooses h for every new file from"
                                     + " the lookups and secondary deletes observed (paper Eq. 3).");
 
+    public static final ConfigOption<String> TTL_PAGES_PER_TILE =
+            ConfigOptions.key("state.backend.lethe.ttl.pages-per-tile")
+                    .stringType()
+                    .defaultValue("8")
+                    .withDescription(
+                            "Pages per delete tile of the states with a TTL, in place of pages-per-tile: an"
+                                    + " integer in [1, 4096] or 'auto'. A tile orders its pages by expiry time, so"
+                                    + " expired entries leave as whole pages that are dropped without being read,"
+                                    + " where with 1 page per tile compaction rewrites the pages around them.");
+
     public static final ConfigOption<Integer> BLOOM_BITS_PER_KEY =
             ConfigOptions.key("state.backend.lethe.bloom-bits-per-key")
                     .intType()
@@ -330,7 +340,7 @@ public final class LetheOptions {
             return ColumnFamilyOptions.builder()
                     .sizeRatio(config.get(SIZE_RATIO))
                     .pageSizeBytes(Math.toIntExact(config.get(PAGE_SIZE).getBytes()))
-                    .pagesPerTile(pagesPerTile(config))
+                    .pagesPerTile(pagesPerTile(config, PAGES_PER_TILE))
                     .bloomBitsPerKey(config.get(BLOOM_BITS_PER_KEY))
                     .targetFileSizeBytes(config.get(TARGET_FILE_SIZE).getBytes())
                     .dynamicLevelBytes(config.get(DYNAMIC_LEVEL_SIZE))
@@ -345,6 +355,11 @@ public final class LetheOptions {
         }
     }
 
+    /** The options of a state with a TTL: {@code base} with the TTL states' pages per tile. */
+    static ColumnFamilyOptions ttlColumnFamilyOptions(ReadableConfig config, ColumnFamilyOptions base) {
+        return base.toBuilder().pagesPerTile(pagesPerTile(config, TTL_PAGES_PER_TILE)).build();
+    }
+
     /** Validates every option now, so a bad value fails at configuration time, naming the key. */
     static void validate(ReadableConfig config) {
         checkRange(config, SIZE_RATIO, 2, 1000);
@@ -357,7 +372,8 @@ public final class LetheOptions {
         if (openFiles != -1 && (openFiles < 16 || openFiles > 1 << 20)) {
             throw invalid(MAX_OPEN_FILES, openFiles, "-1 (every table open) or an integer in [16, 1048576]");
         }
-        pagesPerTile(config);
+        pagesPerTile(config, PAGES_PER_TILE);
+        pagesPerTile(config, TTL_PAGES_PER_TILE);
         checkRange(config, BLOOM_BITS_PER_KEY, 0, 64);
         config.get(COMPRESSION); // an unknown codec fails here, naming the key
         config.get(BOTTOMMOST_COMPRESSION);
@@ -381,8 +397,8 @@ public final class LetheOptions {
     }
 
     /** The engine's pages per tile: 1..4096, or {@link ColumnFamilyOptions#PAGES_PER_TILE_AUTO} for "auto". */
-    static int pagesPerTile(ReadableConfig config) {
-        String v = config.get(PAGES_PER_TILE).trim();
+    static int pagesPerTile(ReadableConfig config, ConfigOption<String> option) {
+        String v = config.get(option).trim();
         if (v.equalsIgnoreCase("auto")) {
             return ColumnFamilyOptions.PAGES_PER_TILE_AUTO;
         }
@@ -394,7 +410,7 @@ public final class LetheOptions {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw invalid(PAGES_PER_TILE, v, "an integer in [1, 4096] or 'auto'");
+        throw invalid(option, v, "an integer in [1, 4096] or 'auto'");
     }
 
     private static void checkRange(ReadableConfig config, ConfigOption<Integer> option, int min, int max) {

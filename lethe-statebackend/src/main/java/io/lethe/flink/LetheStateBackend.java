@@ -1,5 +1,6 @@
 package io.lethe.flink;
 
+import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.MemoryBudget;
 import io.lethe.engine.internal.NativeLibrary;
 import io.lethe.flink.async.LetheAsyncKeyedStateBackend;
@@ -60,6 +61,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.SIZE_RATIO,
             LetheOptions.PAGE_SIZE,
             LetheOptions.PAGES_PER_TILE,
+            LetheOptions.TTL_PAGES_PER_TILE,
             LetheOptions.BLOOM_BITS_PER_KEY,
             LetheOptions.COMPRESSION,
             LetheOptions.BOTTOMMOST_COMPRESSION,
@@ -201,10 +203,12 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                         (long) (memory.getResourceHandle().capacityBytes()
                                 * settings.get(LetheOptions.WRITE_BUFFER_RATIO)));
             }
+            ColumnFamilyOptions columnFamilies = LetheOptions.columnFamilyOptions(settings);
             return new LetheKeyedStateBackendBuilder<>(parameters, instanceBasePath,
                     LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes,
                             memory == null ? null : memory.getResourceHandle()),
-                    LetheOptions.columnFamilyOptions(settings))
+                    columnFamilies)
+                    .setTtlColumnFamilyOptions(LetheOptions.ttlColumnFamilyOptions(settings, columnFamilies))
                     .setSharedMemory(memory)
                     .setLatencyTracking(latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
                     .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())

@@ -61,11 +61,27 @@ class LetheStateBackendFactoryTest {
     void pagesPerTileAcceptsAuto() {
         Configuration c = letheConfig();
         c.set(LetheOptions.PAGES_PER_TILE, "AUTO");
-        assertEquals(io.lethe.engine.ColumnFamilyOptions.PAGES_PER_TILE_AUTO, LetheOptions.pagesPerTile(c));
+        assertEquals(io.lethe.engine.ColumnFamilyOptions.PAGES_PER_TILE_AUTO,
+                LetheOptions.pagesPerTile(c, LetheOptions.PAGES_PER_TILE));
         assertEquals(io.lethe.engine.ColumnFamilyOptions.PAGES_PER_TILE_AUTO,
                 LetheOptions.columnFamilyOptions(c).pagesPerTile());
         c.set(LetheOptions.PAGES_PER_TILE, " 64 ");
-        assertEquals(64, LetheOptions.pagesPerTile(c));
+        assertEquals(64, LetheOptions.pagesPerTile(c, LetheOptions.PAGES_PER_TILE));
+    }
+
+    @Test
+    void statesWithTtlTakeTheirOwnPagesPerTile() {
+        Configuration c = letheConfig();
+        c.set(LetheOptions.PAGES_PER_TILE, "2");
+        c.set(LetheOptions.BLOOM_BITS_PER_KEY, 7);
+        io.lethe.engine.ColumnFamilyOptions base = LetheOptions.columnFamilyOptions(c);
+        io.lethe.engine.ColumnFamilyOptions ttl = LetheOptions.ttlColumnFamilyOptions(c, base);
+        assertEquals(2, base.pagesPerTile());
+        assertEquals(8, ttl.pagesPerTile(), "the default for states with a TTL");
+        assertEquals(7, ttl.bloomBitsPerKey(), "everything else as the other states");
+        c.set(LetheOptions.TTL_PAGES_PER_TILE, "auto");
+        assertEquals(io.lethe.engine.ColumnFamilyOptions.PAGES_PER_TILE_AUTO,
+                LetheOptions.ttlColumnFamilyOptions(c, base).pagesPerTile());
     }
 
     /** The message of the configuration error that {@code setup}, applied to a Lethe configuration, causes. */
@@ -83,6 +99,9 @@ class LetheStateBackendFactoryTest {
 
         m = rejected(c -> c.set(LetheOptions.PAGES_PER_TILE, "many"));
         assertTrue(m.contains("'auto'"), m);
+
+        m = rejected(c -> c.set(LetheOptions.TTL_PAGES_PER_TILE, "5000"));
+        assertTrue(m.contains("state.backend.lethe.ttl.pages-per-tile"), m);
 
         m = rejected(c -> c.set(LetheOptions.WRITE_BUFFER_RATIO, 1.5));
         assertTrue(m.contains("write-buffer-ratio"), m);

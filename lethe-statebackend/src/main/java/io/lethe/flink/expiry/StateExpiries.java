@@ -36,7 +36,7 @@ public final class StateExpiries {
      * the element, of a map the user value), of synchronous or asynchronous state (two classes of
      * the same layout: the timestamp, then the value).
      */
-    static boolean carriesTtlTimestamps(TypeSerializer<?> stateSerializer) {
+    public static boolean carriesTtlTimestamps(TypeSerializer<?> stateSerializer) {
         if (TtlAwareSerializer.isSerializerTtlEnabled(stateSerializer)) {
             return true;
         }

@@ -3,6 +3,7 @@ package io.lethe.flink.state;
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.LetheDb;
+import io.lethe.flink.expiry.StateExpiries;
 import io.lethe.flink.expiry.WindowExpiry;
 
 import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
@@ -22,15 +23,21 @@ import java.util.Map;
 public final class StateRegistry {
     private final Map<String, RegisteredState> states = new LinkedHashMap<>();
     private final ColumnFamilyOptions columnFamilyOptions;
+    private final ColumnFamilyOptions ttlColumnFamilyOptions;
     private final WindowExpiry window;
 
-    /** @param window the operator's window expiry, deciding which state holds window contents */
-    public StateRegistry(ColumnFamilyOptions columnFamilyOptions, WindowExpiry window) {
+    /**
+     * @param ttlColumnFamilyOptions the options of a new column family of a state with a TTL
+     * @param window the operator's window expiry, deciding which state holds window contents
+     */
+    public StateRegistry(ColumnFamilyOptions columnFamilyOptions, ColumnFamilyOptions ttlColumnFamilyOptions,
+            WindowExpiry window) {
         this.columnFamilyOptions = columnFamilyOptions;
+        this.ttlColumnFamilyOptions = ttlColumnFamilyOptions;
         this.window = window;
     }
 
-    /** The options every column family of the backend is created with. */
+    /** The options a new column family is created with, but a state's with a TTL. */
     public ColumnFamilyOptions columnFamilyOptions() {
         return columnFamilyOptions;
     }
@@ -48,7 +55,9 @@ public final class StateRegistry {
     /** Registers a new state under this meta info's name, creating its column family if missing. */
     public RegisteredState register(LetheDb db, RegisteredKeyValueStateBackendMetaInfo<?, ?> meta)
             throws IOException {
-        RegisteredState state = new RegisteredState(columnFamily(db, meta.getName()), meta, window);
+        ColumnFamilyOptions options = StateExpiries.carriesTtlTimestamps(meta.getStateSerializer())
+                ? ttlColumnFamilyOptions : columnFamilyOptions;
+        RegisteredState state = new RegisteredState(columnFamily(db, meta.getName(), options), meta, window);
         states.put(meta.getName(), state);
         return state;
     }
@@ -64,8 +73,10 @@ public final class StateRegistry {
         states.clear();
     }
 
-    private ColumnFamilyHandle columnFamily(LetheDb db, String stateName) throws IOException {
+    /** The state's column family: an existing one keeps the options it was created with. */
+    private static ColumnFamilyHandle columnFamily(LetheDb db, String stateName, ColumnFamilyOptions options)
+            throws IOException {
         ColumnFamilyHandle cf = db.columnFamily(stateName);
-        return cf != null ? cf : db.createColumnFamily(stateName, columnFamilyOptions);
+        return cf != null ? cf : db.createColumnFamily(stateName, options);
     }
 }

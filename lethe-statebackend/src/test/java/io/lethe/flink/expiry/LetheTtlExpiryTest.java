@@ -99,7 +99,7 @@ class LetheTtlExpiryTest {
         return new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
                 .with(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, THRESHOLD)
-                .with(LetheOptions.PAGES_PER_TILE, "4")
+                .with(LetheOptions.TTL_PAGES_PER_TILE, "4")
                 .with(LetheOptions.PAGE_SIZE, org.apache.flink.configuration.MemorySize.parse("1kb"))
                 // Full native checkpoints: a restore needs no shared-state registry.
                 .with(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, false);
@@ -365,6 +365,38 @@ class LetheTtlExpiryTest {
         second.setCurrentKey(5);
         assertEquals(-5, r.value.value());
         assertEquals(List.of(5, -5), list(r.list.get()));
+    }
+
+    /**
+     * A state with a TTL gets a column family of the TTL states' tile size, any other state one of
+     * the backend's; a restore from a native checkpoint or a canonical savepoint keeps both.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void statesWithTtlGetTheirOwnTileSize(boolean canonicalSavepoint) throws Exception {
+        LetheStateBackend tiles = lethe().with(LetheOptions.PAGES_PER_TILE, "2")
+                .with(LetheOptions.TTL_PAGES_PER_TILE, "16");
+        AbstractKeyedStateBackend<Integer> first = backend(tiles, List.of());
+        writeTimedAndPlain(first);
+        assertTileSizes((LetheKeyedStateBackend<Integer>) first, "16", "2");
+        KeyedStateHandle handle = checkpoint(first, 1, canonicalSavepoint);
+        LetheKeyedStateBackend<Integer> second = (LetheKeyedStateBackend<Integer>) backend(tiles, List.of(handle));
+        writeTimedAndPlain(second);
+        assertTileSizes(second, "16", "2");
+    }
+
+    private static void writeTimedAndPlain(AbstractKeyedStateBackend<Integer> b) throws Exception {
+        ValueStateDescriptor<Integer> timed = new ValueStateDescriptor<>("timed", Integer.class);
+        timed.enableTimeToLive(ttl(StateTtlConfig.UpdateType.OnCreateAndWrite));
+        ValueStateDescriptor<Integer> plain = new ValueStateDescriptor<>("plain", Integer.class);
+        b.setCurrentKey(1);
+        b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, timed).update(1);
+        b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, plain).update(1);
+    }
+
+    private static void assertTileSizes(LetheKeyedStateBackend<Integer> b, String timed, String plain) {
+        assertEquals(timed, b.db().property(b.db().columnFamily("timed"), "lethe.pages-per-tile"));
+        assertEquals(plain, b.db().property(b.db().columnFamily("plain"), "lethe.pages-per-tile"));
     }
 
     private static final long ADVANCE_PERIOD_MS = THRESHOLD.toMillis() / 20;

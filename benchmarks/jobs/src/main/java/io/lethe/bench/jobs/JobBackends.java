@@ -103,9 +103,9 @@ final class JobBackends {
     static final String[][] SETTINGS = {
         {"lethe", "Lethe: D_th 10 s (state.backend.lethe.delete-persistence-threshold; its default is 1 h, 10 s"
                 + " makes every delete and expiry finish within the runs), otherwise its defaults: timers in the"
-                + " engine (128 cached per key group), pages of 4 KiB, LZ4 page compression with ZSTD in the last"
-                + " level, managed memory"},
-        {"lethe-h8", "as lethe, with delete tiles of 8 pages"},
+                + " engine (128 cached per key group), pages of 4 KiB, delete tiles of one page but 8 in states with"
+                + " a TTL, LZ4 page compression with ZSTD in the last level, managed memory"},
+        {"lethe-h8", "as lethe, with delete tiles of 8 pages in every state (state.backend.lethe.pages-per-tile: 8)"},
         {"rocksdb", "Flink's RocksDB backend (frocksdbjni 8.10): timers in RocksDB (its default), Bloom filter 10"
                 + " bits/key (state.backend.rocksdb.use-bloom-filter: true), managed memory (its default),"
                 + " compression Snappy on every level (its default), other options at their defaults"},
