@@ -15,7 +15,6 @@ import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindow
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.FileVisitResult;
 import java.nio.file.NoSuchFileException;
@@ -174,12 +173,12 @@ public final class ExpiryJobBench {
             mini.start();
             long startMillis = System.currentTimeMillis();
             long writtenBefore = bytesWritten();
-            long cpuBefore = processCpuNanos();
+            long cpuBefore = ProcessCpu.nanos();
             MiniClusters.Finished finished =
                     MiniClusters.runSampled(mini, env.getStreamGraph(), job + "/" + backend, local, samples);
             JobExecutionResult result = finished.result();
             long written = bytesWritten() - writtenBefore;
-            long cpu = processCpuNanos() - cpuBefore;
+            long cpu = ProcessCpu.nanos() - cpuBefore;
             Histogram latency = sizes.rate(job) > 0 ? result.getAccumulatorResult(Jobs.LATENCY) : null;
             List<JobRun.Checkpoint> completed = checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
             deleteTree(dir);
@@ -194,12 +193,6 @@ public final class ExpiryJobBench {
         return CheckpointHistory.completed(graph).stream().map(c -> new JobRun.Checkpoint(c.id(),
                 c.ackMillis() - startMillis, c.fullBytes(), c.checkpointedBytes(), c.metadataBytes(), c.syncMillis(),
                 c.asyncMillis(), c.durationMillis())).toList();
-    }
-
-    /** CPU time this process has used (all threads), in nanoseconds. */
-    static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getProcessCpuTime();
     }
 
     /** Samples the local directory's disk usage ({@link DiskUsage}) every 250 ms until {@code done}, printing it every 5 s. */

@@ -152,7 +152,7 @@ public final class LargeStateRun {
         timeline.phase(phase);
         long start = System.nanoTime();
         long records = LiveMetrics.RECORDS.get();
-        long cpu = ExpiryJobBench.processCpuNanos();
+        long cpu = ProcessCpu.nanos();
         long written = ExpiryJobBench.bytesWritten();
         long lookups = LiveMetrics.LOOKUPS.get();
         long missing = LiveMetrics.MISSING.get();
@@ -162,7 +162,7 @@ public final class LargeStateRun {
         Thread.sleep(seconds * 1000);
         ensureRunning(mini, id);
         return new Phase((System.nanoTime() - start) / 1e9, LiveMetrics.RECORDS.get() - records,
-                ExpiryJobBench.processCpuNanos() - cpu, ExpiryJobBench.bytesWritten() - written,
+                ProcessCpu.nanos() - cpu, ExpiryJobBench.bytesWritten() - written,
                 timeline.phaseLatency(), LiveMetrics.LOOKUPS.get() - lookups, LiveMetrics.MISSING.get() - missing,
                 LiveMetrics.WINDOWS_FIRED.get() - fired, AsyncExecutorGauges.sum("batches") - batches,
                 AsyncExecutorGauges.sum("requests") - requests);

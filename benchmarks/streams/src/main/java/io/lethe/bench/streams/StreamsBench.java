@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -40,6 +41,11 @@ import java.util.concurrent.TimeUnit;
  * window stay on disk. The systems run in turn, the order rotated each round.
  *
  * <pre>StreamsBench quick|full OUT_DIR</pre>
+ *
+ * System properties for a look at one part (not for the report): {@code lethe.bench.streams.systems}
+ * (comma-separated ids, default all), {@code lethe.bench.streams.rounds} and {@code
+ * lethe.bench.streams.child-jvm-options} (space-separated options added to each application's JVM,
+ * e.g. a flight recording).
  *
  * Writes {@code streams.csv} (one row per run), {@code streams-timeline.csv} (a row per second and
  * run) and {@code streams.settings.csv}.
@@ -84,16 +90,23 @@ public final class StreamsBench {
         try (PrintWriter results = csv("streams.csv", StreamsRun.RESULT_COLUMNS + ",output_keys_checked,"
                 + "output_fingerprint");
                 PrintWriter timeline = csv("streams-timeline.csv", StreamsRun.SAMPLE_COLUMNS)) {
-            StreamsSystem[] systems = StreamsSystem.values();
-            for (int round = 1; round <= w.rounds(); round++) {
+            StreamsSystem[] systems = systems();
+            int rounds = Integer.getInteger("lethe.bench.streams.rounds", w.rounds());
+            for (int round = 1; round <= rounds; round++) {
                 for (int i = 0; i < systems.length; i++) {
                     StreamsSystem system = systems[(i + round - 1) % systems.length];
-                    System.out.printf("round %d/%d: %s%n", round, w.rounds(), system.id);
+                    System.out.printf("round %d/%d: %s%n", round, rounds, system.id);
                     runOne(system, round, results, timeline);
                 }
             }
         }
         System.out.println("wrote " + out.resolve("streams.csv") + " and " + out.resolve("streams-timeline.csv"));
+    }
+
+    private static StreamsSystem[] systems() {
+        String ids = System.getProperty("lethe.bench.streams.systems");
+        return ids == null ? StreamsSystem.values()
+                : Arrays.stream(ids.split(",")).map(String::strip).map(StreamsSystem::of).toArray(StreamsSystem[]::new);
     }
 
     private void produceMain(ClickStream stream) throws InterruptedException {
@@ -127,9 +140,13 @@ public final class StreamsBench {
         kafka.createTopic(outputTopic, w.partitions());
         Path stateDir = work.resolve("state-" + system.id + "-" + round);
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch", "-cp", System.getProperty("java.class.path"),
-                StreamsRun.class.getName(), mode, system.id, Integer.toString(round), kafka.bootstrapServers(),
-                stateDir.toString(), drainTopic, outputTopic));
+                "-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"));
+        String childOptions = System.getProperty("lethe.bench.streams.child-jvm-options", "").strip();
+        if (!childOptions.isEmpty()) {
+            cmd.addAll(List.of(childOptions.split("\\s+")));
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StreamsRun.class.getName(), mode, system.id,
+                Integer.toString(round), kafka.bootstrapServers(), stateDir.toString(), drainTopic, outputTopic));
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<Void> drain = null;
         String result = null;

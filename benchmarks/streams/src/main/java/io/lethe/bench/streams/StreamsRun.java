@@ -1,6 +1,7 @@
 package io.lethe.bench.streams;
 
 import io.lethe.bench.jobs.DiskUsage;
+import io.lethe.bench.jobs.ProcessCpu;
 import io.lethe.bench.jobs.ProcessMemory;
 
 import org.apache.kafka.streams.KafkaStreams;
@@ -38,7 +39,7 @@ public final class StreamsRun {
     /** The columns of a RESULT line. */
     static final String RESULT_COLUMNS = "system,round,clicks,seconds,records_per_s,tasks,disk_bytes_main_end,"
             + "disk_bytes_max,open_files_max,rss_max_bytes,native_max_bytes,native_per_task_bytes,"
-            + "expired_on_disk_main_max_s";
+            + "expired_on_disk_main_max_s,cpu_us_per_record";
 
     private final StreamsWorkload w;
     private final StreamsSystem system;
@@ -49,6 +50,7 @@ public final class StreamsRun {
     private final long start = System.nanoTime();
     private volatile String phase = "main";
     private volatile double mainSeconds;
+    private volatile long mainCpuNanos;  // of the whole application process over the main topic
     private KafkaStreams streams;
 
     private record Sample(String phase, long clicks, double expiredOnDiskS, long diskBytes, long openFiles,
@@ -111,6 +113,7 @@ public final class StreamsRun {
             }
         }
         mainSeconds = (System.nanoTime() - progress.firstNanos.get()) / 1e9;
+        mainCpuNanos = ProcessCpu.nanos() - progress.firstCpuNanos.get();
     }
 
     private synchronized void sample() {
@@ -146,13 +149,14 @@ public final class StreamsRun {
     private synchronized String result() {
         List<Sample> main = samples.stream().filter(s -> s.phase.equals("main")).toList();
         long nativeMax = samples.stream().mapToLong(s -> s.memory.nativeBytes()).max().orElse(0);
-        return String.format(Locale.ROOT, "%s,%d,%d,%.2f,%.0f,%d,%d,%d,%d,%d,%d,%d,%.1f", system.id, round,
+        return String.format(Locale.ROOT, "%s,%d,%d,%.2f,%.0f,%d,%d,%d,%d,%d,%d,%d,%.1f,%.2f", system.id, round,
                 w.clicks(), mainSeconds, w.clicks() / mainSeconds, w.partitions(),
                 main.isEmpty() ? 0 : main.get(main.size() - 1).diskBytes,
                 samples.stream().mapToLong(Sample::diskBytes).max().orElse(0),
                 samples.stream().mapToLong(Sample::openFiles).max().orElse(0),
                 samples.stream().mapToLong(s -> s.memory.rssBytes()).max().orElse(0), nativeMax,
                 nativeMax / w.partitions(),
-                main.stream().mapToDouble(Sample::expiredOnDiskS).max().orElse(0));
+                main.stream().mapToDouble(Sample::expiredOnDiskS).max().orElse(0),
+                mainCpuNanos / 1000.0 / w.clicks());
     }
 }

@@ -1,5 +1,6 @@
 package io.lethe.bench.streams;
 
+import io.lethe.bench.jobs.ProcessCpu;
 import io.lethe.examples.Click;
 import io.lethe.examples.ClickStream;
 
@@ -128,11 +129,13 @@ record StreamsWorkload(long clicks, long users, long clicksPerEventSecond, Durat
         final AtomicLong clicks = new AtomicLong();
         final AtomicLong streamTime = new AtomicLong(Long.MIN_VALUE);
         final AtomicLong firstNanos = new AtomicLong();
+        final AtomicLong firstCpuNanos = new AtomicLong();  // the process's CPU time at the first click
 
         @Override
         public void accept(long timestamp) {
             if (clicks.incrementAndGet() == 1) {
                 firstNanos.set(System.nanoTime());
+                firstCpuNanos.set(ProcessCpu.nanos());
             }
             streamTime.accumulateAndGet(timestamp, Math::max);
         }

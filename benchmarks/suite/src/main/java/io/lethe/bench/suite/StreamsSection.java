@@ -26,6 +26,7 @@ final class StreamsSection {
 
     private static final List<Metric> METRICS = List.of(
             new Metric("records_per_s", "records/s", true),
+            new Metric("cpu_us_per_record", "CPU of the application per record", false),
             new Metric(StreamsSection.LIVE_DISK, "state directory on disk, live", false),
             new Metric("disk_bytes_main_end", "state directory on disk, end of the fast input", false),
             new Metric("open_files_max", "open files in the state directory, max", false),
@@ -64,7 +65,9 @@ final class StreamsSection {
                 + " time, so that windows expire as in a live application: how long the bytes of an expired window"
                 + " stay on disk is the age of the oldest window on disk (Lethe: the smallest delete key left in its"
                 + " files; RocksDB: its oldest segment) past the retention boundary. A RocksDB window store drops"
-                + " a whole segment at once, so its expired windows stay for up to a segment interval.");
+                + " a whole segment at once, so its expired windows stay for up to a segment interval. CPU of the"
+                + " application: the application process's CPU time over the main topic per click (stream threads,"
+                + " Kafka clients, the stores and their own threads; the broker runs in another process).");
         if (rows == null) {
             return;
         }
@@ -84,7 +87,8 @@ final class StreamsSection {
         String reference = fingerprints(Csv.where(rows, "system", "rocksdb"));
         for (String system : systems) {
             List<Row> sel = Csv.where(rows, "system", system);
-            table.add(new String[] {system, abs(values(sel, "records_per_s")), mib(values(sel, LIVE_DISK)),
+            table.add(new String[] {system, abs(values(sel, "records_per_s")), abs(values(sel, "cpu_us_per_record")),
+                mib(values(sel, LIVE_DISK)),
                 mib(values(sel, "disk_bytes_main_end")), mib(values(sel, "disk_bytes_max")),
                 abs(values(sel, "open_files_max")),
                 mib(values(sel, "native_max_bytes")), mib(values(sel, "native_per_task_bytes")),
@@ -92,7 +96,8 @@ final class StreamsSection {
                 abs(values(sel, "output_keys_checked")),
                 fingerprints(sel).equals(reference) ? "yes" : "NO (" + fingerprints(sel) + ")"});
         }
-        r.md().append(Report.table(new String[] {"system", "records/s", "disk, live (MiB)",
+        r.md().append(Report.table(new String[] {"system", "records/s", "CPU µs/record (application)",
+            "disk, live (MiB)",
             "disk, end of fast input (MiB)", "disk max (MiB)", "open files max",
             "memory beyond the JVM's, max (MiB)", "per task (MiB)",
             "expired on disk, fast input (s of stream time)", "expired on disk, live (s)", "windows checked",

@@ -169,6 +169,8 @@ class ReportTest {
         String md = reportOnSyntheticResults(tmp.resolve("data"), tmp.resolve("report.md"));
         String streams = md.substring(md.indexOf("## Kafka Streams"));
         assertTrue(streams.contains("| records/s | higher | rocksdb | 0.90 (1 round) | behind |"), streams);
+        assertTrue(streams.contains("| CPU of the application per record | lower | rocksdb-tuned | 0.80 (1 round) |"
+                + " ahead |"), streams);
         assertTrue(streams.contains("| state directory on disk, live | lower | rocksdb-tuned | 0.50 (1 round) |"),
                 streams);
         assertTrue(streams.contains("| expired windows still on disk, live (max) | lower | rocksdb-tuned | 0.033 (1"),
@@ -356,13 +358,14 @@ class ReportTest {
     static void writeStreams(Path data) throws IOException {
         List<String> rows = new ArrayList<>(List.of("system,round,clicks,seconds,records_per_s,tasks,"
                 + "disk_bytes_main_end,disk_bytes_max,open_files_max,rss_max_bytes,native_max_bytes,"
-                + "native_per_task_bytes,expired_on_disk_main_max_s,output_keys_checked,output_fingerprint"));
+                + "native_per_task_bytes,expired_on_disk_main_max_s,cpu_us_per_record,output_keys_checked,"
+                + "output_fingerprint"));
         List<String> timeline = new ArrayList<>(List.of("system,round,phase,elapsed_s,clicks,stream_time,min_live,"
                 + "oldest_on_disk,expired_on_disk_s,disk_bytes,open_files,rss_bytes,native_bytes"));
-        Map<String, int[]> by = Map.of("lethe", new int[] {90, 50, 10}, "rocksdb", new int[] {100, 200, 400},
-                "rocksdb-tuned", new int[] {80, 100, 300});
+        Map<String, int[]> by = Map.of("lethe", new int[] {90, 50, 10, 8}, "rocksdb", new int[] {100, 200, 400, 12},
+                "rocksdb-tuned", new int[] {80, 100, 300, 10});
         by.forEach((system, v) -> {
-            rows.add(String.format("%s,1,1000,10,%d,4,100,200,10,1000,400,100,60,5,00ff", system, v[0]));
+            rows.add(String.format("%s,1,1000,10,%d,4,100,200,10,1000,400,100,60,%d,5,00ff", system, v[0], v[3]));
             for (int t = 0; t < 10; t++) {
                 // Half-way through the drain the backlog is gone: only its second half counts as live.
                 boolean late = t >= 7;
