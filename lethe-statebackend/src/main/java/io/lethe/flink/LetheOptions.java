@@ -108,11 +108,12 @@ public final class LetheOptions {
                     .stringType()
                     .defaultValue("1")
                     .withDescription(
-                            "Pages per delete tile (h in the Lethe paper): an integer in [1, 4096] or 'auto'. 1 is"
-                                    + " the classic layout; larger values make deletes by delete key (expiry)"
-                                    + " cheaper, since whole pages are dropped without being read, and point"
-                                    + " lookups probe more Bloom filters. 'auto' chooses h for every new file from"
-                                    + " the lookups and secondary deletes observed (paper Eq. 3).");
+                            "Pages per delete tile (h) of every column family but those of states with a TTL (see"
+                                    + " ttl.pages-per-tile): an integer in [1, 4096] or 'auto'. 1 is the classic"
+                                    + " layout; larger values make deletes by delete key (expiry) cheaper, since"
+                                    + " whole pages are dropped without being read, and point lookups probe more"
+                                    + " Bloom filters. 'auto' chooses h for every new file from the lookups and"
+                                    + " deletes by delete key observed.");
 
     public static final ConfigOption<String> TTL_PAGES_PER_TILE =
             ConfigOptions.key("state.backend.lethe.ttl.pages-per-tile")
