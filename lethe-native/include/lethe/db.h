@@ -145,7 +145,9 @@ class DB {
 
   // Makes an openable copy of the database in directory `dir` (which must not
   // exist), hard-linking table files where possible. Memtables are flushed
-  // first, so the copy needs no WAL.
+  // first, so the copy needs no WAL. Table files whose every entry lies under
+  // their family's horizon (and that hold no range tombstone) are left out:
+  // the copy reads the latest state, which sees none of their entries.
   virtual Status Checkpoint(const std::string& dir) = 0;
   // The files that make up the current state: tables, the manifest and
   // CURRENT. If flush is true, memtables are flushed first.

@@ -1,10 +1,36 @@
 // DBImpl: checkpoints and the live-file listing.
+#include <algorithm>
+#include <map>
+
 #include "db/db_impl.h"
 #include "version/version_edit.h"
 #include "wal/log_writer.h"
 #include "util/kill_point.h"
 
 namespace lethe {
+
+// Whether a checkpoint may leave a file out: every entry in it lies under its
+// family's horizon, so the copy's readers (the latest state, no snapshot) see
+// none of it, nor, by the monotone delete-key contract, an older version it
+// shadows. A range tombstone may still delete entries of deeper files, so a
+// file holding one stays. (The database itself drops such a file soon, in the
+// background; a snapshot taken before the horizon may hold it until then.)
+static bool HiddenFromCopy(const FileMetaData& f, const SecondaryDeletes& records) {
+  return f.num_range_tombstones == 0 && f.delete_key_max < records.horizon();
+}
+
+// Takes out of a snapshot edit the files no reader of the copy can see.
+static void LeaveOutHiddenFiles(VersionEdit* snapshot) {
+  std::map<uint32_t, const SecondaryDeletes*> records;
+  for (const auto& [cf, r] : snapshot->secondary_deletes_) records[cf] = &r;
+  auto& files = snapshot->new_files_;
+  files.erase(std::remove_if(files.begin(), files.end(),
+                             [&](const VersionEdit::NewFile& f) {
+                               auto r = records.find(f.cf);
+                               return r != records.end() && HiddenFromCopy(f.meta, *r->second);
+                             }),
+              files.end());
+}
 
 Status DBImpl::Checkpoint(const std::string& dir) {
   if (dir.empty()) return Status::InvalidArgument("checkpoint directory must not be empty");
@@ -20,6 +46,7 @@ Status DBImpl::Checkpoint(const std::string& dir) {
     std::lock_guard<std::mutex> l(mu_);
     versions_->SetLastSequence(last_sequence_.load());
     versions_->EncodeSnapshot(&snapshot);
+    LeaveOutHiddenFiles(&snapshot);
     version = versions_->current();
     manifest_number = versions_->manifest_number();
   }
@@ -36,22 +63,18 @@ Status DBImpl::Checkpoint(const std::string& dir) {
     env_->RemoveDir(dir);
     return err;
   };
-  for (const auto& [id, files] : version->cfs) {
-    for (int level = 0; level < kNumLevels; level++) {
-      for (const FileRef& f : files->levels[level]) {
-        for (uint64_t number : {f->number, f->patch_file}) {
-          if (number == 0) continue;
-          std::string src = TableFileName(dbname_, number), dst = TableFileName(dir, number);
-          s = env_->LinkFile(src, dst);
-          if (s.IsNotSupported()) {
-            std::string data;
-            s = ReadFileToString(env_, src, &data);
-            if (s.ok()) s = WriteStringToFile(env_, data, dst, /*sync=*/true);
-          }
-          if (!s.ok()) return cleanup(s);
-          KillPoint("checkpoint.linked");
-        }
+  for (const VersionEdit::NewFile& f : snapshot.new_files_) {
+    for (uint64_t number : {f.meta.number, f.meta.patch_file}) {
+      if (number == 0) continue;
+      std::string src = TableFileName(dbname_, number), dst = TableFileName(dir, number);
+      s = env_->LinkFile(src, dst);
+      if (s.IsNotSupported()) {
+        std::string data;
+        s = ReadFileToString(env_, src, &data);
+        if (s.ok()) s = WriteStringToFile(env_, data, dst, /*sync=*/true);
       }
+      if (!s.ok()) return cleanup(s);
+      KillPoint("checkpoint.linked");
     }
   }
   std::unique_ptr<WritableFile> file;

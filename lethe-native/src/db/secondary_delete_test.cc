@@ -319,6 +319,44 @@ TEST_F(PageDropTest, CheckpointTakenBeforeADropKeepsItsData) {
   EXPECT_EQ(live + 1, Live());
 }
 
+// A checkpoint leaves out the files whose every entry lies under the horizon:
+// its copy reads the latest state, which sees none of them, also while a
+// snapshot of the database still holds them here. A file holding a range
+// tombstone stays, since the tombstone deletes entries of deeper files.
+TEST_F(SecondaryDeleteTest, CheckpointLeavesOutFilesUnderTheHorizon) {
+  auto put_keys = [&](char prefix, uint64_t dk) {
+    for (int i = 0; i < 100; i++) Put(prefix + std::to_string(1000 + i), std::string(40, prefix), dk);
+  };
+  auto tables_in = [&](const std::string& dir) {
+    std::vector<std::string> children;
+    EXPECT_TRUE(env_->GetChildren(dir, &children).ok());
+    return std::count_if(children.begin(), children.end(),
+                         [](const std::string& c) { return c.size() > 4 && c.substr(c.size() - 4) == ".sst"; });
+  };
+  put_keys('b', 10);
+  ASSERT_TRUE(db_->Flush().ok());
+  put_keys('a', 1);  // all under the horizon below
+  ASSERT_TRUE(db_->Flush().ok());
+  put_keys('c', 2);  // under it too, but with a range tombstone over half of the b keys
+  ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, "b1000", "b1050").ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  const Snapshot* before = db_->GetSnapshot();  // keeps the database from dropping the a file
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 5).ok());
+  const std::string latest = Scan();
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  EXPECT_EQ(3, tables_in("/db"));
+  EXPECT_EQ(2, tables_in("/ckpt"));
+  {
+    std::unique_ptr<DB> copy;
+    ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
+    EXPECT_EQ(latest, ScanOf(copy.get()));
+    EXPECT_EQ(50u, CountEntries(copy.get()));
+  }
+  const std::string at_snapshot = ScanAt(before);
+  EXPECT_EQ(250, std::count(at_snapshot.begin(), at_snapshot.end(), '='));
+  db_->ReleaseSnapshot(before);
+}
+
 TEST_F(PageDropTest, PatchTablesAreLiveFilesAndTravelWithCheckpoints) {
   Load();
   ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());

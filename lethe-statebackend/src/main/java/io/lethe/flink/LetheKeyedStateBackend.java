@@ -444,13 +444,16 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
 
     /**
      * Checkpoints and native savepoints are native engine snapshots (incremental when enabled);
-     * canonical savepoints go through {@link #savepoint()}.
+     * canonical savepoints go through {@link #savepoint()}. The expiring states' horizons move up to
+     * now first, so that the engine's copy leaves out what has expired since the driver's last
+     * advance: its flush drops those entries, and files holding nothing else are left out.
      */
     @Nonnull
     @Override
     public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(long checkpointId, long timestamp,
             @Nonnull CheckpointStreamFactory streamFactory, @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
+        expiryDriver.advance();
         String description = nativeSnapshots.isIncremental() ? "Lethe incremental snapshot" : "Lethe native snapshot";
         return new SnapshotStrategyRunner<>(description, nativeSnapshots, cancelStreamRegistry,
                 SnapshotExecutionType.ASYNCHRONOUS).snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);

@@ -133,7 +133,12 @@ final class LetheTimerSet<T> extends AbstractHeapPriorityQueueElement implements
                 && (cached || beyondCache && (store.recentlyWritten(row) || pendingInEngine(row)))) {
             store.countPending(-1);
         }
-        store.delete(row);
+        if (cached || beyondCache) {
+            store.delete(row);
+        }
+        // Otherwise the row is not pending (every pending row outside the cache sorts after its
+        // last): polled already, or never added, so it needs no tombstone. Flink's triggers remove
+        // the timer that just fired when they clear its window.
         if (cache.isEmpty()) {
             seekHint = row;
             peekCache = null;

@@ -17,6 +17,9 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
@@ -378,6 +381,48 @@ class LetheWindowExpiryTest {
         assertEquals(0, entries, "expired window contents are still in the files");
         assertEquals(0, tombstones, "clears left tombstones in the files");
         assertTrue(st.get(Ticker.PAGES_DROPPED) > 0, "no page was dropped whole");
+    }
+
+    /**
+     * A checkpoint taken right after a watermark fired every window holds no table file. The
+     * snapshot moves the horizons first (the expiry driver's period, a twentieth of the 10-minute
+     * threshold, does not come round in this test), so its flush drops the clears of the windows;
+     * the trigger's removes of the timers that just fired write nothing; and the files holding only
+     * window contents and timers, all under their horizons now, are left out of the engine's copy.
+     */
+    @Test
+    void aCheckpointRightAfterEveryWindowFiredHoldsNoTableFile() throws Exception {
+        Scenario s = new Scenario(0, "tumbling 100 ms, 20 keys", () -> new WindowOperatorBuilder<
+                Tuple2<Integer, Long>, Integer, TimeWindow>(TumblingEventTimeWindows.of(Duration.ofMillis(100)),
+                EventTimeTrigger.create(), new ExecutionConfig(), EVENT, e -> e.f0, BasicTypeInfo.INT_TYPE_INFO)
+                .process(new Contents()), true, false);
+        StateBackend backend = letheBackend().with(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, Duration.ofMinutes(10));
+        KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> h = harness(s, backend, null);
+        try {
+            for (int w = 0; w < 10; w++) {
+                for (int i = 0; i < 200; i++) {
+                    h.processElement(new StreamRecord<>(Tuple2.of(i % 20, (long) i), w * 100L + i / 2));
+                }
+                lethe(h).db().flush();  // window contents and timers in the files
+            }
+            h.processWatermark(Long.MAX_VALUE);
+            assertEquals(10 * 20, h.extractOutputStreamRecords().size());
+            OperatorSubtaskState state = h.snapshot(1, 1);
+            List<String> tables = new ArrayList<>();
+            for (KeyedStateHandle handle : state.getManagedKeyedState()) {
+                IncrementalRemoteKeyedStateHandle files = (IncrementalRemoteKeyedStateHandle) handle;
+                for (IncrementalKeyedStateHandle.HandleAndLocalPath f : files.getSharedState()) {
+                    tables.add(f.getLocalPath());
+                }
+                for (IncrementalKeyedStateHandle.HandleAndLocalPath f : files.getPrivateState()) {
+                    tables.add(f.getLocalPath());
+                }
+            }
+            assertTrue(tables.stream().anyMatch(f -> f.startsWith("MANIFEST")), tables.toString());
+            assertEquals(List.of(), tables.stream().filter(f -> f.endsWith(".sst")).toList());
+        } finally {
+            h.close();
+        }
     }
 
     // ---- Window functions: every output names its window, key and inputs.

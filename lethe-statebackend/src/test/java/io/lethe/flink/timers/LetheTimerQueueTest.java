@@ -135,6 +135,32 @@ class LetheTimerQueueTest {
         assertEquals(900, queue.peek().getTimestamp());
     }
 
+    /** Flink's triggers remove the timer that just fired when they clear its window. */
+    @Test
+    void removingAFiredTimerWritesNoTombstone() throws Exception {
+        for (int i = 0; i < 1000; i++) {
+            queue.add(timer(i % 50, i));
+        }
+        for (int i = 0; i < 900; i++) {
+            TimerHeapInternalTimer<Long, VoidNamespace> fired = queue.poll();
+            assertEquals(i, fired.getTimestamp());
+            queue.remove(fired);
+            queue.remove(timer(1000 + i, i)); // never added, below what was polled
+        }
+        queue.remove(timer(950 % 50, 950)); // pending, beyond the cache: removed
+        assertEquals(1, queue.store().tombstones(), "only the pending timer's remove writes one");
+        queue.expirePolled();
+        assertEquals(99, engineRows());
+        assertEquals(99, queue.size());
+        assertEquals(900, queue.peek().getTimestamp());
+        for (int i = 900; i < 1000; i++) {
+            if (i != 950) {
+                assertEquals(i, queue.poll().getTimestamp());
+            }
+        }
+        assertNull(queue.poll());
+    }
+
     @Test
     void aTimerForAPassedTimeFiresOnceAndStaysGone() throws Exception {
         for (int i = 100; i < 200; i++) {
