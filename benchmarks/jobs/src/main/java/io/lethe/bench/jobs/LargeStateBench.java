@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 
@@ -147,8 +148,14 @@ public final class LargeStateBench {
     static void gather(Path out, String suffix) throws IOException {
         Path gathered = out.resolve("largestate" + suffix + ".csv");
         List<String> earlier = Files.exists(gathered) ? Files.readAllLines(gathered) : List.of();
-        String header = earlier.isEmpty() ? null : earlier.get(0);
         List<String> lines = new ArrayList<>();
+        for (String run : runs(List.of())) {
+            Path part = out.resolve("largestate-parts").resolve(run.replace('/', '-') + suffix + ".csv");
+            if (Files.exists(part) && !earlier.isEmpty()) {
+                earlier = inColumnOrder(earlier, Files.readAllLines(part).get(0));
+            }
+        }
+        String header = earlier.isEmpty() ? null : earlier.get(0);
         for (String run : runs(List.of())) {
             Path part = out.resolve("largestate-parts").resolve(run.replace('/', '-') + suffix + ".csv");
             List<String> runLines;
@@ -169,6 +176,29 @@ public final class LargeStateBench {
             lines.add(0, header);
             Files.write(gathered, lines);
         }
+    }
+
+    /**
+     * CSV lines (a header, then rows of plain comma-separated values) with their columns in the order
+     * of {@code header}, when they hold the same columns in another order (as files written before a
+     * column moved do); otherwise unchanged.
+     */
+    static List<String> inColumnOrder(List<String> lines, String header) {
+        List<String> from = List.of(lines.get(0).split(",", -1));
+        List<String> to = List.of(header.split(",", -1));
+        if (from.equals(to) || from.size() != to.size() || !new HashSet<>(from).equals(new HashSet<>(to))) {
+            return lines;
+        }
+        List<String> result = new ArrayList<>(List.of(header));
+        for (String line : lines.subList(1, lines.size())) {
+            String[] values = line.split(",", -1);
+            List<String> moved = new ArrayList<>();
+            for (String column : to) {
+                moved.add(values[from.indexOf(column)]);
+            }
+            result.add(String.join(",", moved));
+        }
+        return result;
     }
 
     private static void writeSettings(Path file, LargeStateJobs.Sizes sizes, String limit, List<String> failed)

@@ -12,7 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Which large-state runs a command line asks for. */
+/** Which large-state runs a command line asks for, and how their results are gathered. */
 class LargeStateBenchTest {
 
     @Test
@@ -46,6 +46,16 @@ class LargeStateBenchTest {
         LargeStateBench.gather(out, "");
         assertEquals(List.of("job,backend,x", "keyed,lethe,1", "keyed,rocksdb,20", "windowed,lethe,3",
                 "windowed,forst,40"), Files.readAllLines(out.resolve("largestate.csv")));
+    }
+
+    @Test
+    void earlierRunsWithTheSameColumnsInAnotherOrderTakeTheNewOrder(@TempDir Path out) throws IOException {
+        Files.write(out.resolve("largestate.csv"), List.of("job,backend,x,y", "keyed,lethe,1,2", "keyed,rocksdb,3,"));
+        Path parts = Files.createDirectories(out.resolve("largestate-parts"));
+        Files.write(parts.resolve("keyed-forst.csv"), List.of("job,backend,y,x", "keyed,forst,6,5"));
+        LargeStateBench.gather(out, "");
+        assertEquals(List.of("job,backend,y,x", "keyed,lethe,2,1", "keyed,rocksdb,,3", "keyed,forst,6,5"),
+                Files.readAllLines(out.resolve("largestate.csv")));
     }
 
     @Test
