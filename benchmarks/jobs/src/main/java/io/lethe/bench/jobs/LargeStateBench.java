@@ -150,14 +150,14 @@ public final class LargeStateBench {
         List<String> earlier = Files.exists(gathered) ? Files.readAllLines(gathered) : List.of();
         List<String> lines = new ArrayList<>();
         for (String run : runs(List.of())) {
-            Path part = out.resolve("largestate-parts").resolve(run.replace('/', '-') + suffix + ".csv");
+            Path part = part(out, run, suffix);
             if (Files.exists(part) && !earlier.isEmpty()) {
                 earlier = inColumnOrder(earlier, Files.readAllLines(part).get(0));
             }
         }
         String header = earlier.isEmpty() ? null : earlier.get(0);
         for (String run : runs(List.of())) {
-            Path part = out.resolve("largestate-parts").resolve(run.replace('/', '-') + suffix + ".csv");
+            Path part = part(out, run, suffix);
             List<String> runLines;
             if (Files.exists(part)) {
                 List<String> partLines = Files.readAllLines(part);
@@ -176,6 +176,11 @@ public final class LargeStateBench {
             lines.add(0, header);
             Files.write(gathered, lines);
         }
+    }
+
+    /** Where one run ({@code job/backend}) writes its {@code <suffix>} CSV file. */
+    private static Path part(Path out, String run, String suffix) {
+        return out.resolve("largestate-parts").resolve(run.replace('/', '-') + suffix + ".csv");
     }
 
     /**
