@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark suite, one command:
 #   benchmarks/run.sh quick    # a few minutes: every benchmark on small data -> target/bench-quick/report.md
-#   benchmarks/run.sh full     # about 8.5 hours: docs/benchmarks.md, CSV files and charts in docs/benchmarks/
+#   benchmarks/run.sh full     # about 9.3 hours: docs/benchmarks.md, CSV files and charts in docs/benchmarks/
 #   benchmarks/run.sh report DIR [FILE]   # only the report, from the CSV files in DIR (FILE: DIR/report.md)
-# Options: --out DIR, --report FILE, --only engine,ycsb,secondary,jobs,largestate,nexmark,streams. Needs a built tree
+# Options: --out DIR, --report FILE, --only engine,ycsb,secondary,jobs,largestate,nexmark,nexmark-async,streams. Needs a built tree
 # (scripts/setup.sh, then mvn -B install -DskipTests). Run it on an otherwise idle machine.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

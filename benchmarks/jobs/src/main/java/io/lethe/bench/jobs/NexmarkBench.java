@@ -39,59 +39,100 @@ import java.util.Map;
  * more on the HashMap backend to see that its result repeats. Full (about an hour): 2 M events per run,
  * two rounds (the HashMap backend's two runs show whether a result repeats). System properties: {@code
  * lethe.bench.nexmark.events}, {@code .rate} (event time, default 10,000 events/s), {@code .queries} and
- * {@code .backends} (comma-separated subsets), {@code .mini-batch} (default true), {@code .async} (default
- * false: asynchronous state for the operators that have it, Lethe with its own executor), {@code
+ * {@code .backends} (comma-separated subsets), {@code .rounds}, {@code .mini-batch} (default true), {@code
  * lethe.bench.checkpoint-seconds} (default 2 quick, 10 full), {@code lethe.bench.nexmark.container} (a memory
  * limit for the whole benchmark: {@link NexmarkContainer}).
+ *
+ * <p>The asynchronous part ({@code -Dlethe.bench.nexmark.async=true}): Lethe and ForSt with asynchronous
+ * state, each on its own executor, against RocksDB with synchronous state, all with the plan asynchronous
+ * state needs (no mini-batches, one-phase aggregation); RocksDB's result is the reference (the other part
+ * checks it against the HashMap backend's, whose heap would not hold this state). Writes {@code
+ * nexmark-async.csv} and {@code nexmark-async.settings.csv}. Quick: q4, q18 and q20, 100 k events. Full:
+ * the queries whose state grows with the input (q4, q9, q18, q20), 3 M events, one round (ForSt's
+ * executor takes about 25 minutes of it), in a memory cgroup of 2 GiB with a heap of 640 MiB, so that
+ * the state outgrows what the limit leaves the page cache.
  */
 public final class NexmarkBench {
     private static final long WARM_UP_EVENTS = 20_000;
 
-    /** What a mode runs. */
+    static final String ASYNC_PROPERTY = "lethe.bench.nexmark.async";
+    /** The asynchronous part's backends: with their own executors, and RocksDB with synchronous state. */
+    static final List<String> ASYNC_BACKENDS = List.of("lethe", "forst", "rocksdb");
+    static final List<String> ASYNC_QUICK_QUERIES = List.of("q4", "q18", "q20");
+    /** Regular joins, row-time deduplication and a rank: their state grows with the input. */
+    static final List<String> ASYNC_FULL_QUERIES = List.of("q4", "q9", "q18", "q20");
+
+    /** What a mode runs; {@code asyncState}: the asynchronous part. */
     record Mode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
             List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState) {
 
         static Mode of(boolean full) {
+            boolean async = Boolean.getBoolean(ASYNC_PROPERTY);
             List<String> backends = SuiteParts.selected("lethe.bench.nexmark.backends",
-                    JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList());
-            List<NexmarkQueries.Query> queries = SuiteParts.selected("lethe.bench.nexmark.queries",
-                    NexmarkQueries.ALL.stream().map(NexmarkQueries.Query::name).toList()).stream()
-                    .map(NexmarkQueries::byName).toList();
+                    async ? ASYNC_BACKENDS : JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList());
+            List<String> defaultQueries = !async ? NexmarkQueries.ALL.stream().map(NexmarkQueries.Query::name).toList()
+                    : full ? ASYNC_FULL_QUERIES : ASYNC_QUICK_QUERIES;
+            List<NexmarkQueries.Query> queries = SuiteParts.selected("lethe.bench.nexmark.queries", defaultQueries)
+                    .stream().map(NexmarkQueries::byName).toList();
+            long fullEvents = async ? 3_000_000 : 2_000_000;
             return new Mode(full ? "full" : "quick",
-                    Long.getLong("lethe.bench.nexmark.events", full ? 2_000_000 : 100_000), full ? 2 : 1,
+                    Long.getLong("lethe.bench.nexmark.events", full ? fullEvents : 100_000),
+                    Integer.getInteger("lethe.bench.nexmark.rounds", full && !async ? 2 : 1),
                     Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2),
                     NexmarkConfig.withRate(Long.getLong("lethe.bench.nexmark.rate", NexmarkConfig.DEFAULT_RATE)),
-                    backends, queries, Boolean.getBoolean("lethe.bench.nexmark.async"));
+                    backends, queries, async);
         }
 
-        /** One round only: each query runs once more on the HashMap backend to see whether it repeats. */
-        boolean repeatsHashmap() {
-            return rounds < 2 && backends.contains(NexmarkEquality.REFERENCE);
+        /**
+         * Whether {@code backend}'s runs use asynchronous state: in the asynchronous part, those with an
+         * executor of their own (Lethe's, ForSt's); the others run the same plan with synchronous state.
+         */
+        boolean asyncStateOn(String backend) {
+            return asyncState && (backend.startsWith("lethe") || backend.equals("forst"));
+        }
+
+        /** The backend whose result every other one's must equal. */
+        String reference() {
+            return asyncState ? "rocksdb" : NexmarkEquality.HASHMAP;
+        }
+
+        /** The name of the CSV files it writes. */
+        String csvName() {
+            return asyncState ? "nexmark-async" : "nexmark";
+        }
+
+        /** One round only: each query runs once more on the reference to see whether it repeats. */
+        boolean repeatsReference() {
+            return rounds < 2 && backends.contains(reference());
         }
 
         int runs() {
-            return queries.size() * (rounds * backends.size() + (repeatsHashmap() ? 1 : 0));
+            return queries.size() * (rounds * backends.size() + (repeatsReference() ? 1 : 0));
         }
     }
 
     private NexmarkBench() {}
 
     public static void main(String[] args) throws Exception {
+        boolean full = args.length > 0 && args[0].equals("full");
+        if (full && Boolean.getBoolean(ASYNC_PROPERTY)) {
+            NexmarkContainer.defaults("2g", "640m");
+        }
         if (NexmarkContainer.wanted()) {
             System.exit(NexmarkContainer.run(args));
         }
-        Mode mode = Mode.of(args.length > 0 && args[0].equals("full"));
+        Mode mode = Mode.of(full);
         Path out = Path.of(args.length > 1 ? args[1] : "target/nexmark").toAbsolutePath();
         Files.createDirectories(out);
         System.out.printf(Locale.ROOT, "Nexmark benchmark (%s): %d queries x %d backends x %d round(s), %,d events"
                         + " per run at %,d events/s of event time, parallelism 1, checkpoints every %d s, SQL %s,"
                         + " output %s%n", mode.name(), mode.queries().size(), mode.backends().size(), mode.rounds(),
-                mode.events(), mode.config().eventsPerSecond(), mode.checkpointSeconds(), NexmarkJob.sqlOptions(mode.asyncState()),
-                out);
+                mode.events(), mode.config().eventsPerSecond(), mode.checkpointSeconds(),
+                NexmarkJob.sqlOptions(mode.asyncState(), mode.asyncState()), out);
         long start = System.nanoTime();
         Map<String, String> reasoned = new HashMap<>();
         String determinism = NexmarkEquality.reason(mode.queries(), new NexmarkGenerator(mode.config()),
-                mode.events(), reasoned);
+                mode.events(), reasoned, mode.reference());
         System.out.println("Determinism: " + determinism);
         List<NexmarkRun> runs = new ArrayList<>();
         List<NexmarkRun> repeats = new ArrayList<>();
@@ -104,14 +145,14 @@ public final class NexmarkBench {
                     String backend = backends.get((i + round - 1) % backends.size());
                     runs.add(report(run(query, backend, round, mode, work), "", mode, start, runs, repeats));
                 }
-                if (mode.repeatsHashmap()) {
-                    repeats.add(report(run(query, NexmarkEquality.REFERENCE, round, mode, work), " (repeat)", mode,
+                if (mode.repeatsReference()) {
+                    repeats.add(report(run(query, mode.reference(), round, mode, work), " (repeat)", mode,
                             start, runs, repeats));
                 }
             }
         }
         ExpiryJobBench.deleteTree(work);
-        NexmarkEquality.Outcome outcome = NexmarkEquality.judge(runs, repeats, reasoned);
+        NexmarkEquality.Outcome outcome = NexmarkEquality.judge(runs, repeats, reasoned, mode.reference());
         NexmarkResults.write(runs, outcome, out, mode, determinism);
         double seconds = (System.nanoTime() - start) / 1e9;
         NexmarkResults.summarize(runs, outcome, mode, seconds);
@@ -127,10 +168,10 @@ public final class NexmarkBench {
     private static void warmUp(Mode mode, Path work) {
         long events = Math.min(mode.events(), WARM_UP_EVENTS);
         NexmarkQueries.Query query = mode.queries().get(0);
-        NexmarkRun r = run(query, NexmarkEquality.REFERENCE, 0, new Mode(mode.name(), events, 1,
+        NexmarkRun r = run(query, mode.reference(), 0, new Mode(mode.name(), events, 1,
                 mode.checkpointSeconds(), mode.config(), mode.backends(), mode.queries(), mode.asyncState()), work);
         System.out.printf(Locale.ROOT, "  warm-up: %s on %s, %,d events, not recorded (%s)%n", query.name(),
-                NexmarkEquality.REFERENCE, events, r.error() == null ? String.format(Locale.ROOT, "%.1f s",
+                mode.reference(), events, r.error() == null ? String.format(Locale.ROOT, "%.1f s",
                         r.seconds()) : "failed: " + r.error());
     }
 
@@ -178,9 +219,10 @@ public final class NexmarkBench {
         ExpiryJobBench.deleteTree(dir);
         Path local = Files.createDirectories(dir.resolve("local"));
         Configuration conf = configuration(backend, local, Files.createDirectories(dir.resolve("checkpoints")),
-                mode.checkpointSeconds(), "nexmark-" + query.name() + "-" + backend, mode.asyncState());
+                mode.checkpointSeconds(), "nexmark-" + query.name() + "-" + backend, mode.asyncStateOn(backend));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
-        NexmarkJob.build(env, query, new NexmarkGenerator(mode.config()), mode.events(), mode.asyncState());
+        NexmarkJob.build(env, query, new NexmarkGenerator(mode.config()), mode.events(), mode.asyncState(),
+                mode.asyncStateOn(backend));
         List<long[]> samples = new ArrayList<>();
         try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
             mini.start();

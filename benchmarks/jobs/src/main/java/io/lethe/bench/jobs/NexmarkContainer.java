@@ -21,6 +21,16 @@ final class NexmarkContainer {
 
     private NexmarkContainer() {}
 
+    /** A memory limit and heap for runs that did not name their own (the asynchronous part's full mode). */
+    static void defaults(String container, String heap) {
+        if (System.getProperty(CONTAINER_PROPERTY) == null) {
+            System.setProperty(CONTAINER_PROPERTY, container);
+        }
+        if (System.getProperty(HEAP_PROPERTY) == null) {
+            System.setProperty(HEAP_PROPERTY, heap);
+        }
+    }
+
     /** Whether this JVM should start the benchmark again inside a cgroup (asked for, and not inside one yet). */
     static boolean wanted() {
         return System.getProperty(CONTAINER_PROPERTY) != null

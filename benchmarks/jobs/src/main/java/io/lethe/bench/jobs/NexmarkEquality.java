@@ -8,22 +8,23 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Whether every backend gave the HashMap backend's result, query by query and round by round, and
- * which queries are not deterministic: those the reasoning says may vary on this input ({@link #reason})
- * and those whose runs on the HashMap backend (each round's, and a repeat in quick mode) disagreed with
- * each other. A deterministic query on which a backend differs from
- * the HashMap backend is a bug signal; so is a run that failed.
+ * Whether every backend gave the reference backend's result (the HashMap backend's; in the asynchronous
+ * part RocksDB's with synchronous state, which the other part checks against the HashMap backend), query
+ * by query and round by round, and which queries are not deterministic: those the reasoning says may vary
+ * on this input ({@link #reason}) and those whose runs on the reference (each round's, and a repeat in
+ * quick mode) disagreed with each other. A deterministic query on which a backend differs from the
+ * reference is a bug signal; so is a run that failed.
  */
 final class NexmarkEquality {
-    static final String REFERENCE = "hashmap";
+    static final String HASHMAP = "hashmap";
 
     /**
      * @param verdicts per run ({@link #key}): "reference", "yes", "no", "not deterministic: why (this run:
      *     equal|differs)" or "error: ..."
-     * @param repeatable per query: whether all its runs on the HashMap backend agreed ("yes", "no", or
+     * @param repeatable per query: whether all its runs on the reference agreed ("yes", "no", or
      *     "unknown" with fewer than two)
      * @param nondeterministic per query, why its result may vary between runs (by reasoning, or seen on
-     *     the HashMap backend); null for a deterministic query
+     *     the reference); null for a deterministic query
      * @param bugs what must fail the benchmark, one line each
      */
     record Outcome(Map<String, String> verdicts, Map<String, String> repeatable, Map<String, String> nondeterministic,
@@ -44,7 +45,7 @@ final class NexmarkEquality {
      * reasoned}: why, or null) and says how: q9's ties are counted in the input.
      */
     static String reason(List<NexmarkQueries.Query> queries, NexmarkGenerator generator, long events,
-            Map<String, String> reasoned) {
+            Map<String, String> reasoned, String reference) {
         StringBuilder how = new StringBuilder("by reasoning (NexmarkQueries): aggregations, windows and regular"
                 + " joins give one final result in any order (no event is late); ROW_NUMBER keeps the first to"
                 + " arrive of rows equal on its keys: q18 and q19 rank one input, which arrives in the source's"
@@ -63,39 +64,40 @@ final class NexmarkEquality {
             }
             reasoned.put(q.name(), why);
         }
-        return how.append("; and by comparing each query's runs on hashmap").toString();
+        return how.append("; and by comparing each query's runs on ").append(reference).toString();
     }
 
     /**
-     * Judges the runs of each query against the HashMap backend's run in the same round.
+     * Judges the runs of each query against the reference backend's run in the same round.
      *
-     * @param repeats more runs on the HashMap backend, to see whether its result repeats
+     * @param repeats more runs on the reference, to see whether its result repeats
      * @param reasoned per query, why its result may vary between runs on this input ({@link #reason});
      *     queries without an entry (or with null) should not vary
      */
-    static Outcome judge(List<NexmarkRun> runs, List<NexmarkRun> repeats, Map<String, String> reasoned) {
+    static Outcome judge(List<NexmarkRun> runs, List<NexmarkRun> repeats, Map<String, String> reasoned,
+            String reference) {
         Map<String, String> verdicts = new HashMap<>();
         Map<String, String> repeatable = new HashMap<>();
         Map<String, String> nondeterministic = new HashMap<>();
         List<String> bugs = new ArrayList<>();
-        // Without the HashMap backend among the runs (an experiment on some backends), nothing is checked.
-        boolean checked = runs.stream().anyMatch(r -> r.backend().equals(REFERENCE));
+        // Without the reference among the runs (an experiment on some backends), nothing is checked.
+        boolean checked = runs.stream().anyMatch(r -> r.backend().equals(reference));
         for (NexmarkQueries.Query query : NexmarkQueries.ALL) {
             List<NexmarkRun> mine = runs.stream().filter(r -> r.query().equals(query.name())).toList();
             if (mine.isEmpty()) {
                 continue;
             }
-            String agreed = hashmapAgrees(query.name(), runs, repeats);
+            String agreed = referenceAgrees(query.name(), runs, repeats, reference);
             repeatable.put(query.name(), agreed);
-            String why = nondeterminism(reasoned.get(query.name()), agreed);
+            String why = nondeterminism(reasoned.get(query.name()), agreed, reference);
             nondeterministic.put(query.name(), why);
             for (NexmarkRun r : mine) {
-                NexmarkRun reference = referenceOf(r, runs);
-                String verdict = checked || r.error() != null ? verdict(r, reference, why)
-                        : "not checked: the HashMap backend did not run";
+                NexmarkRun ref = referenceOf(r, runs, reference);
+                String verdict = checked || r.error() != null ? verdict(r, ref, why, reference)
+                        : "not checked: " + reference + " did not run";
                 verdicts.put(key(r), verdict);
                 if (verdict.equals("no") || verdict.startsWith("error")) {
-                    bugs.add(describe(r, reference, verdict));
+                    bugs.add(describe(r, ref, verdict));
                 }
             }
         }
@@ -103,23 +105,23 @@ final class NexmarkEquality {
     }
 
     /** Why the query's result may vary on one backend, or null if it should not. */
-    private static String nondeterminism(String reasoned, String hashmapAgreed) {
-        String observed = hashmapAgreed.equals("no") ? "two runs on hashmap gave different results" : null;
+    private static String nondeterminism(String reasoned, String referenceAgreed, String reference) {
+        String observed = referenceAgreed.equals("no") ? "two runs on " + reference + " gave different results" : null;
         if (reasoned == null) {
             return observed;
         }
         return observed == null ? reasoned : reasoned + "; " + observed;
     }
 
-    private static String verdict(NexmarkRun r, NexmarkRun reference, String nondeterminism) {
+    private static String verdict(NexmarkRun r, NexmarkRun reference, String nondeterminism, String referenceName) {
         if (r.error() != null) {
             return "error: " + r.error();
         }
-        if (r.backend().equals(REFERENCE)) {
+        if (r.backend().equals(referenceName)) {
             return "reference";
         }
         if (reference == null || reference.error() != null) {
-            return "error: no hashmap result in this round";
+            return "error: no " + referenceName + " result in this round";
         }
         boolean equal = r.result().equals(reference.result());
         if (nondeterminism != null) {
@@ -128,15 +130,16 @@ final class NexmarkEquality {
         return equal ? "yes" : "no";
     }
 
-    private static NexmarkRun referenceOf(NexmarkRun r, List<NexmarkRun> runs) {
+    private static NexmarkRun referenceOf(NexmarkRun r, List<NexmarkRun> runs, String reference) {
         return runs.stream().filter(o -> o.query().equals(r.query()) && o.round() == r.round()
-                && o.backend().equals(REFERENCE)).findFirst().orElse(null);
+                && o.backend().equals(reference)).findFirst().orElse(null);
     }
 
-    private static String hashmapAgrees(String query, List<NexmarkRun> runs, List<NexmarkRun> repeats) {
+    private static String referenceAgrees(String query, List<NexmarkRun> runs, List<NexmarkRun> repeats,
+            String reference) {
         List<NexmarkMultiset.Fingerprint> results = new ArrayList<>();
         for (List<NexmarkRun> list : List.of(runs, repeats)) {
-            list.stream().filter(r -> r.query().equals(query) && r.backend().equals(REFERENCE) && r.error() == null)
+            list.stream().filter(r -> r.query().equals(query) && r.backend().equals(reference) && r.error() == null)
                     .forEach(r -> results.add(r.result()));
         }
         if (results.size() < 2) {
@@ -149,8 +152,8 @@ final class NexmarkEquality {
         if (verdict.startsWith("error")) {
             return r.query() + " round " + r.round() + " on " + r.backend() + ": " + verdict;
         }
-        return String.format("%s round %d: %s gave %d rows (sha256 %s), hashmap %d rows (sha256 %s)", r.query(),
-                r.round(), r.backend(), r.result().rows(), r.result().sha256(), reference.result().rows(),
-                reference.result().sha256());
+        return String.format("%s round %d: %s gave %d rows (sha256 %s), %s %d rows (sha256 %s)", r.query(),
+                r.round(), r.backend(), r.result().rows(), r.result().sha256(), reference.backend(),
+                reference.result().rows(), reference.result().sha256());
     }
 }

@@ -21,23 +21,24 @@ final class NexmarkJob {
     private NexmarkJob() {}
 
     /**
-     * The SQL options every run uses. Mini-batches on, as the Nexmark project runs its queries (they
-     * fold the changes to one key within a batch into one state access); {@code
-     * -Dlethe.bench.nexmark.mini-batch=false} turns them off. With {@code asyncState} the operators that
-     * have asynchronous versions use them, which Flink allows only without mini-batches and with
-     * one-phase aggregation.
+     * The SQL options of a run. Mini-batches on, as the Nexmark project runs its queries (they fold the
+     * changes to one key within a batch into one state access); {@code
+     * -Dlethe.bench.nexmark.mini-batch=false} turns them off. {@code asyncPlan}: the plan asynchronous
+     * state needs, which Flink allows only without mini-batches and with one-phase aggregation; every
+     * run of the asynchronous part uses it, so that all run the same operators. {@code asyncState}: the
+     * operators that have asynchronous versions use them.
      */
-    static Map<String, String> sqlOptions(boolean asyncState) {
+    static Map<String, String> sqlOptions(boolean asyncPlan, boolean asyncState) {
         Map<String, String> options = new LinkedHashMap<>();
-        boolean miniBatch = !asyncState
+        boolean miniBatch = !asyncPlan
                 && Boolean.parseBoolean(System.getProperty("lethe.bench.nexmark.mini-batch", "true"));
         options.put("table.exec.mini-batch.enabled", Boolean.toString(miniBatch));
         if (miniBatch) {
             options.put("table.exec.mini-batch.allow-latency", "2 s");
             options.put("table.exec.mini-batch.size", "50000");
         }
-        if (asyncState) {
-            options.put("table.exec.async-state.enabled", "true");
+        if (asyncPlan) {
+            options.put("table.exec.async-state.enabled", Boolean.toString(asyncState));
             options.put("table.optimizer.agg-phase-strategy", "ONE_PHASE");
         }
         options.put("table.optimizer.distinct-agg.split.enabled", "true");
@@ -47,9 +48,9 @@ final class NexmarkJob {
 
     /** Adds the query's pipeline to {@code env}: planning happens here, before the job is submitted. */
     static void build(StreamExecutionEnvironment env, NexmarkQueries.Query query, NexmarkGenerator generator,
-            long events, boolean asyncState) {
+            long events, boolean asyncPlan, boolean asyncState) {
         EnvironmentSettings settings = EnvironmentSettings.newInstance().inStreamingMode()
-                .withConfiguration(Configuration.fromMap(sqlOptions(asyncState))).build();
+                .withConfiguration(Configuration.fromMap(sqlOptions(asyncPlan, asyncState))).build();
         StreamTableEnvironment tables = StreamTableEnvironment.create(env, settings);
         NexmarkSource.register(tables, NexmarkSource.events(env, generator, events));
         Table result = tables.sqlQuery(query.sql());

@@ -22,47 +22,53 @@ final class NexmarkResults {
     /** @param determinism how it was decided which queries are deterministic on this input */
     static void write(List<NexmarkRun> runs, NexmarkEquality.Outcome outcome, Path out, NexmarkBench.Mode mode,
             String determinism) throws IOException {
-        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out.resolve("nexmark.csv")))) {
+        Path file = out.resolve(mode.csvName() + ".csv");
+        Path settings = out.resolve(mode.csvName() + ".settings.csv");
+        String reference = mode.reference();
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(file))) {
             csv.println("query,backend,round,events,seconds,events_per_s,job_events_per_s,local_max_bytes,"
                     + "checkpoints,max_checkpoint_bytes,final_checkpoint_bytes,result_rows,result_changes,"
-                    + "result_sha256,equal_to_hashmap,hashmap_repeatable,async_requests_per_batch");
+                    + "result_sha256,equal_to_" + reference + "," + reference + "_repeatable,async_requests_per_batch,"
+                    + "async_state");
             for (NexmarkRun r : runs) {
                 boolean ok = r.error() == null;
-                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", r.query(), r.backend(),
+                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", r.query(), r.backend(),
                         r.round(), r.events(), ok ? cell(r.seconds(), "%.3f") : "",
                         ok ? cell(r.steadyEventsPerSecond(), "%.0f") : "", ok ? cell(r.eventsPerSecond(), "%.0f") : "",
                         ok ? r.maxLocal() : "", ok ? r.checkpoints().size() : "", ok ? r.maxCheckpoint() : "",
                         ok && r.finalCheckpoint() >= 0 ? r.finalCheckpoint() : "", ok ? r.result().rows() : "",
                         ok ? r.changes() : "", ok ? r.result().sha256() : "", text(outcome.verdict(r)),
-                        outcome.repeatable().get(r.query()), ok ? cell(r.requestsPerBatch(), "%.1f") : "");
+                        outcome.repeatable().get(r.query()), ok ? cell(r.requestsPerBatch(), "%.1f") : "",
+                        mode.asyncStateOn(r.backend()));
             }
         }
-        writeSettings(out.resolve("nexmark.settings.csv"), mode, determinism);
-        System.out.println("wrote " + out.resolve("nexmark.csv") + " and " + out.resolve("nexmark.settings.csv"));
+        writeSettings(settings, mode, determinism);
+        System.out.println("wrote " + file + " and " + settings);
     }
 
     /** Per query: whether the backends agreed; then the bug signals, loudly, and the time taken. */
     static void summarize(List<NexmarkRun> runs, NexmarkEquality.Outcome outcome, NexmarkBench.Mode mode,
             double seconds) {
         System.out.println();
-        System.out.println("Results equal to the HashMap backend's:");
+        System.out.println("Results equal to " + mode.reference() + "'s:");
         for (NexmarkQueries.Query q : mode.queries()) {
             List<NexmarkRun> mine = runs.stream().filter(r -> r.query().equals(q.name())).toList();
             long equal = mine.stream().filter(r -> outcome.verdict(r).equals("yes")).count();
-            long compared = mine.stream().filter(r -> !r.backend().equals(NexmarkEquality.REFERENCE)).count();
+            long compared = mine.stream().filter(r -> !r.backend().equals(mode.reference())).count();
             String why = outcome.nondeterministic().get(q.name());
             String verdict = why == null ? String.format("%d of %d runs equal", equal, compared)
                     : "not deterministic: " + why;
-            System.out.printf("  %-4s %s; hashmap repeatable: %s%n", q.name(), verdict,
+            System.out.printf("  %-4s %s; %s repeatable: %s%n", q.name(), verdict, mode.reference(),
                     outcome.repeatable().get(q.name()));
         }
         if (!outcome.bugs().isEmpty()) {
             System.out.println();
-            System.out.println("!!!!!!!! RESULTS DIFFER FROM THE HASHMAP BACKEND'S, OR RUNS FAILED !!!!!!!!");
+            System.out.println("!!!!!!!! RESULTS DIFFER FROM THE REFERENCE'S (" + mode.reference()
+                    + "), OR RUNS FAILED !!!!!!!!");
             outcome.bugs().forEach(b -> System.out.println("!!! " + b));
         }
         System.out.printf(Locale.ROOT, "%nNexmark %s mode took %.0f s%n", mode.name(), seconds);
-        if (mode.name().equals("quick")) {
+        if (mode.name().equals("quick") && !mode.asyncState()) {
             System.out.printf(Locale.ROOT, "Full mode estimate: about %.0f min (%,d events per run, %d rounds: this"
                     + " run's rates, %.1f times slower with the larger state)%n",
                     estimateFullSeconds(runs, mode, seconds) / 60, NexmarkBench.Mode.of(true).events(),
@@ -115,9 +121,11 @@ final class NexmarkResults {
                     + " clock); in order; watermark 4 s behind (dateTime - INTERVAL '4' SECOND); the job reads as"
                     + " fast as it can%n", java.time.Instant.ofEpochMilli(c.baseTimeMillis()), c.eventsPerSecond());
             csv.printf("sql options,%s; table.exec.state.ttl unset (state kept forever)%s%n",
-                    String.join("; ", NexmarkJob.sqlOptions(mode.asyncState()).entrySet().stream()
-                            .map(Map.Entry::toString).toList()),
-                    mode.asyncState() ? "; asynchronous state (Lethe with its own executor)" : "; async state off");
+                    String.join("; ", NexmarkJob.sqlOptions(mode.asyncState(), mode.asyncState()).entrySet().stream()
+                            .map(Map.Entry::toString).toList()), mode.asyncState() ? "; table.exec.async-state.enabled"
+                            + " true for the backends with an executor of their own (Lethe's: state.backend.lethe."
+                            + "async-state.executor; ForSt's as shipped), false for the others (synchronous state, the"
+                            + " same plan)" : "; async state off");
             for (String[] b : JobBackends.SETTINGS) {
                 if (mode.backends().contains(b[0])) {
                     csv.printf("backend %s,%s%n", b[0], b[1]);
@@ -138,13 +146,20 @@ final class NexmarkResults {
                     + " rendered canonically (fields joined by |); each kept as the first 16 bytes of its SHA-256"
                     + " with its multiplicity; result_sha256 = SHA-256 of the sorted lines '<row digest> <count>';"
                     + " result_rows = rows with multiplicity; result_changes = changelog rows");
-            csv.println("equal_to_hashmap,yes/no: the backend's result equals the HashMap backend's in the same"
-                    + " round; not deterministic: the query's result may vary between runs even on one backend (by"
-                    + " reasoning; or because two HashMap runs differed) and why; a deterministic query with a no"
-                    + " makes the benchmark exit with status 1");
+            String ref = mode.reference();
+            csv.printf("equal_to_%s,yes/no: the backend's result equals %s's in the same round%s; not deterministic:"
+                    + " the query's result may vary between runs even on one backend (by reasoning; or because two"
+                    + " runs on %s differed) and why; a deterministic query with a no makes the benchmark exit with"
+                    + " status 1%n", ref, ref, mode.asyncState() ? " (RocksDB with synchronous state: the Nexmark"
+                    + " part checks its results against the HashMap backend's; the heap would not hold this state)"
+                    : "", ref);
             csv.printf("determinism,%s%n", determinism);
-            csv.printf("hashmap_repeatable,whether the query's runs on the HashMap backend gave one result (%s)%n",
-                    mode.repeatsHashmap() ? "its run and a repeat" : "one per round");
+            csv.printf("%s_repeatable,whether the query's runs on %s gave one result (%s)%n", ref, ref,
+                    mode.repeatsReference() ? "its run and a repeat" : "one per round");
+            if (mode.asyncState()) {
+                csv.println("async_state,whether the run used asynchronous state (State V2 through Flink's execution"
+                        + " controller and the backend's executor) or synchronous state");
+            }
             csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", mode.rounds());
         }
     }

@@ -1,7 +1,9 @@
 package io.lethe.bench.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
@@ -11,6 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * SQL with asynchronous state on Lethe's executor gives exactly the result of synchronous state on
@@ -36,8 +39,24 @@ class NexmarkAsyncStateTest {
     void letheRunsAsynchronousStateOnItsOwnExecutor(@TempDir Path dir) {
         Configuration conf = NexmarkBench.configuration("lethe", dir, dir, 1, "test", true);
         assertEquals("true", conf.getString("state.backend.lethe.async-state.executor", "unset"));
-        assertEquals("true", NexmarkJob.sqlOptions(true).get("table.exec.async-state.enabled"));
-        assertEquals("false", NexmarkJob.sqlOptions(true).get("table.exec.mini-batch.enabled"));
+        assertEquals("true", NexmarkJob.sqlOptions(true, true).get("table.exec.async-state.enabled"));
+        assertEquals("false", NexmarkJob.sqlOptions(true, true).get("table.exec.mini-batch.enabled"));
+    }
+
+    @Test
+    void theAsynchronousPartRunsRocksDbWithSynchronousStateOnTheSamePlan() {
+        NexmarkBench.Mode mode = mode(true);
+        assertTrue(mode.asyncStateOn("lethe"));
+        assertTrue(mode.asyncStateOn("forst"));
+        assertFalse(mode.asyncStateOn("rocksdb"));
+        assertEquals("rocksdb", mode.reference());
+        assertEquals("nexmark-async", mode.csvName());
+        Map<String, String> sync = NexmarkJob.sqlOptions(true, false);
+        assertEquals("false", sync.get("table.exec.async-state.enabled"));
+        assertEquals("false", sync.get("table.exec.mini-batch.enabled"));
+        assertEquals("ONE_PHASE", sync.get("table.optimizer.agg-phase-strategy"));
+        assertEquals("hashmap", mode(false).reference());
+        assertFalse(mode(false).asyncStateOn("lethe"));
     }
 
     private static NexmarkBench.Mode mode(boolean asyncState) {

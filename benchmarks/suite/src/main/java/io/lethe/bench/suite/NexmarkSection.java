@@ -45,9 +45,9 @@ final class NexmarkSection {
         List<String> backends = Csv.distinct(rows, "backend", BACKENDS);
         perQuery(rows, queries, backends);
         versusBestPeer(rows, queries);
-        bars(rows, queries, backends, "events_per_s", 1, "nexmark-throughput.png",
+        bars(r, rows, queries, backends, "events_per_s", 1, "nexmark-throughput.png",
                 "Nexmark: events/s (higher is better)", "events/s (median of rounds)");
-        bars(rows, queries, backends, "max_checkpoint_bytes", 1 / Cells.MIB, "nexmark-state-size.png",
+        bars(r, rows, queries, backends, "max_checkpoint_bytes", 1 / Cells.MIB, "nexmark-state-size.png",
                 "Nexmark: largest checkpoint, the state's size (lower is better)", "MiB (median of rounds)");
         r.raw("nexmark");
     }
@@ -70,7 +70,8 @@ final class NexmarkSection {
             "largest checkpoint (MiB)", "result rows", "result equal to HashMap's"}, table));
     }
 
-    private static String distinct(List<Row> sel, String column) {
+    /** The distinct values of {@code column} in {@code sel}, sorted, joined by "; ". */
+    static String distinct(List<Row> sel, String column) {
         TreeSet<String> values = new TreeSet<>();
         sel.forEach(x -> values.add(x.s(column)));
         return String.join("; ", values);
@@ -98,8 +99,9 @@ final class NexmarkSection {
             "Lethe / best largest checkpoint", "verdict"}, table));
     }
 
-    private void bars(List<Row> rows, List<String> queries, List<String> backends, String column, double scale,
-            String file, String title, String axis) throws IOException {
+    /** A bar chart of {@code column} (times {@code scale}) per query and backend, medians of the rounds. */
+    static void bars(Report r, List<Row> rows, List<String> queries, List<String> backends, String column,
+            double scale, String file, String title, String axis) throws IOException {
         Map<String, List<Double>> series = new LinkedHashMap<>();
         for (String backend : backends) {
             series.put(backend, queries.stream()

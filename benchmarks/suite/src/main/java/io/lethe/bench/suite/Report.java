@@ -110,6 +110,7 @@ public final class Report {
         JobsSection.write(r);
         LargeStateSection.write(r);
         NexmarkSection.write(r);
+        NexmarkAsyncSection.write(r);
         StreamsSection.write(r);
         Files.writeString(file, r.document(handWritten));
     }

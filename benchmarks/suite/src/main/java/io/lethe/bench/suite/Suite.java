@@ -27,12 +27,12 @@ import java.util.stream.Stream;
  * then writes the report with charts from the CSV files they left.
  *
  * <pre>
- * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate,nexmark,streams]
+ * Suite quick|full [--out DIR] [--report FILE] [--only engine,ycsb,secondary,jobs,largestate,nexmark,nexmark-async,streams]
  * </pre>
  *
  * Quick (about 13 minutes, what CI runs): small data, short iterations; it shows that every part
  * works and produces results, not what the numbers are. Full: the data behind {@code
- * docs/benchmarks.md} (about 8.5 hours on two cores; the parts can run alone). Defaults: quick
+ * docs/benchmarks.md} (about 9.3 hours on two cores; the parts can run alone). Defaults: quick
  * writes to {@code target/bench-quick} with {@code report.md} there; full writes the CSV files and charts to {@code
  * docs/benchmarks/} and the report to {@code docs/benchmarks.md}. Exit code 1 when a part failed or
  * left no results (the others still run and the report still gets written).
@@ -55,6 +55,9 @@ public final class Suite {
                     "about 5.5 hours"),
             new Part("nexmark", "Nexmark q4 q5 q7 q8 q9 q11 q16 q18 q19 q20 in Flink SQL (Lethe, Flink's RocksDB"
                     + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 4 min", "about 40 min"),
+            new Part("nexmark-async", "Nexmark q4 q9 q18 q20 with asynchronous state (Lethe's and ForSt's executors,"
+                    + " RocksDB with synchronous state; full: in a 2 GiB memory cgroup), results compared",
+                    "nexmark-async.csv", "about 1 min", "about 45 min"),
             new Part("streams", "Kafka Streams windowed aggregation (Lethe's stores, Kafka Streams' RocksDB stores"
                     + " as shipped and tuned)", "streams.csv", "about 2 min", "about 60 min"));
 
@@ -72,7 +75,7 @@ public final class Suite {
         System.setProperty("java.awt.headless", "true");
         if (args.length == 0 || !(args[0].equals("quick") || args[0].equals("full"))) {
             System.err.println("usage: benchmarks/run.sh quick|full [--out DIR] [--report FILE]"
-                    + " [--only engine,ycsb,secondary,jobs,largestate,nexmark,streams], or benchmarks/run.sh report DIR [FILE]");
+                    + " [--only engine,ycsb,secondary,jobs,largestate,nexmark,nexmark-async,streams], or benchmarks/run.sh report DIR [FILE]");
             System.exit(2);
         }
         boolean full = args[0].equals("full");
@@ -143,6 +146,8 @@ public final class Suite {
                 case "jobs" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.ExpiryJobBench"));
                 case "largestate" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.LargeStateBench"));
                 case "nexmark" -> cmd.addAll(List.of("-cp", jobsCp, "io.lethe.bench.jobs.NexmarkBench"));
+                case "nexmark-async" -> cmd.addAll(List.of("-Dlethe.bench.nexmark.async=true", "-cp", jobsCp,
+                        "io.lethe.bench.jobs.NexmarkBench"));
                 case "streams" -> cmd.addAll(List.of("-cp", streamsCp, "io.lethe.bench.streams.StreamsBench"));
                 default -> throw new IllegalStateException("no main class for part " + part.name());
             }

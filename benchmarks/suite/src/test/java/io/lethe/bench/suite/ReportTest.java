@@ -36,11 +36,11 @@ class ReportTest {
             "largestate-keyed-p99.png", "largestate-keyed-local.png", "largestate-keyed-rss.png",
             "largestate-keyed-container.png", "largestate-windowed-throughput.png", "largestate-windowed-p99.png",
             "largestate-windowed-local.png", "largestate-windowed-rss.png", "largestate-windowed-container.png",
-            "nexmark-throughput.png", "nexmark-state-size.png", "streams-disk.png", "streams-expired.png");
+            "nexmark-throughput.png", "nexmark-state-size.png", "nexmark-async-throughput.png", "streams-disk.png", "streams-expired.png");
     static final List<String> SECTIONS = List.of("# Benchmarks",
             "## Summary: where Lethe is ahead and where it is behind", "## Machine, versions and settings",
             "## Engine operations (JMH)", "## Delete-heavy YCSB-A", "## Secondary range deletes", "## Flink jobs",
-            "## State far larger than memory", "## Nexmark", "## Kafka Streams");
+            "## State far larger than memory", "## Nexmark", "## Nexmark with asynchronous state", "## Kafka Streams");
 
     @BeforeAll
     static void headless() {
@@ -118,6 +118,13 @@ class ReportTest {
         // Nexmark: against RocksDB (the fastest peer), and every result equal to the HashMap backend's.
         assertTrue(md.contains("| q4 | rocksdb | 0.90 (1 round) | behind |"), md);
         assertTrue(md.contains("| q5 | lethe | 90 | 1 | 1 | 10 | yes |"), md);
+        // Nexmark with asynchronous state: against ForSt's executor and RocksDB's synchronous state, each on its own.
+        assertTrue(md.contains("| q20 | 3.00 (1 round) | ahead | 0.90 (1 round) | behind | 0.50 (1 round) | ahead |"),
+                md);
+        assertTrue(md.contains("| q20 | lethe | asynchronous, its executor | 90 | 1 | 1 | 4.50 | yes |"), md);
+        assertTrue(md.contains("| q20 | rocksdb | synchronous | 100 | 1 | 2 | - | reference |"), md);
+        assertTrue(md.contains("| Nexmark async q20: events/s (vs ForSt's executor) | 3.00 (1 round) | higher | ahead |"),
+                md);
     }
 
     @Test
@@ -186,7 +193,7 @@ class ReportTest {
         Report.write(data, report);
         String md = Files.readString(report);
         SECTIONS.forEach(s -> assertTrue(md.contains(s), "section " + s));
-        assertEquals(6, md.split("not run", -1).length - 1, md);
+        assertEquals(7, md.split("not run", -1).length - 1, md);
         assertTrue(md.contains("](../data/engine-ops.png)"), md);
         assertEquals(Charts.WIDTH, ImageIO.read(data.resolve("engine-ops.png").toFile()).getWidth());
         assertFalse(Files.exists(data.resolve("ycsb-space-amp.png")));
@@ -348,6 +355,16 @@ class ReportTest {
             }
         }
         write(data, "nexmark.csv", rows);
+        List<String> async = new ArrayList<>(List.of("query,backend,round,events_per_s,local_max_bytes,"
+                + "max_checkpoint_bytes,result_rows,equal_to_rocksdb,async_requests_per_batch,async_state"));
+        Map<String, Integer> asyncRate = Map.of("lethe", 90, "forst", 30, "rocksdb", 100);
+        for (String backend : List.of("lethe", "forst", "rocksdb")) {
+            async.add(String.format("q20,%s,1,%d,1048576,%d,10,%s,%s,%s", backend, asyncRate.get(backend),
+                    backend.equals("lethe") ? 1048576 : 2097152,
+                    backend.equals("rocksdb") ? "reference" : "yes", backend.equals("lethe") ? "4.5" : "",
+                    !backend.equals("rocksdb")));
+        }
+        write(data, "nexmark-async.csv", async);
     }
 
     /**

@@ -71,6 +71,11 @@ class SuiteQuickTest {
         assertEquals(Set.of("q4", "q5", "q7", "q8", "q9", "q11", "q16", "q18", "q19", "q20"),
                 column(OUT.resolve("nexmark.csv"), "query"));
         assertEquals(BACKENDS, column(OUT.resolve("nexmark.csv"), "backend"));
+        assertEquals(Set.of("q4", "q18", "q20"), column(OUT.resolve("nexmark-async.csv"), "query"));
+        assertEquals(Set.of("lethe", "forst", "rocksdb"), column(OUT.resolve("nexmark-async.csv"), "backend"));
+        assertEquals(Set.of("true"), column(where(OUT.resolve("nexmark-async.csv"), "backend", "lethe"), "async_state"));
+        assertEquals(Set.of("false"),
+                column(where(OUT.resolve("nexmark-async.csv"), "backend", "rocksdb"), "async_state"));
         assertEquals(Set.of("lethe", "rocksdb", "rocksdb-tuned"), column(OUT.resolve("streams.csv"), "system"));
         assertEquals(Set.of("main", "drain"), column(OUT.resolve("streams-timeline.csv"), "phase"));
         assertTrue(column(OUT.resolve("environment.csv"), "key").containsAll(Set.of("cpu", "java", "flink",
@@ -147,6 +152,22 @@ class SuiteQuickTest {
         for (String verdict : column(OUT.resolve("nexmark.csv"), "equal_to_hashmap")) {
             assertTrue(verdict.equals("yes") || verdict.equals("reference")
                     || verdict.startsWith("not deterministic: "), "a result differs or a run failed: " + verdict);
+        }
+    }
+
+    /**
+     * With asynchronous state, every run finished, and every deterministic query gave RocksDB's result
+     * (with synchronous state) on Lethe's and ForSt's executors; Lethe's executor was handed batches.
+     */
+    @Test
+    void nexmarkAsyncResultsEqualRocksDbsWithSynchronousState() throws Exception {
+        Path csv = OUT.resolve("nexmark-async.csv");
+        for (String verdict : column(csv, "equal_to_rocksdb")) {
+            assertTrue(verdict.equals("yes") || verdict.equals("reference")
+                    || verdict.startsWith("not deterministic: "), "a result differs or a run failed: " + verdict);
+        }
+        for (String perBatch : column(where(csv, "backend", "lethe"), "async_requests_per_batch")) {
+            assertTrue(Double.parseDouble(perBatch) >= 1, "requests per batch " + perBatch);
         }
     }
 

@@ -1,0 +1,101 @@
+package io.lethe.bench.suite;
+
+import static io.lethe.bench.suite.Cells.abs;
+import static io.lethe.bench.suite.Cells.mib;
+import static io.lethe.bench.suite.Cells.ratioCell;
+import static io.lethe.bench.suite.Spread.values;
+
+import io.lethe.bench.suite.Csv.Row;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The report's section on Nexmark with asynchronous state: per query every backend's events/s, state
+ * size, the requests per batch Lethe's executor was handed, and whether its result equals RocksDB's with
+ * synchronous state; Lethe against ForSt's executor and against RocksDB with synchronous state.
+ */
+final class NexmarkAsyncSection {
+    static final String NAME = "nexmark-async";
+    static final List<String> BACKENDS = List.of("lethe", "forst", "rocksdb");
+    /** The peer the asynchronous path is judged against, and the synchronous baseline. */
+    private static final String EXECUTOR_PEER = "forst";
+    private static final String SYNC_PEER = "rocksdb";
+
+    private final Report r;
+
+    private NexmarkAsyncSection(Report r) {
+        this.r = r;
+    }
+
+    static void write(Report r) throws IOException {
+        new NexmarkAsyncSection(r).write();
+    }
+
+    private void write() throws IOException {
+        List<Row> rows = r.section("Nexmark with asynchronous state", NAME, "The Nexmark queries whose state grows"
+                + " with the input, with Flink's asynchronous state (State V2): Lethe and ForSt each on its own"
+                + " executor, against Flink's RocksDB backend with synchronous state, all on the plan asynchronous"
+                + " state needs (no mini-batches, one-phase aggregation). Each result is folded into a multiset of"
+                + " rows and compared with RocksDB's.");
+        if (rows == null) {
+            return;
+        }
+        List<String> queries = Csv.distinct(rows, "query", NexmarkSection.QUERIES);
+        List<String> backends = Csv.distinct(rows, "backend", BACKENDS);
+        perQuery(rows, queries, backends);
+        versusPeers(rows, queries);
+        NexmarkSection.bars(r, rows, queries, backends, "events_per_s", 1, "nexmark-async-throughput.png",
+                "Nexmark with asynchronous state: events/s (higher is better)", "events/s (median of rounds)");
+        r.raw(NAME);
+    }
+
+    private void perQuery(List<Row> rows, List<String> queries, List<String> backends) {
+        List<String[]> table = new ArrayList<>();
+        for (String q : queries) {
+            for (String backend : backends) {
+                List<Row> sel = Csv.where(rows, "query", q, "backend", backend);
+                if (sel.isEmpty()) {
+                    continue;
+                }
+                String state = sel.get(0).s("async_state").equals("true") ? "asynchronous, its executor"
+                        : "synchronous";
+                table.add(new String[] {q, backend, state, abs(values(sel, "events_per_s")),
+                    mib(values(sel, "local_max_bytes")), mib(values(sel, "max_checkpoint_bytes")),
+                    abs(values(sel, "async_requests_per_batch")), NexmarkSection.distinct(sel, "equal_to_rocksdb")});
+            }
+        }
+        r.md().append(Report.table(new String[] {"query", "backend", "state", "events/s", "local state max (MiB)",
+            "largest checkpoint (MiB)", "requests per batch (Lethe's executor)", "result equal to RocksDB's"},
+                table));
+    }
+
+    private void versusPeers(List<Row> rows, List<String> queries) {
+        List<String[]> table = new ArrayList<>();
+        for (String q : queries) {
+            List<Row> lethe = Csv.where(rows, "query", q, "backend", "lethe");
+            Spread forst = ratio(rows, q, lethe, EXECUTOR_PEER, "events_per_s", true);
+            Spread rocks = ratio(rows, q, lethe, SYNC_PEER, "events_per_s", true);
+            Spread size = BestPeer.of(lethe, Csv.where(rows, "query", q).stream()
+                    .filter(x -> !x.s("backend").equals("lethe")).toList(), "max_checkpoint_bytes", false, "backend")
+                    .ratio();
+            table.add(new String[] {q, ratioCell(forst, "round"), Report.verdict(forst, true),
+                ratioCell(rocks, "round"), Report.verdict(rocks, true), ratioCell(size, "round"),
+                Report.verdict(size, false)});
+            r.headline("Nexmark async " + q + ": events/s (vs ForSt's executor)", forst, true, "round",
+                    "Nexmark async " + q, Report.verdict(forst, true));
+            r.headline("Nexmark async " + q + ": events/s (vs RocksDB, synchronous state)", rocks, true, "round",
+                    null, Report.verdict(rocks, true));
+        }
+        r.md().append("Lethe's executor against ForSt's and against RocksDB with synchronous state, round by round"
+                + " (the largest checkpoint against the smaller of the two):\n\n").append(Report.table(new String[] {
+                    "query", "Lethe / ForSt events/s", "verdict", "Lethe / RocksDB (synchronous) events/s", "verdict",
+                    "Lethe / smallest largest checkpoint", "verdict"}, table));
+    }
+
+    private static Spread ratio(List<Row> rows, String query, List<Row> lethe, String peer, String column,
+            boolean higherBetter) {
+        return BestPeer.of(lethe, Csv.where(rows, "query", query, "backend", peer), column, higherBetter, "backend")
+                .ratio();
+    }
+}
