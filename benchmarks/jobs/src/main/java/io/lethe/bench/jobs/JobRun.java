@@ -22,7 +22,7 @@ record JobRun(String job, String backend, int round, long records, long rate, do
     /** One completed checkpoint, from Flink's checkpoint statistics. */
     record Checkpoint(long id, long ms /* since the job was submitted, at its last acknowledgement */,
             long fullBytes, long checkpointedBytes, long metadataBytes, long syncMillis, long asyncMillis,
-            long durationMillis) {}
+            long durationMillis) implements java.io.Serializable {}
 
     boolean paced() {
         return rate > 0;

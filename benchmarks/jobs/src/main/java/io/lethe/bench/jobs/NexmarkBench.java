@@ -1,5 +1,6 @@
 package io.lethe.bench.jobs;
 
+import org.HdrHistogram.Histogram;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -10,6 +11,7 @@ import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,8 +51,9 @@ import java.util.Map;
  * checks it against the HashMap backend's, whose heap would not hold this state). Writes {@code
  * nexmark-async.csv} and {@code nexmark-async.settings.csv}. Quick: q4, q18 and q20, 100 k events. Full:
  * the queries whose state grows with the input (q4, q9, q18, q20), 3 M events, one round (ForSt's
- * executor takes about 25 minutes of it), in a memory cgroup of 2 GiB with a heap of 640 MiB, so that
- * the state outgrows what the limit leaves the page cache.
+ * executor takes about 25 minutes of it), each run in a JVM of its own in a memory cgroup of 2 GiB with a
+ * heap of 640 MiB, so that the state outgrows what the limit leaves the page cache. Then the latency runs
+ * ({@link Mode#paced()}, {@link NexmarkLatency}).
  */
 public final class NexmarkBench {
     private static final long WARM_UP_EVENTS = 20_000;
@@ -62,9 +65,20 @@ public final class NexmarkBench {
     /** Regular joins, row-time deduplication and a rank: their state grows with the input. */
     static final List<String> ASYNC_FULL_QUERIES = List.of("q4", "q9", "q18", "q20");
 
-    /** What a mode runs; {@code asyncState}: the asynchronous part. */
+    /** Queries whose result rows carry the event times of their inputs, so that a paced run measures latency. */
+    static final List<String> LATENCY_QUERIES = List.of("q9", "q18", "q20");
+
+    /**
+     * What a mode runs; {@code asyncState}: the asynchronous part; {@code pacedRate}: a mode of paced runs
+     * (their source at the rate of event time), 0 for unpaced ones.
+     */
     record Mode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
-            List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState) {
+            List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState, long pacedRate) {
+
+        Mode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
+                List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState) {
+            this(name, events, rounds, checkpointSeconds, config, backends, queries, asyncState, 0);
+        }
 
         static Mode of(boolean full) {
             boolean async = Boolean.getBoolean(ASYNC_PROPERTY);
@@ -103,7 +117,25 @@ public final class NexmarkBench {
 
         /** One round only: each query runs once more on the reference to see whether it repeats. */
         boolean repeatsReference() {
-            return rounds < 2 && backends.contains(reference());
+            return rounds < 2 && backends.contains(reference()) && pacedRate == 0;
+        }
+
+        /**
+         * The asynchronous part's latency runs (null for the other part): the queries of {@link
+         * #LATENCY_QUERIES} it runs, paced at a rate every backend keeps up with (full 4,000 events/s for
+         * 60 s, quick 2,000 for 5 s; {@code lethe.bench.nexmark.paced-rate} and {@code .paced-seconds}).
+         */
+        Mode paced() {
+            List<NexmarkQueries.Query> latency = queries.stream().filter(q -> LATENCY_QUERIES.contains(q.name()))
+                    .toList();
+            if (!asyncState || latency.isEmpty()) {
+                return null;
+            }
+            boolean full = name.equals("full");
+            long rate = Long.getLong("lethe.bench.nexmark.paced-rate", full ? 4_000 : 2_000);
+            long seconds = Long.getLong("lethe.bench.nexmark.paced-seconds", full ? 60 : 5);
+            return new Mode(name, rate * seconds, 1, checkpointSeconds, NexmarkConfig.withRate(rate), backends,
+                    latency, true, rate);
         }
 
         int runs() {
@@ -114,12 +146,13 @@ public final class NexmarkBench {
     private NexmarkBench() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals(NexmarkContainer.CHILD)) {
+            runHere(args);
+            System.exit(0);
+        }
         boolean full = args.length > 0 && args[0].equals("full");
         if (full && Boolean.getBoolean(ASYNC_PROPERTY)) {
             NexmarkContainer.defaults("2g", "640m");
-        }
-        if (NexmarkContainer.wanted()) {
-            System.exit(NexmarkContainer.run(args));
         }
         Mode mode = Mode.of(full);
         Path out = Path.of(args.length > 1 ? args[1] : "target/nexmark").toAbsolutePath();
@@ -130,14 +163,39 @@ public final class NexmarkBench {
                 mode.events(), mode.config().eventsPerSecond(), mode.checkpointSeconds(),
                 NexmarkJob.sqlOptions(mode.asyncState(), mode.asyncState()), out);
         long start = System.nanoTime();
+        Path work = out.resolve("work");
+        if (!NexmarkContainer.wanted()) {
+            warmUp(mode, mode.reference(), work);
+        }
+        Measured unpaced = measureAll(mode, work, start);
+        Mode pacedMode = mode.paced();
+        Measured paced = pacedMode == null ? null : measureAll(pacedMode, work, start);
+        ExpiryJobBench.deleteTree(work);
+        NexmarkResults.write(unpaced, paced, out);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        NexmarkResults.summarize(unpaced, paced, seconds);
+        if (!unpaced.outcome().bugs().isEmpty() || (paced != null && !paced.outcome().bugs().isEmpty())) {
+            System.exit(1);
+        }
+    }
+
+    /**
+     * The runs of one mode, judged against its reference.
+     *
+     * @param determinism how it was decided which queries are deterministic on the mode's input
+     */
+    record Measured(Mode mode, List<NexmarkRun> runs, List<NexmarkRun> repeats, NexmarkEquality.Outcome outcome,
+            String determinism) {}
+
+    /** Runs every query of {@code mode} on every backend, round by round, with progress. */
+    static Measured measureAll(Mode mode, Path work, long start) {
         Map<String, String> reasoned = new HashMap<>();
         String determinism = NexmarkEquality.reason(mode.queries(), new NexmarkGenerator(mode.config()),
                 mode.events(), reasoned, mode.reference());
-        System.out.println("Determinism: " + determinism);
+        System.out.println((mode.pacedRate() > 0 ? String.format(Locale.ROOT, "Paced runs (latency): %,d events at"
+                + " %,d events/s. ", mode.events(), mode.pacedRate()) : "") + "Determinism: " + determinism);
         List<NexmarkRun> runs = new ArrayList<>();
         List<NexmarkRun> repeats = new ArrayList<>();
-        Path work = out.resolve("work");
-        warmUp(mode, work);
         for (NexmarkQueries.Query query : mode.queries()) {
             for (int round = 1; round <= mode.rounds(); round++) {
                 List<String> backends = mode.backends();
@@ -151,27 +209,36 @@ public final class NexmarkBench {
                 }
             }
         }
-        ExpiryJobBench.deleteTree(work);
-        NexmarkEquality.Outcome outcome = NexmarkEquality.judge(runs, repeats, reasoned, mode.reference());
-        NexmarkResults.write(runs, outcome, out, mode, determinism);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        NexmarkResults.summarize(runs, outcome, mode, seconds);
-        if (!outcome.bugs().isEmpty()) {
-            System.exit(1);
+        return new Measured(mode, runs, repeats, NexmarkEquality.judge(runs, repeats, reasoned, mode.reference()),
+                determinism);
+    }
+
+    /**
+     * In a run's own JVM ({@link NexmarkContainer}): {@code run <mode> <query> <backend> <round> <paced rate>
+     * <work directory> <result file>}, after a warm-up on the same backend.
+     */
+    private static void runHere(String[] args) throws IOException {
+        Mode mode = Mode.of(args[1].equals("full"));
+        if (Long.parseLong(args[5]) > 0) {
+            mode = mode.paced();
         }
+        NexmarkQueries.Query query = NexmarkQueries.byName(args[2]);
+        Path work = Path.of(args[6]);
+        warmUp(mode, args[3], work);
+        NexmarkContainer.report(runInThisJvm(query, args[3], Integer.parseInt(args[4]), mode, work), Path.of(args[7]));
     }
 
     /**
      * One short run, not recorded, so that the first measured run does not pay for loading the planner
      * and compiling Flink's hot paths alone.
      */
-    private static void warmUp(Mode mode, Path work) {
+    private static void warmUp(Mode mode, String backend, Path work) {
         long events = Math.min(mode.events(), WARM_UP_EVENTS);
         NexmarkQueries.Query query = mode.queries().get(0);
-        NexmarkRun r = run(query, mode.reference(), 0, new Mode(mode.name(), events, 1,
-                mode.checkpointSeconds(), mode.config(), mode.backends(), mode.queries(), mode.asyncState()), work);
+        NexmarkRun r = runInThisJvm(query, backend, 0, new Mode(mode.name(), events, 1, mode.checkpointSeconds(),
+                mode.config(), mode.backends(), mode.queries(), mode.asyncState()), work);
         System.out.printf(Locale.ROOT, "  warm-up: %s on %s, %,d events, not recorded (%s)%n", query.name(),
-                mode.reference(), events, r.error() == null ? String.format(Locale.ROOT, "%.1f s",
+                backend, events, r.error() == null ? String.format(Locale.ROOT, "%.1f s",
                         r.seconds()) : "failed: " + r.error());
     }
 
@@ -187,19 +254,37 @@ public final class NexmarkBench {
             return r;
         }
         System.out.printf(Locale.ROOT, "  %-4s %-19s round %d%s: %,9.0f events/s steady (%,.0f whole job, %.1f s),"
-                        + " local max %s, %d checkpoints up to %s, result %,d rows from %,d changes, sha256 %.12s%s %s%n",
+                        + " local max %s, %d checkpoints up to %s, result %,d rows from %,d changes, sha256 %.12s%s%s %s%n",
                 r.query(), r.backend(), r.round(), what, r.steadyEventsPerSecond(), r.eventsPerSecond(), r.seconds(),
                 ExpiryJobBench.mib(r.maxLocal()), r.checkpoints().size(), ExpiryJobBench.mib(r.maxCheckpoint()),
                 r.result().rows(), r.changes(), r.result().sha256(), Double.isNaN(r.requestsPerBatch()) ? ""
                         : String.format(Locale.ROOT, ", %.1f requests per executor batch", r.requestsPerBatch()),
+                r.pacedRate() == 0 ? "" : String.format(Locale.ROOT, ", paced at %,d events/s: latency p50 %.1f ms"
+                        + " p99 %.1f ms", r.pacedRate(), r.latencyP50Micros() / 1e3, r.latencyP99Micros() / 1e3),
                 progress);
         System.out.println("    checkpoints (full size, MiB): " + r.checkpoints().stream()
                 .map(c -> ExpiryJobBench.mib(c.fullBytes())).toList());
         return r;
     }
 
-    /** Runs one query on one backend; a failure becomes a failed run, reported, not thrown. */
+    /**
+     * Runs one query on one backend, in a JVM of its own where runs have a memory limit ({@link
+     * NexmarkContainer}); a failure becomes a failed run, reported, not thrown.
+     */
     static NexmarkRun run(NexmarkQueries.Query query, String backend, int round, Mode mode, Path work) {
+        if (!NexmarkContainer.wanted()) {
+            return runInThisJvm(query, backend, round, mode, work);
+        }
+        try {
+            return NexmarkContainer.run(query, backend, round, mode, work);
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException("could not run " + query.name() + " on " + backend + " in a JVM of its"
+                    + " own", e);
+        }
+    }
+
+    private static NexmarkRun runInThisJvm(NexmarkQueries.Query query, String backend, int round, Mode mode,
+            Path work) {
         try {
             return measure(query, backend, round, mode, work);
         } catch (Exception e) {
@@ -209,20 +294,20 @@ public final class NexmarkBench {
                 root = root.getCause();
             }
             String why = (root.getClass().getSimpleName() + " " + root.getMessage()).replaceAll("[,\\r\\n]+", ";");
-            return NexmarkRun.failed(query.name(), backend, round, mode.events(), why);
+            return NexmarkRun.failed(query.name(), backend, round, mode.events(), mode.pacedRate(), why);
         }
     }
 
     private static NexmarkRun measure(NexmarkQueries.Query query, String backend, int round, Mode mode, Path work)
             throws Exception {
-        Path dir = work.resolve(query.name() + "-" + backend + "-" + round);
+        Path dir = work.resolve(query.name() + "-" + backend + "-" + round + (mode.pacedRate() > 0 ? "-paced" : ""));
         ExpiryJobBench.deleteTree(dir);
         Path local = Files.createDirectories(dir.resolve("local"));
         Configuration conf = configuration(backend, local, Files.createDirectories(dir.resolve("checkpoints")),
                 mode.checkpointSeconds(), "nexmark-" + query.name() + "-" + backend, mode.asyncStateOn(backend));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
         NexmarkJob.build(env, query, new NexmarkGenerator(mode.config()), mode.events(), mode.asyncState(),
-                mode.asyncStateOn(backend));
+                mode.asyncStateOn(backend), mode.pacedRate() > 0);
         List<long[]> samples = new ArrayList<>();
         try (MiniCluster mini = MiniClusters.oneSlot(conf)) {
             mini.start();
@@ -238,9 +323,13 @@ public final class NexmarkBench {
             List<JobRun.Checkpoint> checkpoints =
                     ExpiryJobBench.checkpoints(mini.getArchivedExecutionGraph(finished.id()).get(), startMillis);
             ExpiryJobBench.deleteTree(dir);
+            Histogram latency = result.getAccumulatorResult(NexmarkResultSink.LATENCY);
+            boolean measured = latency != null && latency.getTotalCount() > 0;
             return new NexmarkRun(query.name(), backend, round, mode.events(), result.getNetRuntime() / 1000.0,
                     SteadyProbe.steadyNanos(result), samples, checkpoints, fingerprint(result),
-                    result.<Long>getAccumulatorResult(NexmarkResultSink.CHANGES), requestsPerBatch, null);
+                    result.<Long>getAccumulatorResult(NexmarkResultSink.CHANGES), requestsPerBatch, null,
+                    mode.pacedRate(), measured ? latency.getValueAtPercentile(50) : Double.NaN,
+                    measured ? latency.getValueAtPercentile(99) : Double.NaN);
         }
     }
 

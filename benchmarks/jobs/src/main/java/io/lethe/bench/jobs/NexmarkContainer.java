@@ -3,21 +3,27 @@ package io.lethe.bench.jobs;
 import org.apache.flink.configuration.MemorySize;
 
 import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * Nexmark with state far larger than memory: with {@code -Dlethe.bench.nexmark.container=<size>} the
- * benchmark runs again in a JVM of its own inside a memory cgroup of that size ({@link MemoryCgroup}),
- * with a heap of {@code lethe.bench.nexmark.heap} (default 1g): the heap, managed memory, the JVM's
- * other memory and the page cache of every backend's files share the limit, as in a TaskManager
- * container, so the page cache cannot hold state larger than what the limit leaves.
+ * Nexmark with state far larger than memory: with {@code -Dlethe.bench.nexmark.container=<size>} every run
+ * goes to a JVM of its own inside a fresh memory cgroup of that size ({@link MemoryCgroup}), with a heap of
+ * {@code lethe.bench.nexmark.heap} (default 1g): the heap, managed memory, the JVM's other memory and the
+ * page cache of the backend's files share the limit, as in a TaskManager container, so the page cache
+ * cannot hold state larger than what the limit leaves. A JVM per run also keeps one backend's native
+ * memory (what its allocator holds after a job) from counting against the next backend's limit.
  */
 final class NexmarkContainer {
     static final String CONTAINER_PROPERTY = "lethe.bench.nexmark.container";
     static final String HEAP_PROPERTY = "lethe.bench.nexmark.heap";
+    /** The first argument of a run's own JVM. */
+    static final String CHILD = "run";
 
     private NexmarkContainer() {}
 
@@ -31,16 +37,23 @@ final class NexmarkContainer {
         }
     }
 
-    /** Whether this JVM should start the benchmark again inside a cgroup (asked for, and not inside one yet). */
+    /** Whether runs go to JVMs of their own (asked for, and this is not one of them). */
     static boolean wanted() {
         return System.getProperty(CONTAINER_PROPERTY) != null
                 && System.getProperty(LargeStateBench.CGROUP_PROPERTY) == null;
     }
 
-    /** Runs the benchmark with {@code args} in a cgroup-limited JVM, passing on every lethe.bench property; its exit code. */
-    static int run(String[] args) throws IOException, InterruptedException {
+    /**
+     * Runs one query on one backend in a JVM of its own inside a fresh cgroup, passing on every lethe.bench
+     * property; a run the JVM did not report (killed by the cgroup's OOM killer, or failed) is a failed run.
+     */
+    static NexmarkRun run(NexmarkQueries.Query query, String backend, int round, NexmarkBench.Mode mode, Path work)
+            throws IOException, InterruptedException {
         String container = System.getProperty(CONTAINER_PROPERTY);
-        MemoryCgroup cgroup = MemoryCgroup.create("lethe-bench-nexmark", MemorySize.parse(container).getBytes());
+        MemoryCgroup cgroup = MemoryCgroup.create("lethe-bench-nexmark-" + query.name() + "-" + backend,
+                MemorySize.parse(container).getBytes());
+        Path result = Files.createDirectories(work).resolve(query.name() + "-" + backend + "-" + round + ".run");
+        Files.deleteIfExists(result);
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + heap(), "-D" + LargeStateBench.CGROUP_PROPERTY + "=" + cgroup.dir()));
         for (String name : System.getProperties().stringPropertyNames()) {
@@ -48,24 +61,40 @@ final class NexmarkContainer {
                 cmd.add("-D" + name + "=" + System.getProperty(name));
             }
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NexmarkBench.class.getName()));
-        cmd.addAll(List.of(args));
-        System.out.printf(Locale.ROOT, "Running in a memory cgroup of %s (heap %s)%n", container, heap());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NexmarkBench.class.getName(), CHILD,
+                mode.name(), query.name(), backend, Integer.toString(round), Long.toString(mode.pacedRate()),
+                work.toString(), result.toString()));
         int exit = new ProcessBuilder(cgroup.wrap(cmd)).inheritIO().start().waitFor();
-        if (exit != 0 && cgroup.oomKills() > 0) {
-            System.err.printf(Locale.ROOT, "The benchmark's JVM was killed (exit code %d): its memory reached the"
-                    + " cgroup's limit of %s; the runs it had not finished have no results%n", exit, container);
+        long kills = cgroup.oomKills();
+        cgroup.remove();
+        if (exit != 0 || !Files.exists(result)) {
+            String why = kills > 0 ? String.format(Locale.ROOT, "killed by the OOM killer of its %s memory cgroup",
+                    container) : "its JVM exited with code " + exit;
+            return NexmarkRun.failed(query.name(), backend, round, mode.events(), mode.pacedRate(), why);
         }
-        return exit;
+        try (ObjectInputStream in = new ObjectInputStream(Files.newInputStream(result))) {
+            return (NexmarkRun) in.readObject();
+        } catch (ClassNotFoundException e) {
+            throw new IOException(result + ": " + e.getMessage(), e);
+        } finally {
+            Files.deleteIfExists(result);
+        }
+    }
+
+    /** In a run's own JVM: writes what the run measured to {@code result}, for the parent to read. */
+    static void report(NexmarkRun run, Path result) throws IOException {
+        try (ObjectOutputStream out = new ObjectOutputStream(Files.newOutputStream(result))) {
+            out.writeObject(run);
+        }
     }
 
     /** What the settings say of the memory limit. */
     static String limit() {
-        if (System.getProperty(LargeStateBench.CGROUP_PROPERTY) == null) {
+        if (System.getProperty(CONTAINER_PROPERTY) == null) {
             return "none: the page cache may hold the state";
         }
-        return String.format(Locale.ROOT, "%s (a memory cgroup over the whole benchmark JVM: heap %s + managed memory"
-                + " %s + the JVM's other memory and the page cache of every backend's files)",
+        return String.format(Locale.ROOT, "%s per run (a JVM of its own in a memory cgroup: heap %s + managed memory"
+                + " %s + the JVM's other memory and the page cache of the backend's files)",
                 System.getProperty(CONTAINER_PROPERTY), heap(), ExpiryJobBench.MANAGED_MEMORY);
     }
 

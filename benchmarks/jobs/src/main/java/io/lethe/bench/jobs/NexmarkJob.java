@@ -46,15 +46,20 @@ final class NexmarkJob {
         return options;
     }
 
-    /** Adds the query's pipeline to {@code env}: planning happens here, before the job is submitted. */
+    /**
+     * Adds the query's pipeline to {@code env}: planning happens here, before the job is submitted.
+     * {@code paced}: the source keeps to the rate of event time and the sink measures latency.
+     */
     static void build(StreamExecutionEnvironment env, NexmarkQueries.Query query, NexmarkGenerator generator,
-            long events, boolean asyncPlan, boolean asyncState) {
+            long events, boolean asyncPlan, boolean asyncState, boolean paced) {
         EnvironmentSettings settings = EnvironmentSettings.newInstance().inStreamingMode()
                 .withConfiguration(Configuration.fromMap(sqlOptions(asyncPlan, asyncState))).build();
         StreamTableEnvironment tables = StreamTableEnvironment.create(env, settings);
-        NexmarkSource.register(tables, NexmarkSource.events(env, generator, events));
+        NexmarkSource.register(tables, NexmarkSource.events(env, generator, events, paced));
         Table result = tables.sqlQuery(query.sql());
         DataStream<Row> changes = tables.toChangelogStream(result);
-        changes.addSink(new NexmarkResultSink()).name("result").setParallelism(1);
+        NexmarkLatency latency = paced ? NexmarkLatency.of(result.getResolvedSchema().getColumnNames(),
+                generator.config().baseTimeMillis()) : null;
+        changes.addSink(new NexmarkResultSink(latency)).name("result").setParallelism(1);
     }
 }

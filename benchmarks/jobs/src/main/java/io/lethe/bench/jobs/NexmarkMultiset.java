@@ -38,7 +38,7 @@ final class NexmarkMultiset {
     }
 
     /** What a result amounts to: its fingerprint, its rows (with multiplicity), rows removed more than added. */
-    record Fingerprint(String sha256, long rows, long negativeRows) {
+    record Fingerprint(String sha256, long rows, long negativeRows) implements java.io.Serializable {
         static Fingerprint parse(String s) {
             String[] f = s.split(" ");
             return new Fingerprint(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]));

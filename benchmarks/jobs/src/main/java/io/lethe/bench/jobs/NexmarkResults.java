@@ -19,9 +19,9 @@ final class NexmarkResults {
 
     private NexmarkResults() {}
 
-    /** @param determinism how it was decided which queries are deterministic on this input */
-    static void write(List<NexmarkRun> runs, NexmarkEquality.Outcome outcome, Path out, NexmarkBench.Mode mode,
-            String determinism) throws IOException {
+    /** Writes the runs of a mode and of its paced runs (null: none) into one CSV file, and its settings. */
+    static void write(NexmarkBench.Measured unpaced, NexmarkBench.Measured paced, Path out) throws IOException {
+        NexmarkBench.Mode mode = unpaced.mode();
         Path file = out.resolve(mode.csvName() + ".csv");
         Path settings = out.resolve(mode.csvName() + ".settings.csv");
         String reference = mode.reference();
@@ -29,30 +29,54 @@ final class NexmarkResults {
             csv.println("query,backend,round,events,seconds,events_per_s,job_events_per_s,local_max_bytes,"
                     + "checkpoints,max_checkpoint_bytes,final_checkpoint_bytes,result_rows,result_changes,"
                     + "result_sha256,equal_to_" + reference + "," + reference + "_repeatable,async_requests_per_batch,"
-                    + "async_state");
-            for (NexmarkRun r : runs) {
-                boolean ok = r.error() == null;
-                csv.printf(Locale.ROOT, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", r.query(), r.backend(),
-                        r.round(), r.events(), ok ? cell(r.seconds(), "%.3f") : "",
-                        ok ? cell(r.steadyEventsPerSecond(), "%.0f") : "", ok ? cell(r.eventsPerSecond(), "%.0f") : "",
-                        ok ? r.maxLocal() : "", ok ? r.checkpoints().size() : "", ok ? r.maxCheckpoint() : "",
-                        ok && r.finalCheckpoint() >= 0 ? r.finalCheckpoint() : "", ok ? r.result().rows() : "",
-                        ok ? r.changes() : "", ok ? r.result().sha256() : "", text(outcome.verdict(r)),
-                        outcome.repeatable().get(r.query()), ok ? cell(r.requestsPerBatch(), "%.1f") : "",
-                        mode.asyncStateOn(r.backend()));
+                    + "async_state,paced_events_per_s,latency_p50_us,latency_p99_us");
+            for (NexmarkBench.Measured m : paced == null ? List.of(unpaced) : List.of(unpaced, paced)) {
+                for (NexmarkRun r : m.runs()) {
+                    csv.println(row(r, m));
+                }
             }
         }
-        writeSettings(settings, mode, determinism);
+        writeSettings(settings, mode, unpaced.determinism(), paced);
         System.out.println("wrote " + file + " and " + settings);
     }
 
+    private static String row(NexmarkRun r, NexmarkBench.Measured m) {
+        boolean ok = r.error() == null;
+        return String.format(Locale.ROOT, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s", r.query(),
+                r.backend(), r.round(), r.events(), ok ? cell(r.seconds(), "%.3f") : "",
+                ok ? cell(r.steadyEventsPerSecond(), "%.0f") : "", ok ? cell(r.eventsPerSecond(), "%.0f") : "",
+                ok ? r.maxLocal() : "", ok ? r.checkpoints().size() : "", ok ? r.maxCheckpoint() : "",
+                ok && r.finalCheckpoint() >= 0 ? r.finalCheckpoint() : "", ok ? r.result().rows() : "",
+                ok ? r.changes() : "", ok ? r.result().sha256() : "", text(m.outcome().verdict(r)),
+                m.outcome().repeatable().get(r.query()), ok ? cell(r.requestsPerBatch(), "%.1f") : "",
+                m.mode().asyncStateOn(r.backend()), r.pacedRate(), ok ? cell(r.latencyP50Micros(), "%.0f") : "",
+                ok ? cell(r.latencyP99Micros(), "%.0f") : "");
+    }
+
     /** Per query: whether the backends agreed; then the bug signals, loudly, and the time taken. */
-    static void summarize(List<NexmarkRun> runs, NexmarkEquality.Outcome outcome, NexmarkBench.Mode mode,
-            double seconds) {
-        System.out.println();
+    static void summarize(NexmarkBench.Measured unpaced, NexmarkBench.Measured paced, double seconds) {
+        summarize(unpaced);
+        if (paced != null) {
+            System.out.println();
+            System.out.print("Paced runs. ");
+            summarize(paced);
+        }
+        NexmarkBench.Mode mode = unpaced.mode();
+        System.out.printf(Locale.ROOT, "%nNexmark %s mode took %.0f s%n", mode.name(), seconds);
+        if (mode.name().equals("quick") && !mode.asyncState()) {
+            System.out.printf(Locale.ROOT, "Full mode estimate: about %.0f min (%,d events per run, %d rounds: this"
+                    + " run's rates, %.1f times slower with the larger state)%n",
+                    estimateFullSeconds(unpaced.runs(), mode, seconds) / 60, NexmarkBench.Mode.of(true).events(),
+                    NexmarkBench.Mode.of(true).rounds(), FULL_SLOWDOWN);
+        }
+    }
+
+    private static void summarize(NexmarkBench.Measured m) {
+        NexmarkBench.Mode mode = m.mode();
+        NexmarkEquality.Outcome outcome = m.outcome();
         System.out.println("Results equal to " + mode.reference() + "'s:");
         for (NexmarkQueries.Query q : mode.queries()) {
-            List<NexmarkRun> mine = runs.stream().filter(r -> r.query().equals(q.name())).toList();
+            List<NexmarkRun> mine = m.runs().stream().filter(r -> r.query().equals(q.name())).toList();
             long equal = mine.stream().filter(r -> outcome.verdict(r).equals("yes")).count();
             long compared = mine.stream().filter(r -> !r.backend().equals(mode.reference())).count();
             String why = outcome.nondeterministic().get(q.name());
@@ -66,13 +90,6 @@ final class NexmarkResults {
             System.out.println("!!!!!!!! RESULTS DIFFER FROM THE REFERENCE'S (" + mode.reference()
                     + "), OR RUNS FAILED !!!!!!!!");
             outcome.bugs().forEach(b -> System.out.println("!!! " + b));
-        }
-        System.out.printf(Locale.ROOT, "%nNexmark %s mode took %.0f s%n", mode.name(), seconds);
-        if (mode.name().equals("quick") && !mode.asyncState()) {
-            System.out.printf(Locale.ROOT, "Full mode estimate: about %.0f min (%,d events per run, %d rounds: this"
-                    + " run's rates, %.1f times slower with the larger state)%n",
-                    estimateFullSeconds(runs, mode, seconds) / 60, NexmarkBench.Mode.of(true).events(),
-                    NexmarkBench.Mode.of(true).rounds(), FULL_SLOWDOWN);
         }
     }
 
@@ -95,7 +112,8 @@ final class NexmarkResults {
         return perRound / mode.rounds() * full.rounds();
     }
 
-    private static void writeSettings(Path file, NexmarkBench.Mode mode, String determinism) throws IOException {
+    private static void writeSettings(Path file, NexmarkBench.Mode mode, String determinism,
+            NexmarkBench.Measured paced) throws IOException {
         NexmarkConfig c = mode.config();
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(file))) {
             csv.println("key,value");
@@ -138,8 +156,7 @@ final class NexmarkResults {
                     + " excluded); job_events_per_s: over the whole job");
             csv.println("local state,the backend's local directory sampled every 250 ms (largest)");
             csv.println("requests per batch,async_requests_per_batch: with asynchronous state on Lethe's executor, the"
-                    + " requests per batch Flink's controller handed it over the whole job (its gauges); latency is not"
-                    + " measured: the input is unpaced, so a record's latency would be the queue before the operator");
+                    + " requests per batch Flink's controller handed it over the whole job (its gauges)");
             csv.println("checkpoint size,from Flink's checkpoint statistics: the largest full size of a completed"
                     + " checkpoint (the final one after the input ended included) and the final one's");
             csv.println("result,the query's final result as a multiset (+I/+U add a row; -U/-D remove one); rows"
@@ -161,6 +178,16 @@ final class NexmarkResults {
                         + " controller and the backend's executor) or synchronous state");
             }
             csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", mode.rounds());
+            if (paced != null) {
+                NexmarkBench.Mode p = paced.mode();
+                csv.printf(Locale.ROOT, "latency,paced runs (paced_events_per_s > 0) of %s: %,d events with the source"
+                        + " at %,d events/s and event time at the same rate (so other events than the unpaced runs'),"
+                        + " the same for every backend; a result row's latency: from the moment the newest event it"
+                        + " carries (its dateTime columns) was due to leave the source to the row reaching the sink;"
+                        + " rows that add a result (+I; +U) count; HdrHistogram; their results compared with %s's"
+                        + " paced run (%s)%n", String.join(" ", p.queries().stream().map(NexmarkQueries.Query::name)
+                        .toList()), p.events(), p.pacedRate(), p.reference(), paced.determinism().replace(',', ';'));
+            }
         }
     }
 

@@ -15,14 +15,27 @@ import java.util.List;
  * @param requestsPerBatch the requests per batch Flink's controller handed Lethe's asynchronous executor;
  *     NaN without it (synchronous state, another backend)
  * @param error why the run failed, or null
+ * @param pacedRate the source's events per second in a paced run; 0 unpaced
+ * @param latencyP50Micros the median latency of the result rows in a paced run ({@link NexmarkLatency});
+ *     NaN without
+ * @param latencyP99Micros their 99th percentile; NaN without
  */
 record NexmarkRun(String query, String backend, int round, long events, double seconds, long steadyNanos,
         List<long[]> samples, List<JobRun.Checkpoint> checkpoints, NexmarkMultiset.Fingerprint result,
-        long changes, double requestsPerBatch, String error) {
+        long changes, double requestsPerBatch, String error, long pacedRate, double latencyP50Micros,
+        double latencyP99Micros) implements java.io.Serializable {
 
-    static NexmarkRun failed(String query, String backend, int round, long events, String error) {
+    /** An unpaced run. */
+    NexmarkRun(String query, String backend, int round, long events, double seconds, long steadyNanos,
+            List<long[]> samples, List<JobRun.Checkpoint> checkpoints, NexmarkMultiset.Fingerprint result,
+            long changes, double requestsPerBatch, String error) {
+        this(query, backend, round, events, seconds, steadyNanos, samples, checkpoints, result, changes,
+                requestsPerBatch, error, 0, Double.NaN, Double.NaN);
+    }
+
+    static NexmarkRun failed(String query, String backend, int round, long events, long pacedRate, String error) {
         return new NexmarkRun(query, backend, round, events, Double.NaN, 0, List.of(), List.of(), null, 0, Double.NaN,
-                error);
+                error, pacedRate, Double.NaN, Double.NaN);
     }
 
     double eventsPerSecond() {

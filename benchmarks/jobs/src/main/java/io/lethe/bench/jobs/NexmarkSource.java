@@ -1,6 +1,7 @@
 package io.lethe.bench.jobs;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -10,17 +11,25 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 
 /**
- * The Nexmark input of a job: events 0 to {@code events} - 1 as fast as the job takes them (a bounded
- * {@link DataGeneratorSource}, parallelism 1), passed through a {@link SteadyProbe}, and exposed to SQL as
- * the table {@code nexmark} with the views {@code person}, {@code auction} and {@code bid}
- * ({@link NexmarkQueries#VIEWS}).
+ * The Nexmark input of a job: events 0 to {@code events} - 1 as fast as the job takes them, or paced at
+ * the rate of event time (a bounded {@link DataGeneratorSource}, parallelism 1), passed through a {@link
+ * SteadyProbe}, and exposed to SQL as the table {@code nexmark} with the views {@code person}, {@code
+ * auction} and {@code bid} ({@link NexmarkQueries#VIEWS}).
  */
 final class NexmarkSource {
     private NexmarkSource() {}
 
-    /** The event stream; watermarks come from the table's schema ({@link NexmarkRows#schema}), not from here. */
-    static DataStream<Row> events(StreamExecutionEnvironment env, NexmarkGenerator generator, long events) {
-        DataGeneratorSource<Row> source = new DataGeneratorSource<>(new Events(generator), events, NexmarkRows.TYPE);
+    /**
+     * The event stream; watermarks come from the table's schema ({@link NexmarkRows#schema}), not from here.
+     * {@code paced}: at the generator's rate of event time, so that an event leaves the source when its
+     * event time says ({@link NexmarkLatency}).
+     */
+    static DataStream<Row> events(StreamExecutionEnvironment env, NexmarkGenerator generator, long events,
+            boolean paced) {
+        Events make = new Events(generator);
+        DataGeneratorSource<Row> source = paced ? new DataGeneratorSource<>(make, events,
+                RateLimiterStrategy.perSecond(generator.config().eventsPerSecond()), NexmarkRows.TYPE)
+                : new DataGeneratorSource<>(make, events, NexmarkRows.TYPE);
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "nexmark").setParallelism(1)
                 .map(new SteadyProbe<Row>(events)).returns(NexmarkRows.TYPE).name("probe").setParallelism(1);
     }
@@ -44,6 +53,9 @@ final class NexmarkSource {
 
         @Override
         public Row map(Long i) {
+            if (i == 0) {
+                NexmarkLatency.firstEmitted();
+            }
             return NexmarkRows.toRow(generator.event(i));
         }
     }

@@ -52,7 +52,7 @@ class NexmarkEqualityTest {
     @Test
     void aFailedRunIsABug() {
         List<NexmarkRun> runs = List.of(run("q4", "hashmap", A),
-                NexmarkRun.failed("q4", "forst", 1, 10, "IOException disk full"));
+                NexmarkRun.failed("q4", "forst", 1, 10, 0, "IOException disk full"));
         NexmarkEquality.Outcome o = NexmarkEquality.judge(runs, List.of(), Map.of(), "hashmap");
         assertEquals("error: IOException disk full", o.verdict(runs.get(1)));
         assertEquals(1, o.bugs().size());
@@ -61,7 +61,7 @@ class NexmarkEqualityTest {
     @Test
     void withoutTheHashMapBackendNothingIsCheckedButFailures() {
         List<NexmarkRun> runs = List.of(run("q20", "lethe", A), run("q20", "forst", B),
-                NexmarkRun.failed("q20", "rocksdb", 1, 10, "IOException disk full"));
+                NexmarkRun.failed("q20", "rocksdb", 1, 10, 0, "IOException disk full"));
         NexmarkEquality.Outcome o = NexmarkEquality.judge(runs, List.of(), Map.of(), "hashmap");
         assertEquals("not checked: hashmap did not run", o.verdict(runs.get(0)));
         assertEquals("not checked: hashmap did not run", o.verdict(runs.get(1)));

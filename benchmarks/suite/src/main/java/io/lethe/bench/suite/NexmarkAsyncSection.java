@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * The report's section on Nexmark with asynchronous state: per query every backend's events/s, state
  * size, the requests per batch Lethe's executor was handed, and whether its result equals RocksDB's with
- * synchronous state; Lethe against ForSt's executor and against RocksDB with synchronous state.
+ * synchronous state; the latency of the paced runs; Lethe against ForSt's executor and against RocksDB
+ * with synchronous state.
  */
 final class NexmarkAsyncSection {
     static final String NAME = "nexmark-async";
@@ -41,12 +42,17 @@ final class NexmarkAsyncSection {
         if (rows == null) {
             return;
         }
+        List<Row> paced = rows.stream().filter(x -> x.d("paced_events_per_s") > 0).toList();
+        rows = rows.stream().filter(x -> !(x.d("paced_events_per_s") > 0)).toList();
         List<String> queries = Csv.distinct(rows, "query", NexmarkSection.QUERIES);
         List<String> backends = Csv.distinct(rows, "backend", BACKENDS);
         perQuery(rows, queries, backends);
         versusPeers(rows, queries);
         NexmarkSection.bars(r, rows, queries, backends, "events_per_s", 1, "nexmark-async-throughput.png",
                 "Nexmark with asynchronous state: events/s (higher is better)", "events/s (median of rounds)");
+        if (!paced.isEmpty()) {
+            latency(paced, Csv.distinct(paced, "query", NexmarkSection.QUERIES), backends);
+        }
         r.raw(NAME);
     }
 
@@ -91,6 +97,41 @@ final class NexmarkAsyncSection {
                 + " (the largest checkpoint against the smaller of the two):\n\n").append(Report.table(new String[] {
                     "query", "Lethe / ForSt events/s", "verdict", "Lethe / RocksDB (synchronous) events/s", "verdict",
                     "Lethe / smallest largest checkpoint", "verdict"}, table));
+    }
+
+    /** The paced runs: each backend's result latency, and Lethe's p99 against ForSt's and RocksDB's. */
+    private void latency(List<Row> paced, List<String> queries, List<String> backends) {
+        List<String[]> table = new ArrayList<>();
+        for (String q : queries) {
+            for (String backend : backends) {
+                List<Row> sel = Csv.where(paced, "query", q, "backend", backend);
+                if (!sel.isEmpty()) {
+                    table.add(new String[] {q, backend, abs(values(sel, "paced_events_per_s")),
+                        abs(values(sel, "latency_p50_us")), abs(values(sel, "latency_p99_us")),
+                        abs(values(sel, "async_requests_per_batch")),
+                        NexmarkSection.distinct(sel, "equal_to_rocksdb")});
+                }
+            }
+        }
+        r.md().append("Latency, with the source paced at a rate every backend keeps up with (a result row's"
+                + " latency: from when the newest event it carries was due to leave the source to the row reaching"
+                + " the sink):\n\n").append(Report.table(new String[] {"query", "backend", "events/s (paced)",
+                    "latency p50 (µs)", "latency p99 (µs)", "requests per batch (Lethe's executor)",
+                    "result equal to RocksDB's"}, table));
+        List<String[]> versus = new ArrayList<>();
+        for (String q : queries) {
+            List<Row> lethe = Csv.where(paced, "query", q, "backend", "lethe");
+            Spread forst = ratio(paced, q, lethe, EXECUTOR_PEER, "latency_p99_us", false);
+            Spread rocks = ratio(paced, q, lethe, SYNC_PEER, "latency_p99_us", false);
+            versus.add(new String[] {q, ratioCell(forst, "round"), Report.verdict(forst, false),
+                ratioCell(rocks, "round"), Report.verdict(rocks, false)});
+            r.headline("Nexmark async " + q + ": latency p99 (vs ForSt's executor)", forst, false, "round", null,
+                    Report.verdict(forst, false));
+            r.headline("Nexmark async " + q + ": latency p99 (vs RocksDB, synchronous state)", rocks, false,
+                    "round", null, Report.verdict(rocks, false));
+        }
+        r.md().append(Report.table(new String[] {"query", "Lethe / ForSt latency p99", "verdict",
+            "Lethe / RocksDB (synchronous) latency p99", "verdict"}, versus));
     }
 
     private static Spread ratio(List<Row> rows, String query, List<Row> lethe, String peer, String column,

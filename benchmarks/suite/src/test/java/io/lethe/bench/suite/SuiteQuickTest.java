@@ -157,7 +157,8 @@ class SuiteQuickTest {
 
     /**
      * With asynchronous state, every run finished, and every deterministic query gave RocksDB's result
-     * (with synchronous state) on Lethe's and ForSt's executors; Lethe's executor was handed batches.
+     * (with synchronous state) on Lethe's and ForSt's executors; Lethe's executor was handed batches; the
+     * paced runs measured latency.
      */
     @Test
     void nexmarkAsyncResultsEqualRocksDbsWithSynchronousState() throws Exception {
@@ -168,6 +169,13 @@ class SuiteQuickTest {
         }
         for (String perBatch : column(where(csv, "backend", "lethe"), "async_requests_per_batch")) {
             assertTrue(Double.parseDouble(perBatch) >= 1, "requests per batch " + perBatch);
+        }
+        // The paced runs (q18 and q20 at 2,000 events/s) measured their results' latency on every backend.
+        Path paced = where(csv, "paced_events_per_s", "2000");
+        assertEquals(Set.of("q18", "q20"), column(paced, "query"));
+        assertEquals(Set.of("lethe", "forst", "rocksdb"), column(paced, "backend"));
+        for (String p99 : column(paced, "latency_p99_us")) {
+            assertTrue(Double.parseDouble(p99) > 0, "latency p99 " + p99);
         }
     }
 
