@@ -1,7 +1,7 @@
 // FADE's promise, tested in logical time: with a delete persistence threshold
 // D_th, no tombstone (and so nothing it deletes) is older than D_th in any
 // file or memtable at any checkpoint of a run: uniform updates with deletes,
-// the paper's adversarial workloads (hot keys over a settled tree, so levels
+// adversarial workloads (hot keys over a settled tree, so levels
 // stop filling; deletes of just-inserted keys), a burst then silence, and a
 // reopen from a checkpoint in the middle. The same runs with FADE off must show
 // tombstones older than D_th, or the test could not fail.

@@ -20,7 +20,7 @@ class Snapshot;
 constexpr uint64_t kMaxDeleteKey = UINT64_MAX;
 
 // How a saturation compaction (a level over capacity) chooses its file when
-// FADE is on (paper §4.1.3). Delete-driven compactions (a file whose
+// FADE is on. Delete-driven compactions (a file whose
 // tombstones outlived their level budget) always take the most overdue file.
 enum class FadeFilePick : int {
   kMinOverlap = 0,    // SO: the file overlapping the fewest bytes of the next level
@@ -42,13 +42,13 @@ enum class Compression : uint8_t {
 
 // Per column family: the shape of its LSM tree and of its files.
 struct ColumnFamilyOptions {
-  // Size ratio T between adjacent levels (paper §2).
+  // Size ratio T between adjacent levels.
   int size_ratio = 10;
   // Target size of a data page in bytes (before its Bloom filter).
   size_t page_size = 4096;
-  // Pages per delete tile, h (paper §4.2). 1 is the classic layout;
+  // Pages per delete tile, h. 1 is the classic layout;
   // kPagesPerTileAuto chooses h for every new file from the lookups and
-  // secondary deletes observed (paper Eq. 2-3, compaction/tile_size.h).
+  // secondary deletes observed (compaction/tile_size.h).
   int pages_per_tile = 1;
   // Bloom filter bits per key, per page; 0 disables the filters.
   int bloom_bits_per_key = 10;
@@ -80,7 +80,7 @@ struct ColumnFamilyOptions {
   // Writes stall while level 0 has this many files.
   int level0_stop_writes_trigger = 20;
 
-  // FADE (paper §4.1): the delete persistence threshold D_th in microseconds.
+  // FADE: the delete persistence threshold D_th in microseconds.
   // Every tombstone is physically gone from every file (with the entries it
   // deletes) within D_th of its write, also when writes stop; live snapshots
   // may hold tombstones back. 0 turns FADE off: classic leveled compaction
@@ -133,7 +133,7 @@ struct Options {
   // only when asked (Flush, CompactAll), which tests use for determinism.
   bool background_compactions = true;
 
-  // Blind deletes (paper §4.1): before writing a point tombstone, probe the
+  // Blind deletes: before writing a point tombstone, probe the
   // memtables and the files' Bloom filters; when no version of the key can
   // exist, write nothing (the sequence number is still used). Costs a filter
   // probe per delete; saves a tombstone that FADE would have to move down.

@@ -2,7 +2,7 @@
 // options, per-level compaction pointers, a time and the oldest snapshot.
 // No I/O, no locks, no clock.
 //
-// Leveled LSM with size ratio T (paper §2): level 0 is compacted when it
+// Leveled LSM with size ratio T: level 0 is compacted when it
 // holds level0_compaction_trigger files; level i >= 1 when its bytes exceed
 // its target (level_targets.h). File-granular: one file of level i (round
 // robin over the key space) plus the overlapping files of level i+1.

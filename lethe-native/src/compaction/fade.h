@@ -1,4 +1,4 @@
-// FADE (paper §4.1): level budgets for tombstones and the delete-driven
+// FADE: level budgets for tombstones and the delete-driven
 // compaction trigger. Pure functions of a column family's files, its options
 // and a time: no I/O, no locks, no clock of their own.
 //
@@ -6,9 +6,9 @@
 // deletes, by t + D_th. It leaves the tree only when a compaction carries it
 // into the last level L (the deepest holding files), where nothing older can
 // remain beneath it. So levels 0..n-1 (n = max(1, L)) get budgets that grow
-// with their capacity and sum to D' = D_th * (1 - kSlack) (§4.1.2): a file at
+// with their capacity and sum to D' = D_th * (1 - kSlack): a file at
 // level i < n whose oldest tombstone is older than d_0 + ... + d_i is overdue.
-// The paper's d_i = T * d_{i-1} holds from level 1 on; level 0 gets as much as
+// d_i = T * d_{i-1} holds from level 1 on; level 0 gets as much as
 // level 1, since it holds about as much before it is compacted (leveled
 // engines size level 1 like level 0). With d_0 = d_1 / T instead, level 0
 // would be compacted into all of level 1 T times as often as it fills: the

@@ -1,4 +1,4 @@
-// The page-drop planner: KiWi's page drops (paper §4.2) as a pure function.
+// The page-drop planner: KiWi's page drops as a pure function.
 // Given one table file's remaining pages, its family's secondary-delete
 // records, the live snapshots and a time, it decides which pages leave whole
 // (a manifest edit; no page is read) and which partly covered pages are

@@ -1,4 +1,4 @@
-// Choosing the delete tile size h automatically (paper §4.2.6, Eq. 2-3).
+// Choosing the delete tile size h automatically from the workload.
 //
 // Between two secondary range deletes, a workload runs Q point lookups (each
 // probes h Bloom filters per level instead of one, paying a false positive

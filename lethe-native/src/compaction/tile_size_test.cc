@@ -5,8 +5,8 @@
 namespace lethe {
 namespace {
 
-TEST(AutoTileSizeTest, PaperExample) {
-  // §4.2.6: 400 GB in 4 KB pages, 50 M point lookups and 10 K short range
+TEST(AutoTileSizeTest, ALargeTreeWithFewShortScansTakesLargeTiles) {
+  // 400 GB in 4 KB pages, 50 M point lookups and 10 K short range
   // lookups between two range deletes, FPR 0.02, four levels: h of about 93.
   int h = AutoTileSize(100'000'000, 50'000'000, 10'000, 1, 0.02, 4);
   EXPECT_GE(h, 90);

@@ -1,4 +1,4 @@
-// DBImpl: secondary deletes by delete key (KiWi, paper §4.2): the records,
+// DBImpl: secondary deletes by delete key (KiWi): the records,
 // page drops as manifest edits (planned by page_drop_planner.h, carried out
 // by page_drop_job.h), and hole punching for the local copy.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// SecondaryDeletes: a column family's deletes by delete key (KiWi, paper
-// §4.2), kept in the Version and persisted in the manifest.
+// SecondaryDeletes: a column family's deletes by delete key (KiWi), kept
+// in the Version and persisted in the manifest.
 //
 // Two kinds of record, each stamped with the sequence number it took:
 //  * a horizon h: every value or merge operand whose delete key is < h is

@@ -61,7 +61,7 @@ void TableBuilder::FlushTile() {
   tile.largest.assign(ExtractSortKey(EntryKey(tile_.back())));
 
   // Order by delete key (stable on position), cut into h parts of about
-  // equal bytes, then write each part in internal-key order (paper §4.2).
+  // equal bytes, then write each part in internal-key order.
   std::vector<size_t> order(tile_.size());
   std::iota(order.begin(), order.end(), 0);
   if (options_.pages_per_tile > 1) {

@@ -11,7 +11,7 @@
 //
 // A point lookup binary-searches the top-level index, then the partition's
 // tile fence pointers, then probes the Bloom filter of each of the tile's
-// pages and reads only the pages that may hold the key (paper §4.2.2).
+// pages and reads only the pages that may hold the key.
 //
 // Thread-safety: safe for concurrent use after Open.
 #pragma once

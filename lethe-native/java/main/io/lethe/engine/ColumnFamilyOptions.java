@@ -29,7 +29,7 @@ public final class ColumnFamilyOptions {
     private final Compression bottommostCompression;
 
     /**
-     * How FADE's saturation compactions choose a file (paper §4.1.3); mirrors {@code
+     * How FADE's saturation compactions choose a file; mirrors {@code
      * lethe::FadeFilePick}. Delete-driven compactions always take the most overdue file.
      */
     public enum FadeFilePick {
@@ -183,7 +183,7 @@ public final class ColumnFamilyOptions {
 
         /**
          * Pages per delete tile (h): 1 is the classic layout; {@link #PAGES_PER_TILE_AUTO} lets the engine
-         * choose h for each new file from the lookups and secondary deletes it observes (Lethe paper, Eq. 3).
+         * choose h for each new file from the lookups and secondary deletes it observes.
          */
         public Builder pagesPerTile(int v) {
             this.pagesPerTile = check(v, PAGES_PER_TILE_AUTO, 4096, "pagesPerTile");

@@ -203,7 +203,7 @@ public final class DbOptions {
 
         /**
          * Before writing a point tombstone, probe the memtables and the files' Bloom filters and
-         * write nothing when no version of the key can exist (paper §4.1, blind deletes).
+         * write nothing when no version of the key can exist (blind deletes).
          */
         public Builder avoidBlindDeletes(boolean v) {
             this.avoidBlindDeletes = v;

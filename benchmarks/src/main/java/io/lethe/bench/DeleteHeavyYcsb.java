@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The delete-heavy YCSB-A variant (the Lethe paper's), Lethe with FADE against rocksdbjni in the
+ * A delete-heavy YCSB-A variant, Lethe with FADE against rocksdbjni in the
  * variants an expert would try ({@link YcsbRocks#VARIANTS}), same memory budgets, in one process: 50 %
  * lookups, 50 % writes of which a share are point deletes, uniform keys.
  *
@@ -249,7 +249,7 @@ public final class DeleteHeavyYcsb {
                 .map(v -> (v.equals("plain") ? "rocksdb" : "rocksdb-" + v) + " (" + YcsbRocks.describe(v) + ")")
                 .toList();
         EngineBenchmarkRunner.writeSettings(out.resolve("ycsb.settings.csv"), new String[][] {
-            {"what", "the paper's delete-heavy YCSB-A variant: load, then 50 % lookups and 50 % writes, a share of"
+            {"what", "a delete-heavy YCSB-A variant: load, then 50 % lookups and 50 % writes, a share of"
                     + " all operations being point deletes; uniform keys; wall-clock time"},
             {"data", String.format(Locale.ROOT, "%,d keys of 16 B with 100 B values loaded, then %,d operations/s"
                     + " for %d D_th (%,d operations), the same for every system", keys, rate, RUN_THRESHOLDS,

@@ -207,7 +207,7 @@ public final class Report {
     // ---------------------------------------------------------------- delete-heavy YCSB
 
     private void ycsb() throws IOException {
-        List<Row> rows = section("Delete-heavy YCSB-A (Lethe paper, Figure 6 A-E)", "ycsb", "The Lethe paper's"
+        List<Row> rows = section("Delete-heavy YCSB-A", "ycsb", "A"
                 + " delete-heavy YCSB-A at a fixed rate for 5 D_th: FADE, which compacts every tombstone within the"
                 + " delete persistence threshold D_th, against RocksDB with its defaults, with `ttl`, with"
                 + " `periodic_compaction_seconds` and with its deletion collector tuned to the delete share.");
@@ -285,7 +285,7 @@ public final class Report {
     }
 
     private void tombstoneAges(List<Row> ycsb, List<String> systems, List<String> percents) throws IOException {
-        md.append("### Tombstone ages at the end of the run (Figure 6 E)\n\n");
+        md.append("### Tombstone ages at the end of the run\n\n");
         List<Row> ages = Csv.read(dataDir.resolve("ycsb-tombstone-ages.csv"));
         if (ages == null) {
             md.append("No `ycsb-tombstone-ages.csv` in the data directory: no age distribution.\n\n");
@@ -345,7 +345,7 @@ public final class Report {
     // ---------------------------------------------------------------- secondary range deletes
 
     private void secondary() throws IOException {
-        List<Row> rows = section("Secondary range deletes (Lethe paper, Figure 6 H-J)", "secondary-deletes",
+        List<Row> rows = section("Secondary range deletes", "secondary-deletes",
                 "Deleting every entry whose secondary attribute falls in a range: Lethe's KiWi layout, whose delete"
                 + " tiles of h pages let it drop whole pages, against the ways RocksDB can do it (scan and delete,"
                 + " compaction filter, DeleteRange when the attribute is correlated with the key). Bytes are those"
@@ -495,7 +495,7 @@ public final class Report {
 
     private void pagesDropped(List<Row> lethe, List<String> hs, List<String> correlations) throws IOException {
         String corr = correlations.contains("uncorrelated") ? "uncorrelated" : correlations.get(0);
-        XYChart chart = Charts.xy("Pages dropped whole per range delete (" + corr + " delete keys, Fig. 6 H)",
+        XYChart chart = Charts.xy("Pages dropped whole per range delete (" + corr + " delete keys)",
                 "selectivity (% of entries deleted, log scale)", "pages dropped (median of rounds)");
         boolean positive = true;
         for (int i = 0; i < hs.size(); i++) {
@@ -515,7 +515,7 @@ public final class Report {
     }
 
     private void lookupByH(List<Row> lethe, List<String> hs, List<String> correlations) throws IOException {
-        CategoryChart chart = Charts.categoryLines("Point lookup cost by tile size h (Fig. 6 I)",
+        CategoryChart chart = Charts.categoryLines("Point lookup cost by tile size h",
                 "delete tile size h (pages)", "mean lookup µs");
         for (int i = 0; i < correlations.size(); i++) {
             String corr = correlations.get(i);
