@@ -43,7 +43,7 @@ import java.util.Map;
  * lethe.bench.nexmark.events}, {@code .rate} (event time, default 10,000 events/s), {@code .queries} and
  * {@code .backends} (comma-separated subsets), {@code .rounds}, {@code .mini-batch} (default true), {@code
  * lethe.bench.checkpoint-seconds} (default 2 quick, 10 full), {@code lethe.bench.nexmark.container} (a memory
- * limit for the whole benchmark: {@link NexmarkContainer}).
+ * limit per run, each in a JVM of its own: {@link NexmarkContainer}). Modes: {@link NexmarkMode}.
  *
  * <p>The asynchronous part ({@code -Dlethe.bench.nexmark.async=true}): Lethe and ForSt with asynchronous
  * state, each on its own executor, against RocksDB with synchronous state, all with the plan asynchronous
@@ -53,95 +53,10 @@ import java.util.Map;
  * the queries whose state grows with the input (q4, q9, q18, q20), 3 M events, one round (ForSt's
  * executor takes about 25 minutes of it), each run in a JVM of its own in a memory cgroup of 2 GiB with a
  * heap of 640 MiB, so that the state outgrows what the limit leaves the page cache. Then the latency runs
- * ({@link Mode#paced()}, {@link NexmarkLatency}).
+ * ({@link NexmarkMode#paced()}, {@link NexmarkLatency}).
  */
 public final class NexmarkBench {
     private static final long WARM_UP_EVENTS = 20_000;
-
-    static final String ASYNC_PROPERTY = "lethe.bench.nexmark.async";
-    /** The asynchronous part's backends: with their own executors, and RocksDB with synchronous state. */
-    static final List<String> ASYNC_BACKENDS = List.of("lethe", "forst", "rocksdb");
-    static final List<String> ASYNC_QUICK_QUERIES = List.of("q4", "q18", "q20");
-    /** Regular joins, row-time deduplication and a rank: their state grows with the input. */
-    static final List<String> ASYNC_FULL_QUERIES = List.of("q4", "q9", "q18", "q20");
-
-    /** Queries whose result rows carry the event times of their inputs, so that a paced run measures latency. */
-    static final List<String> LATENCY_QUERIES = List.of("q9", "q18", "q20");
-
-    /**
-     * What a mode runs; {@code asyncState}: the asynchronous part; {@code pacedRate}: a mode of paced runs
-     * (their source at the rate of event time), 0 for unpaced ones.
-     */
-    record Mode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
-            List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState, long pacedRate) {
-
-        Mode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
-                List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState) {
-            this(name, events, rounds, checkpointSeconds, config, backends, queries, asyncState, 0);
-        }
-
-        static Mode of(boolean full) {
-            boolean async = Boolean.getBoolean(ASYNC_PROPERTY);
-            List<String> backends = SuiteParts.selected("lethe.bench.nexmark.backends",
-                    async ? ASYNC_BACKENDS : JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList());
-            List<String> defaultQueries = !async ? NexmarkQueries.ALL.stream().map(NexmarkQueries.Query::name).toList()
-                    : full ? ASYNC_FULL_QUERIES : ASYNC_QUICK_QUERIES;
-            List<NexmarkQueries.Query> queries = SuiteParts.selected("lethe.bench.nexmark.queries", defaultQueries)
-                    .stream().map(NexmarkQueries::byName).toList();
-            long fullEvents = async ? 3_000_000 : 2_000_000;
-            return new Mode(full ? "full" : "quick",
-                    Long.getLong("lethe.bench.nexmark.events", full ? fullEvents : 100_000),
-                    Integer.getInteger("lethe.bench.nexmark.rounds", full && !async ? 2 : 1),
-                    Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2),
-                    NexmarkConfig.withRate(Long.getLong("lethe.bench.nexmark.rate", NexmarkConfig.DEFAULT_RATE)),
-                    backends, queries, async);
-        }
-
-        /**
-         * Whether {@code backend}'s runs use asynchronous state: in the asynchronous part, those with an
-         * executor of their own (Lethe's, ForSt's); the others run the same plan with synchronous state.
-         */
-        boolean asyncStateOn(String backend) {
-            return asyncState && (backend.startsWith("lethe") || backend.equals("forst"));
-        }
-
-        /** The backend whose result every other one's must equal. */
-        String reference() {
-            return asyncState ? "rocksdb" : NexmarkEquality.HASHMAP;
-        }
-
-        /** The name of the CSV files it writes. */
-        String csvName() {
-            return asyncState ? "nexmark-async" : "nexmark";
-        }
-
-        /** One round only: each query runs once more on the reference to see whether it repeats. */
-        boolean repeatsReference() {
-            return rounds < 2 && backends.contains(reference()) && pacedRate == 0;
-        }
-
-        /**
-         * The asynchronous part's latency runs (null for the other part): the queries of {@link
-         * #LATENCY_QUERIES} it runs, paced at a rate every backend keeps up with (full 4,000 events/s for
-         * 60 s, quick 2,000 for 5 s; {@code lethe.bench.nexmark.paced-rate} and {@code .paced-seconds}).
-         */
-        Mode paced() {
-            List<NexmarkQueries.Query> latency = queries.stream().filter(q -> LATENCY_QUERIES.contains(q.name()))
-                    .toList();
-            if (!asyncState || latency.isEmpty()) {
-                return null;
-            }
-            boolean full = name.equals("full");
-            long rate = Long.getLong("lethe.bench.nexmark.paced-rate", full ? 4_000 : 2_000);
-            long seconds = Long.getLong("lethe.bench.nexmark.paced-seconds", full ? 60 : 5);
-            return new Mode(name, rate * seconds, 1, checkpointSeconds, NexmarkConfig.withRate(rate), backends,
-                    latency, true, rate);
-        }
-
-        int runs() {
-            return queries.size() * (rounds * backends.size() + (repeatsReference() ? 1 : 0));
-        }
-    }
 
     private NexmarkBench() {}
 
@@ -151,10 +66,10 @@ public final class NexmarkBench {
             System.exit(0);
         }
         boolean full = args.length > 0 && args[0].equals("full");
-        if (full && Boolean.getBoolean(ASYNC_PROPERTY)) {
+        if (full && Boolean.getBoolean(NexmarkMode.ASYNC_PROPERTY)) {
             NexmarkContainer.defaults("2g", "640m");
         }
-        Mode mode = Mode.of(full);
+        NexmarkMode mode = NexmarkMode.of(full);
         Path out = Path.of(args.length > 1 ? args[1] : "target/nexmark").toAbsolutePath();
         Files.createDirectories(out);
         System.out.printf(Locale.ROOT, "Nexmark benchmark (%s): %d queries x %d backends x %d round(s), %,d events"
@@ -168,7 +83,7 @@ public final class NexmarkBench {
             warmUp(mode, mode.reference(), work);
         }
         Measured unpaced = measureAll(mode, work, start, Map.of());
-        Mode pacedMode = mode.paced();
+        NexmarkMode pacedMode = mode.paced();
         // A query seen to vary between the reference's runs varies on the paced input too (which has no repeat).
         Measured paced = pacedMode == null ? null : measureAll(pacedMode, work, start,
                 unpaced.outcome().nondeterministic());
@@ -186,15 +101,15 @@ public final class NexmarkBench {
      *
      * @param determinism how it was decided which queries are deterministic on the mode's input
      */
-    record Measured(Mode mode, List<NexmarkRun> runs, List<NexmarkRun> repeats, NexmarkEquality.Outcome outcome,
-            String determinism) {}
+    record Measured(NexmarkMode mode, List<NexmarkRun> runs, List<NexmarkRun> repeats,
+            NexmarkEquality.Outcome outcome, String determinism) {}
 
     /**
      * Runs every query of {@code mode} on every backend, round by round, with progress.
      *
      * @param varying per query, why its result was seen to vary in an earlier part (null: it did not)
      */
-    static Measured measureAll(Mode mode, Path work, long start, Map<String, String> varying) {
+    static Measured measureAll(NexmarkMode mode, Path work, long start, Map<String, String> varying) {
         Map<String, String> reasoned = new HashMap<>();
         String determinism = NexmarkEquality.reason(mode.queries(), new NexmarkGenerator(mode.config()),
                 mode.events(), reasoned, mode.reference());
@@ -229,7 +144,7 @@ public final class NexmarkBench {
      * <work directory> <result file>}, after a warm-up on the same backend.
      */
     private static void runHere(String[] args) throws IOException {
-        Mode mode = Mode.of(args[1].equals("full"));
+        NexmarkMode mode = NexmarkMode.of(args[1].equals("full"));
         if (Long.parseLong(args[5]) > 0) {
             mode = mode.paced();
         }
@@ -243,17 +158,17 @@ public final class NexmarkBench {
      * One short run, not recorded, so that the first measured run does not pay for loading the planner
      * and compiling Flink's hot paths alone.
      */
-    private static void warmUp(Mode mode, String backend, Path work) {
+    private static void warmUp(NexmarkMode mode, String backend, Path work) {
         long events = Math.min(mode.events(), WARM_UP_EVENTS);
         NexmarkQueries.Query query = mode.queries().get(0);
-        NexmarkRun r = runInThisJvm(query, backend, 0, new Mode(mode.name(), events, 1, mode.checkpointSeconds(),
-                mode.config(), mode.backends(), mode.queries(), mode.asyncState()), work);
+        NexmarkRun r = runInThisJvm(query, backend, 0, new NexmarkMode(mode.name(), events, 1,
+                mode.checkpointSeconds(), mode.config(), mode.backends(), mode.queries(), mode.asyncState()), work);
         System.out.printf(Locale.ROOT, "  warm-up: %s on %s, %,d events, not recorded (%s)%n", query.name(),
                 backend, events, r.error() == null ? String.format(Locale.ROOT, "%.1f s",
                         r.seconds()) : "failed: " + r.error());
     }
 
-    private static NexmarkRun report(NexmarkRun r, String what, Mode mode, long start, List<NexmarkRun> runs,
+    private static NexmarkRun report(NexmarkRun r, String what, NexmarkMode mode, long start, List<NexmarkRun> runs,
             List<NexmarkRun> repeats) {
         int done = runs.size() + repeats.size() + 1;
         double elapsed = (System.nanoTime() - start) / 1e9;
@@ -265,7 +180,8 @@ public final class NexmarkBench {
             return r;
         }
         System.out.printf(Locale.ROOT, "  %-4s %-19s round %d%s: %,9.0f events/s steady (%,.0f whole job, %.1f s),"
-                        + " local max %s, %d checkpoints up to %s, result %,d rows from %,d changes, sha256 %.12s%s%s %s%n",
+                        + " local max %s, %d checkpoints up to %s, result %,d rows from %,d changes, sha256 %.12s%s%s"
+                        + " %s%n",
                 r.query(), r.backend(), r.round(), what, r.steadyEventsPerSecond(), r.eventsPerSecond(), r.seconds(),
                 ExpiryJobBench.mib(r.maxLocal()), r.checkpoints().size(), ExpiryJobBench.mib(r.maxCheckpoint()),
                 r.result().rows(), r.changes(), r.result().sha256(), Double.isNaN(r.requestsPerBatch()) ? ""
@@ -282,7 +198,7 @@ public final class NexmarkBench {
      * Runs one query on one backend, in a JVM of its own where runs have a memory limit ({@link
      * NexmarkContainer}); a failure becomes a failed run, reported, not thrown.
      */
-    static NexmarkRun run(NexmarkQueries.Query query, String backend, int round, Mode mode, Path work) {
+    static NexmarkRun run(NexmarkQueries.Query query, String backend, int round, NexmarkMode mode, Path work) {
         if (!NexmarkContainer.wanted()) {
             return runInThisJvm(query, backend, round, mode, work);
         }
@@ -294,7 +210,7 @@ public final class NexmarkBench {
         }
     }
 
-    private static NexmarkRun runInThisJvm(NexmarkQueries.Query query, String backend, int round, Mode mode,
+    private static NexmarkRun runInThisJvm(NexmarkQueries.Query query, String backend, int round, NexmarkMode mode,
             Path work) {
         try {
             return measure(query, backend, round, mode, work);
@@ -309,8 +225,8 @@ public final class NexmarkBench {
         }
     }
 
-    private static NexmarkRun measure(NexmarkQueries.Query query, String backend, int round, Mode mode, Path work)
-            throws Exception {
+    private static NexmarkRun measure(NexmarkQueries.Query query, String backend, int round, NexmarkMode mode,
+            Path work) throws Exception {
         Path dir = work.resolve(query.name() + "-" + backend + "-" + round + (mode.pacedRate() > 0 ? "-paced" : ""));
         ExpiryJobBench.deleteTree(dir);
         Path local = Files.createDirectories(dir.resolve("local"));

@@ -47,7 +47,7 @@ final class NexmarkContainer {
      * Runs one query on one backend in a JVM of its own inside a fresh cgroup, passing on every lethe.bench
      * property; a run the JVM did not report (killed by the cgroup's OOM killer, or failed) is a failed run.
      */
-    static NexmarkRun run(NexmarkQueries.Query query, String backend, int round, NexmarkBench.Mode mode, Path work)
+    static NexmarkRun run(NexmarkQueries.Query query, String backend, int round, NexmarkMode mode, Path work)
             throws IOException, InterruptedException {
         String container = System.getProperty(CONTAINER_PROPERTY);
         MemoryCgroup cgroup = MemoryCgroup.create("lethe-bench-nexmark-" + query.name() + "-" + backend,

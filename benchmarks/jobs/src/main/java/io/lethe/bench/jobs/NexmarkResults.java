@@ -21,7 +21,7 @@ final class NexmarkResults {
 
     /** Writes the runs of a mode and of its paced runs (null: none) into one CSV file, and its settings. */
     static void write(NexmarkBench.Measured unpaced, NexmarkBench.Measured paced, Path out) throws IOException {
-        NexmarkBench.Mode mode = unpaced.mode();
+        NexmarkMode mode = unpaced.mode();
         Path file = out.resolve(mode.csvName() + ".csv");
         Path settings = out.resolve(mode.csvName() + ".settings.csv");
         String reference = mode.reference();
@@ -61,18 +61,18 @@ final class NexmarkResults {
             System.out.print("Paced runs. ");
             summarize(paced);
         }
-        NexmarkBench.Mode mode = unpaced.mode();
+        NexmarkMode mode = unpaced.mode();
         System.out.printf(Locale.ROOT, "%nNexmark %s mode took %.0f s%n", mode.name(), seconds);
         if (mode.name().equals("quick") && !mode.asyncState()) {
             System.out.printf(Locale.ROOT, "Full mode estimate: about %.0f min (%,d events per run, %d rounds: this"
                     + " run's rates, %.1f times slower with the larger state)%n",
-                    estimateFullSeconds(unpaced.runs(), mode, seconds) / 60, NexmarkBench.Mode.of(true).events(),
-                    NexmarkBench.Mode.of(true).rounds(), FULL_SLOWDOWN);
+                    estimateFullSeconds(unpaced.runs(), mode, seconds) / 60, NexmarkMode.of(true).events(),
+                    NexmarkMode.of(true).rounds(), FULL_SLOWDOWN);
         }
     }
 
     private static void summarize(NexmarkBench.Measured m) {
-        NexmarkBench.Mode mode = m.mode();
+        NexmarkMode mode = m.mode();
         NexmarkEquality.Outcome outcome = m.outcome();
         System.out.println("Results equal to " + mode.reference() + "'s:");
         for (NexmarkQueries.Query q : mode.queries()) {
@@ -98,8 +98,8 @@ final class NexmarkResults {
      * cluster start), the full mode's events at the quick run's steady rate times {@link #FULL_SLOWDOWN},
      * and half a checkpoint interval of waiting for the final checkpoint; two rounds, no repeats.
      */
-    static double estimateFullSeconds(List<NexmarkRun> runs, NexmarkBench.Mode mode, double quickSeconds) {
-        NexmarkBench.Mode full = NexmarkBench.Mode.of(true);
+    static double estimateFullSeconds(List<NexmarkRun> runs, NexmarkMode mode, double quickSeconds) {
+        NexmarkMode full = NexmarkMode.of(true);
         double inJobs = runs.stream().filter(r -> r.error() == null).mapToDouble(NexmarkRun::seconds).sum();
         double outsideJobs = (quickSeconds - inJobs) / mode.runs();
         double perRound = 0;
@@ -112,7 +112,7 @@ final class NexmarkResults {
         return perRound / mode.rounds() * full.rounds();
     }
 
-    private static void writeSettings(Path file, NexmarkBench.Mode mode, String determinism,
+    private static void writeSettings(Path file, NexmarkMode mode, String determinism,
             NexmarkBench.Measured paced) throws IOException {
         NexmarkConfig c = mode.config();
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(file))) {
@@ -179,7 +179,7 @@ final class NexmarkResults {
             }
             csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", mode.rounds());
             if (paced != null) {
-                NexmarkBench.Mode p = paced.mode();
+                NexmarkMode p = paced.mode();
                 csv.printf(Locale.ROOT, "latency,paced runs (paced_events_per_s > 0) of %s: %,d events with the source"
                         + " at %,d events/s and event time at the same rate (so other events than the unpaced runs'),"
                         + " the same for every backend; a result row's latency: from the moment the newest event it"

@@ -45,7 +45,7 @@ class NexmarkAsyncStateTest {
 
     @Test
     void theAsynchronousPartRunsRocksDbWithSynchronousStateOnTheSamePlan() {
-        NexmarkBench.Mode mode = mode(true);
+        NexmarkMode mode = mode(true);
         assertTrue(mode.asyncStateOn("lethe"));
         assertTrue(mode.asyncStateOn("forst"));
         assertFalse(mode.asyncStateOn("rocksdb"));
@@ -59,8 +59,8 @@ class NexmarkAsyncStateTest {
         assertFalse(mode(false).asyncStateOn("lethe"));
     }
 
-    private static NexmarkBench.Mode mode(boolean asyncState) {
-        return new NexmarkBench.Mode("test", EVENTS, 1, 1, NexmarkConfig.withRate(10_000), List.of("hashmap", "lethe"),
+    private static NexmarkMode mode(boolean asyncState) {
+        return new NexmarkMode("test", EVENTS, 1, 1, NexmarkConfig.withRate(10_000), List.of("hashmap", "lethe"),
                 NexmarkQueries.ALL, asyncState);
     }
 }

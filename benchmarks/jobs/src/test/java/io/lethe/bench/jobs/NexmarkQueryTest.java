@@ -20,7 +20,7 @@ class NexmarkQueryTest {
     @Test
     void q9GivesTheSameResultOnHashmapAndLethe(@TempDir Path work) {
         NexmarkQueries.Query q9 = NexmarkQueries.byName("q9");
-        NexmarkBench.Mode mode = new NexmarkBench.Mode("test", EVENTS, 1, 1, NexmarkConfig.withRate(10_000),
+        NexmarkMode mode = new NexmarkMode("test", EVENTS, 1, 1, NexmarkConfig.withRate(10_000),
                 List.of("hashmap", "lethe"), List.of(q9), false);
         NexmarkWinningBids expected = NexmarkWinningBids.of(new NexmarkGenerator(mode.config()), EVENTS);
         assertEquals(0, expected.tiedWinners(), "this input has no ties: q9 is deterministic on it");
