@@ -17,6 +17,7 @@ import io.lethe.flink.state.StateFactory;
 import io.lethe.flink.state.StateKeys;
 import io.lethe.flink.state.StateMigration;
 import io.lethe.flink.state.StateRegistry;
+import io.lethe.flink.state.TtlSerializerForms;
 import io.lethe.flink.timers.EngineTimerQueues;
 import io.lethe.flink.timers.LetheTimerQueue;
 import io.lethe.flink.timers.TimerStore;
@@ -269,7 +270,9 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
 
     /**
      * Registers a state for its descriptor, or checks a registered one's new serializers (as
-     * Flink's backends do) and migrates its values when the new serializer asks for it.
+     * Flink's backends do) and migrates its values when the new serializer asks for it. A TTL
+     * serializer of synchronous state and one of asynchronous state write the same bytes and are
+     * taken as each other ({@link TtlSerializerForms}), so the job restores with either kind.
      */
     @SuppressWarnings("unchecked")
     private <N, S extends State, SV> RegisteredState register(StateDescriptor<S, SV> desc,
@@ -295,6 +298,7 @@ public class LetheKeyedStateBackend<K> extends AbstractKeyedStateBackend<K> impl
         }
         meta.checkStateMetaInfo(desc);
         TypeSerializer<SV> previousStateSerializer = meta.getStateSerializer();
+        stateSerializer = TtlSerializerForms.inRestoredForm(stateSerializer, meta.getPreviousStateSerializerSnapshot());
         TypeSerializerSchemaCompatibility<SV> compat = meta.updateStateSerializer(stateSerializer);
         if (compat.isCompatibleAfterMigration()) {
             StateMigration.migrate(desc, registered, this, window, ttlTimeProvider);

@@ -3,6 +3,7 @@ package io.lethe.flink.restore;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackendFactory;
 import io.lethe.flink.testing.AllStatesJob;
 
@@ -30,8 +31,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Canonical savepoints move between Lethe and Flink's own backends: a job with every kind of keyed
  * state, TTL state, pending and deleted timers and open windows stops with a savepoint on one backend
- * and resumes on another at another parallelism. Both runs together give exactly the lines of a run
- * without a stop on the HashMap backend.
+ * and resumes on another at another parallelism. Savepoints also move between the job with
+ * synchronous state and the same job with asynchronous state on Lethe's executor, in both directions
+ * (Flink takes no canonical savepoint of asynchronous state, so from there only native ones). Both
+ * runs together give exactly the lines of a run without a stop on the HashMap backend.
  */
 class SavepointAcrossBackendsTest {
     private static final String LETHE = LetheStateBackendFactory.class.getName();
@@ -70,6 +73,30 @@ class SavepointAcrossBackendsTest {
                 + beforeStop + " lines");
     }
 
+    @ParameterizedTest(name = "{0} state -> {1} state, {2} savepoint, parallelism {3} -> {4}")
+    @CsvSource({"sync, async, CANONICAL, 2, 3", "sync, async, NATIVE, 2, 3", "async, sync, NATIVE, 3, 2",
+            "async, async, NATIVE, 2, 1"})
+    void resumesWithTheOtherKindOfState(String from, String to, SavepointFormatType format, int before, int after,
+            @TempDir Path savepoints) throws Exception {
+        AllStatesJob.OUTPUT.clear();
+        Configuration lethe = backend("lethe");
+        lethe.set(LetheOptions.ASYNC_STATE_EXECUTOR, true);
+        JobClient first = start(lethe, before, new AllStatesJob.Throttle(), from.equals("async"));
+        waitForLines(first, STOP_AFTER_LINES);
+        String savepoint = first.stopWithSavepoint(false, savepoints.toUri().toString(), format)
+                .get(2, TimeUnit.MINUTES);
+        int beforeStop = AllStatesJob.OUTPUT.size();
+        assertTrue(beforeStop < uninterrupted.size() / 2, "the first run was stopped only after " + beforeStop
+                + " of " + uninterrupted.size() + " lines");
+
+        Configuration resume = new Configuration(lethe);
+        resume.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        start(resume, after, AllStatesJob.open(), to.equals("async")).getJobExecutionResult().get();
+
+        assertSameLines(uninterrupted, sorted(AllStatesJob.OUTPUT), from + " -> " + to + " state (" + format
+                + " savepoint), stopped after " + beforeStop + " lines");
+    }
+
     private static Configuration backend(String name) {
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, name.equals("lethe") ? LETHE : name);
@@ -77,9 +104,14 @@ class SavepointAcrossBackendsTest {
     }
 
     private static JobClient start(Configuration conf, int parallelism, AllStatesJob.Gate gate) throws Exception {
+        return start(conf, parallelism, gate, false);
+    }
+
+    private static JobClient start(Configuration conf, int parallelism, AllStatesJob.Gate gate, boolean asyncState)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
-        AllStatesJob.build(env, gate);
+        AllStatesJob.build(env, gate, asyncState);
         return env.executeAsync();
     }
 
