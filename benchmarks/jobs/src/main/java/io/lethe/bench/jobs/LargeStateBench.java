@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * State far larger than memory: the {@link LargeStateJobs} on Lethe, Flink's RocksDB backend (timers
@@ -34,7 +36,6 @@ public final class LargeStateBench {
      * 768 MiB for the JVM's other memory (metaspace, threads, network buffers) and the page cache.
      */
     static final String CONTAINER = "4g";
-    static final String CGROUP_PROPERTY = "lethe.bench.cgroup";
     static final List<String> JOBS = List.of("keyed", "keyed-async", "windowed");
     /** Full mode's steady phase in seconds, where not the default (passed on to each run's JVM). */
     static final String STEADY_SECONDS_PROPERTY = "lethe.bench.largestate.steady-seconds";
@@ -112,13 +113,10 @@ public final class LargeStateBench {
     /** Runs one job on one backend in a JVM of its own, in a memory cgroup where the machine allows one. */
     private static Child runChild(String job, String backend, boolean full, Path out)
             throws IOException, InterruptedException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + HEAP));
         MemoryCgroup cgroup = null;
         String limit;
         try {
             cgroup = MemoryCgroup.create("lethe-bench-" + job + "-" + backend, MemorySize.parse(CONTAINER).getBytes());
-            cmd.add("-D" + CGROUP_PROPERTY + "=" + cgroup.dir());
             limit = String.format(Locale.ROOT, "%s per run (a memory cgroup: heap %s + managed memory %s + the rest"
                     + " for the JVM's other memory and the page cache); as in a TaskManager container the page cache"
                     + " cannot hold the state", CONTAINER, HEAP, MANAGED_MEMORY);
@@ -126,19 +124,16 @@ public final class LargeStateBench {
             limit = "none (" + e.getMessage() + "): the page cache may hold the state";
             System.out.println("  no memory limit: " + e.getMessage());
         }
+        Map<String, String> properties = new TreeMap<>();
         for (String property : List.of(JobBackends.OVERRIDES_PROPERTY + backend, STEADY_SECONDS_PROPERTY)) {
             String value = System.getProperty(property);
             if (value != null) {
-                cmd.add("-D" + property + "=" + value);
+                properties.put(property, value);
             }
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LargeStateRun.class.getName(), job, backend,
-                full ? "full" : "quick", out.toString()));
-        int exit = new ProcessBuilder(cgroup == null ? cmd : cgroup.wrap(cmd)).inheritIO().start().waitFor();
-        if (cgroup != null) {
-            cgroup.remove();
-        }
-        return new Child(exit, limit);
+        ContainedJvm.Exit exit = ContainedJvm.run(cgroup, HEAP, properties, LargeStateRun.class,
+                List.of(job, backend, full ? "full" : "quick", out.toString()));
+        return new Child(exit.code(), limit);
     }
 
     /**

@@ -77,7 +77,7 @@ public final class LargeStateRun {
         Path local = Files.createDirectories(dir.resolve("local"));
         LargeStateJobs.Sizes sizes = LargeStateBench.sizes(full);
         LargeStateResult result;
-        String cgroupDir = System.getProperty(LargeStateBench.CGROUP_PROPERTY);
+        String cgroupDir = System.getProperty(ContainedJvm.CGROUP_PROPERTY);
         MemoryCgroup cgroup = cgroupDir == null ? null : MemoryCgroup.at(Path.of(cgroupDir));
         try (Timeline timeline = new Timeline(job + "/" + backend, local, cgroup)) {
             result = new LargeStateRun(job, backend, sizes, dir, timeline).run(local, cgroup);

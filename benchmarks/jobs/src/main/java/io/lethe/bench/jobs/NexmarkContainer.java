@@ -7,9 +7,10 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Nexmark with state far larger than memory: with {@code -Dlethe.bench.nexmark.container=<size>} every run
@@ -40,7 +41,7 @@ final class NexmarkContainer {
     /** Whether runs go to JVMs of their own (asked for, and this is not one of them). */
     static boolean wanted() {
         return System.getProperty(CONTAINER_PROPERTY) != null
-                && System.getProperty(LargeStateBench.CGROUP_PROPERTY) == null;
+                && System.getProperty(ContainedJvm.CGROUP_PROPERTY) == null;
     }
 
     /**
@@ -54,22 +55,18 @@ final class NexmarkContainer {
                 MemorySize.parse(container).getBytes());
         Path result = Files.createDirectories(work).resolve(query.name() + "-" + backend + "-" + round + ".run");
         Files.deleteIfExists(result);
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + heap(), "-D" + LargeStateBench.CGROUP_PROPERTY + "=" + cgroup.dir()));
+        Map<String, String> properties = new TreeMap<>();
         for (String name : System.getProperties().stringPropertyNames()) {
             if (name.startsWith("lethe.bench.")) {
-                cmd.add("-D" + name + "=" + System.getProperty(name));
+                properties.put(name, System.getProperty(name));
             }
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NexmarkBench.class.getName(), CHILD,
+        ContainedJvm.Exit exit = ContainedJvm.run(cgroup, heap(), properties, NexmarkBench.class, List.of(CHILD,
                 mode.name(), query.name(), backend, Integer.toString(round), Long.toString(mode.pacedRate()),
                 work.toString(), result.toString()));
-        int exit = new ProcessBuilder(cgroup.wrap(cmd)).inheritIO().start().waitFor();
-        long kills = cgroup.oomKills();
-        cgroup.remove();
-        if (exit != 0 || !Files.exists(result)) {
-            String why = kills > 0 ? String.format(Locale.ROOT, "killed by the OOM killer of its %s memory cgroup",
-                    container) : "its JVM exited with code " + exit;
+        if (exit.code() != 0 || !Files.exists(result)) {
+            String why = exit.oomKills() > 0 ? String.format(Locale.ROOT, "killed by the OOM killer of its %s memory"
+                    + " cgroup", container) : "its JVM exited with code " + exit.code();
             return NexmarkRun.failed(query.name(), backend, round, mode.events(), mode.pacedRate(), why);
         }
         try (ObjectInputStream in = new ObjectInputStream(Files.newInputStream(result))) {
