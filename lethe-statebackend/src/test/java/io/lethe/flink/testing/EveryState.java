@@ -41,6 +41,15 @@ import java.util.Objects;
 public abstract class EveryState extends KeyedProcessFunction<Integer, Tuple3<Integer, Long, Long>, String> {
     private static final int RECENT = 5;
 
+    // The states' names: one binding's savepoint restores into the other's because they match.
+    static final String COUNT = "count";
+    static final String TTL_COUNT = "ttl-count";
+    static final String REMINDER = "reminder";
+    static final String RECENT_VALUES = "recent";
+    static final String PER_SECOND = "per-second";
+    static final String SUM = "sum";
+    static final String COUNT_AND_SUM = "count-and-sum";
+
     /** A value state. */
     protected record Value(SupplierWithException<Long, Exception> read, ThrowingConsumer<Long, Exception> write,
             ThrowingRunnable<Exception> clear) {}
@@ -63,15 +72,6 @@ public abstract class EveryState extends KeyedProcessFunction<Integer, Tuple3<In
     private transient PerSecond perSecond;
     private transient Appending<Long, Long> sum;
     private transient Appending<Tuple3<Integer, Long, Long>, String> countAndSum;
-
-    /** Names every state, as both bindings do. */
-    static final String COUNT = "count";
-    static final String TTL_COUNT = "ttl-count";
-    static final String REMINDER = "reminder";
-    static final String RECENT_VALUES = "recent";
-    static final String PER_SECOND = "per-second";
-    static final String SUM = "sum";
-    static final String COUNT_AND_SUM = "count-and-sum";
 
     /** The TTL of the value with a TTL: longer than any run, so it never expires in one. */
     static StateTtlConfig ttl() {
