@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "db/db_impl.h"
+#include "sst/compression.h"
 
 namespace lethe {
 
@@ -158,6 +159,17 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     ColumnFamilyData* cfd = Resolve(cf, &s);
     if (cfd == nullptr) return false;
     *value = std::to_string(cfd->options.pages_per_tile);
+    return true;
+  }
+  if (property == "lethe.compression") {
+    // As the family was created: its compression, then that of its last level.
+    std::lock_guard<std::mutex> l(mu_);
+    Status s;
+    ColumnFamilyData* cfd = Resolve(cf, &s);
+    if (cfd == nullptr) return false;
+    const ColumnFamilyOptions& o = cfd->options;
+    *value = std::string(CompressionName(o.compression)) + "," +
+             CompressionName(o.bottommost_compression.value_or(o.compression));
     return true;
   }
   if (property == "lethe.files") {

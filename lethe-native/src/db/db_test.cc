@@ -18,6 +18,7 @@
 #include "lethe/db.h"
 #include "env/fault_injection_env.h"
 #include "lethe/env.h"
+#include "sst/compression.h"
 #include "test_util.h"
 #include "util/random.h"
 
@@ -298,6 +299,25 @@ TEST_F(DBTest, PagesPerTileIsEachFamilysOwnAcrossReopen) {
   EXPECT_EQ("8", v);
   ASSERT_TRUE(db_->GetProperty(cf_, "lethe.pages-per-tile", &v));
   EXPECT_EQ(std::to_string(options_.cf_defaults.pages_per_tile), v);
+}
+
+TEST_F(DBTest, CompressionIsEachFamilysOwnAcrossReopen) {
+  ColumnFamilyOptions zstd;
+  zstd.compression = Compression::kZSTD;
+  zstd.bottommost_compression = Compression::kNone;
+  ColumnFamilyHandle* other;
+  ASSERT_TRUE(db_->CreateColumnFamily("zstd", zstd, &other).ok());
+  std::string v;
+  ASSERT_TRUE(db_->GetProperty(other, "lethe.compression", &v));
+  EXPECT_EQ("zstd,none", v);
+  Reopen();
+  ASSERT_TRUE(db_->GetProperty(db_->GetColumnFamily("zstd"), "lethe.compression", &v));
+  EXPECT_EQ("zstd,none", v);
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.compression", &v));
+  EXPECT_EQ(std::string(CompressionName(options_.cf_defaults.compression)) + "," +
+                CompressionName(options_.cf_defaults.bottommost_compression.value_or(
+                    options_.cf_defaults.compression)),
+            v);
 }
 
 TEST_F(DBTest, InvalidArguments) {

@@ -61,6 +61,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private AutoCloseable sharedMemory;
     private final ColumnFamilyOptions columnFamilyOptions;
     private ColumnFamilyOptions ttlColumnFamilyOptions;
+    private ColumnFamilyOptions timerColumnFamilyOptions;
     private LatencyTrackingStateConfig latencyTracking = LatencyTrackingStateConfig.disabled();
     private SizeTrackingStateConfig sizeTracking = SizeTrackingStateConfig.disabled();
     private boolean incrementalCheckpoints = true;
@@ -81,11 +82,18 @@ public final class LetheKeyedStateBackendBuilder<K> {
         this.dbOptions = dbOptions;
         this.columnFamilyOptions = columnFamilyOptions;
         this.ttlColumnFamilyOptions = columnFamilyOptions;
+        this.timerColumnFamilyOptions = columnFamilyOptions;
     }
 
     /** The options of the column families of states with a TTL (by default those of every other). */
     public LetheKeyedStateBackendBuilder<K> setTtlColumnFamilyOptions(ColumnFamilyOptions options) {
         this.ttlColumnFamilyOptions = options;
+        return this;
+    }
+
+    /** The options of the column families of timer queues kept in the engine (by default those of states). */
+    public LetheKeyedStateBackendBuilder<K> setTimerColumnFamilyOptions(ColumnFamilyOptions options) {
+        this.timerColumnFamilyOptions = options;
         return this;
     }
 
@@ -213,7 +221,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
         }
         KeyGroupRange range = parameters.getKeyGroupRange();
         int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
-        EngineTimerQueues timers = new EngineTimerQueues(db, columnFamilyOptions, range, numberOfKeyGroups,
+        EngineTimerQueues timers = new EngineTimerQueues(db, timerColumnFamilyOptions, range, numberOfKeyGroups,
                 CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(numberOfKeyGroups), timerSettings,
                 restored.engineQueueRecords());
         restored.engineQueues().forEach(timers::registerRestored);

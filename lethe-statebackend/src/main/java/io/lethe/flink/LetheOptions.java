@@ -295,6 +295,17 @@ public final class LetheOptions {
                     .withDescription("With LETHE timers: the timers each key group keeps on the heap, its next ones"
                             + " (as state.backend.rocksdb.timer-service.cache-size).");
 
+    public static final ConfigOption<Compression> TIMER_SERVICE_COMPRESSION =
+            ConfigOptions.key("state.backend.lethe.timer-service.compression")
+                    .enumType(Compression.class)
+                    .defaultValue(Compression.ZSTD)
+                    .withDescription("With LETHE timers: the compression of the timer queues' column families, on"
+                            + " every level: ZSTD (the default), LZ4 or NONE. Timer rows are short and alike (key"
+                            + " group, time, key, window), are written once and are read in order when they fire:"
+                            + " ZSTD stores them in about 0.6 of LZ4's bytes, at little CPU for so few bytes. The"
+                            + " state's own column families follow state.backend.lethe.compression and"
+                            + " state.backend.lethe.bottommost-compression.");
+
     public static final ConfigOption<Boolean> TIMER_SERVICE_COUNT_PENDING =
             ConfigOptions.key("state.backend.lethe.timer-service.count-pending")
                     .booleanType()
@@ -361,6 +372,12 @@ public final class LetheOptions {
         return base.toBuilder().pagesPerTile(pagesPerTile(config, TTL_PAGES_PER_TILE)).build();
     }
 
+    /** The options of a timer queue kept in the engine: {@code base} with the timers' compression. */
+    static ColumnFamilyOptions timerColumnFamilyOptions(ReadableConfig config, ColumnFamilyOptions base) {
+        Compression c = config.get(TIMER_SERVICE_COMPRESSION);
+        return base.toBuilder().compression(c).bottommostCompression(c).build();
+    }
+
     /** Validates every option now, so a bad value fails at configuration time, naming the key. */
     static void validate(ReadableConfig config) {
         checkRange(config, SIZE_RATIO, 2, 1000);
@@ -378,6 +395,7 @@ public final class LetheOptions {
         checkRange(config, BLOOM_BITS_PER_KEY, 0, 64);
         config.get(COMPRESSION); // an unknown codec fails here, naming the key
         config.get(BOTTOMMOST_COMPRESSION);
+        config.get(TIMER_SERVICE_COMPRESSION);
         checkBytes(config, PAGE_SIZE, 64, 16L << 20);
         checkBytes(config, TARGET_FILE_SIZE, 4096, 1L << 40);
         checkBytes(config, LEVEL1_SIZE, 4096, 1L << 50);

@@ -76,6 +76,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.TIMER_SERVICE_FACTORY,
             LetheOptions.TIMER_SERVICE_CACHE_SIZE,
             LetheOptions.TIMER_SERVICE_COUNT_PENDING,
+            LetheOptions.TIMER_SERVICE_COMPRESSION,
             LetheOptions.CHECKPOINT_TRANSFER_THREADS,
             LetheOptions.ASYNC_STATE_EXECUTOR,
             LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE,
@@ -209,6 +210,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                             memory == null ? null : memory.getResourceHandle()),
                     columnFamilies)
                     .setTtlColumnFamilyOptions(LetheOptions.ttlColumnFamilyOptions(settings, columnFamilies))
+                    .setTimerColumnFamilyOptions(LetheOptions.timerColumnFamilyOptions(settings, columnFamilies))
                     .setSharedMemory(memory)
                     .setLatencyTracking(latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
                     .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())

@@ -122,6 +122,10 @@ class LetheStateBackendFactoryTest {
         assertTrue(m.contains("state.backend.lethe.bottommost-compression") && m.contains("ZSTD"),
                 "names the key and the codecs: " + m);
 
+        m = rejected(c -> c.setString("state.backend.lethe.timer-service.compression", "gzip"));
+        assertTrue(m.contains("state.backend.lethe.timer-service.compression") && m.contains("LZ4"),
+                "names the key and the codecs: " + m);
+
         m = rejected(c -> c.set(LetheOptions.MAX_OPEN_FILES, 8));
         assertTrue(m.contains("state.backend.lethe.files.open"), m);
 
