@@ -4,7 +4,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -47,33 +46,11 @@ final class JobBackends {
             case "hashmap" -> conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
             default -> throw new IllegalArgumentException("unknown backend " + backend);
         }
-        Map<String, String> overrides = overrides(System.getProperty(OVERRIDES_PROPERTY + backend, ""));
+        Map<String, String> overrides = ExperimentSettings.of(backend);
         if (!overrides.isEmpty()) {
             System.out.println("  " + backend + " with changed settings (an experiment): " + overrides);
             overrides.forEach(conf::setString);
         }
-    }
-
-    /**
-     * The system property whose value ({@code key=value;key=value}) a backend's settings are changed
-     * by, for experiments (e.g. {@code -Dlethe.bench.conf.lethe=state.backend.lethe.compression=NONE}):
-     * a report's runs never set it, and every run's log names the settings it ran with.
-     */
-    static final String OVERRIDES_PROPERTY = "lethe.bench.conf.";
-
-    static Map<String, String> overrides(String spec) {
-        Map<String, String> settings = new LinkedHashMap<>();
-        for (String pair : spec.split(";")) {
-            if (pair.isBlank()) {
-                continue;
-            }
-            int eq = pair.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException(OVERRIDES_PROPERTY + "*: key=value pairs separated by ';', not " + pair);
-            }
-            settings.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
-        }
-        return settings;
     }
 
     /**
@@ -103,8 +80,9 @@ final class JobBackends {
     static final String[][] SETTINGS = {
         {"lethe", "Lethe: D_th 10 s (state.backend.lethe.delete-persistence-threshold; its default is 1 h, 10 s"
                 + " makes every delete and expiry finish within the runs), otherwise its defaults: timers in the"
-                + " engine (128 cached per key group), pages of 4 KiB, delete tiles of one page but 8 in states with"
-                + " a TTL, LZ4 page compression with ZSTD in the last level, managed memory"},
+                + " engine (128 cached per key group; their pages compressed with ZSTD), pages of 4 KiB, delete"
+                + " tiles of one page but 8 in states with a TTL, LZ4 page compression with ZSTD in the last level,"
+                + " managed memory"},
         {"lethe-h8", "as lethe, with delete tiles of 8 pages in every state (state.backend.lethe.pages-per-tile: 8)"},
         {"rocksdb", "Flink's RocksDB backend (frocksdbjni 8.10): timers in RocksDB (its default), Bloom filter 10"
                 + " bits/key (state.backend.rocksdb.use-bloom-filter: true), managed memory (its default),"

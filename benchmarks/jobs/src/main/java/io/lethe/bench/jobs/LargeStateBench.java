@@ -125,7 +125,7 @@ public final class LargeStateBench {
             System.out.println("  no memory limit: " + e.getMessage());
         }
         Map<String, String> properties = new TreeMap<>();
-        for (String property : List.of(JobBackends.OVERRIDES_PROPERTY + backend, STEADY_SECONDS_PROPERTY)) {
+        for (String property : List.of(ExperimentSettings.PROPERTY + backend, STEADY_SECONDS_PROPERTY)) {
             String value = System.getProperty(property);
             if (value != null) {
                 properties.put(property, value);

@@ -1,26 +1,16 @@
 package io.lethe.bench.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
-import java.util.Map;
 
 class JobBackendsTest {
     @Test
-    void overridesAreKeyValuePairsSeparatedBySemicolons() {
-        assertEquals(Map.of("a.b", "1", "c", "x=y"), JobBackends.overrides(" a.b = 1 ;; c=x=y;"));
-        assertEquals(Map.of(), JobBackends.overrides(""));
-        assertThrows(IllegalArgumentException.class, () -> JobBackends.overrides("a.b"));
-        assertThrows(IllegalArgumentException.class, () -> JobBackends.overrides("=1"));
-    }
-
-    @Test
     void overridesChangeOnlyTheirBackend() {
-        String property = JobBackends.OVERRIDES_PROPERTY + "lethe";
+        String property = ExperimentSettings.PROPERTY + "lethe";
         System.setProperty(property, "state.backend.lethe.compression=NONE");
         try {
             Configuration lethe = new Configuration();

@@ -1,5 +1,6 @@
 package io.lethe.bench.streams;
 
+import io.lethe.bench.jobs.ExperimentSettings;
 import io.lethe.examples.Click;
 import io.lethe.examples.ClickStream;
 import io.lethe.examples.Directories;
@@ -45,7 +46,8 @@ import java.util.concurrent.TimeUnit;
  * System properties for a look at one part (not for the report): {@code lethe.bench.streams.systems}
  * (comma-separated ids, default all), {@code lethe.bench.streams.rounds} and {@code
  * lethe.bench.streams.child-jvm-options} (space-separated options added to each application's JVM,
- * e.g. a flight recording).
+ * e.g. a flight recording), and {@code lethe.bench.conf.<system>} (its Kafka Streams properties
+ * changed for an experiment, {@link ExperimentSettings}).
  *
  * Writes {@code streams.csv} (one row per run), {@code streams-timeline.csv} (a row per second and
  * run) and {@code streams.settings.csv}.
@@ -144,6 +146,10 @@ public final class StreamsBench {
         String childOptions = System.getProperty("lethe.bench.streams.child-jvm-options", "").strip();
         if (!childOptions.isEmpty()) {
             cmd.addAll(List.of(childOptions.split("\\s+")));
+        }
+        String experiment = System.getProperty(ExperimentSettings.PROPERTY + system.id);
+        if (experiment != null) {
+            cmd.add("-D" + ExperimentSettings.PROPERTY + system.id + "=" + experiment);
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StreamsRun.class.getName(), mode, system.id,
                 Integer.toString(round), kafka.bootstrapServers(), stateDir.toString(), drainTopic, outputTopic));

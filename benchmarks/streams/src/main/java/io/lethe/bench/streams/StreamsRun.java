@@ -1,6 +1,7 @@
 package io.lethe.bench.streams;
 
 import io.lethe.bench.jobs.DiskUsage;
+import io.lethe.bench.jobs.ExperimentSettings;
 import io.lethe.bench.jobs.ProcessCpu;
 import io.lethe.bench.jobs.ProcessMemory;
 
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -78,6 +80,11 @@ public final class StreamsRun {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, w.threads());
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
         system.configure(props, w);
+        Map<String, String> changed = ExperimentSettings.of(system.id);
+        if (!changed.isEmpty()) {
+            System.out.println("  " + system.id + " with changed settings (an experiment): " + changed);
+            props.putAll(changed);
+        }
         List<String> inputs = List.of(StreamsWorkload.MAIN_TOPIC, drainTopic);
         streams = new KafkaStreams(w.topology(inputs, outputTopic, progress), props);
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
