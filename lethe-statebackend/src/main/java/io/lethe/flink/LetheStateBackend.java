@@ -205,12 +205,13 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                                 * settings.get(LetheOptions.WRITE_BUFFER_RATIO)));
             }
             ColumnFamilyOptions columnFamilies = LetheOptions.columnFamilyOptions(settings);
+            ColumnFamilyOptions timers = LetheOptions.timerColumnFamilyOptions(settings, columnFamilies);
             return new LetheKeyedStateBackendBuilder<>(parameters, instanceBasePath,
                     LetheOptions.dbOptions(settings, writeBufferBytes, pageCacheBytes,
                             memory == null ? null : memory.getResourceHandle()),
                     columnFamilies)
                     .setTtlColumnFamilyOptions(LetheOptions.ttlColumnFamilyOptions(settings, columnFamilies))
-                    .setTimerColumnFamilyOptions(LetheOptions.timerColumnFamilyOptions(settings, columnFamilies))
+                    .setTimerColumnFamilyOptions(timers)
                     .setSharedMemory(memory)
                     .setLatencyTracking(latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
                     .setSizeTracking(sizeTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())
