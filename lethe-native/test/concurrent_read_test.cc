@@ -84,8 +84,17 @@ class ConcurrentReadTest : public ::testing::Test {
       if (rnd.OneIn(25)) Check(db_->Flush(), "flush");
       if (rnd.OneIn(100)) Check(db_->CompactAll(), "compact");
       if (round % 40 == 0) ReplaceSideFamily(&side);
+      AwaitARead();
     }
     done_ = true;
+  }
+
+  // Each round waits for a read to finish, so the readers run alongside the
+  // writer however the threads are scheduled (a loaded machine may otherwise
+  // run all rounds before a reader starts).
+  void AwaitARead() {
+    const uint64_t before = reads_.load();
+    while (reads_.load() == before && !failed_) std::this_thread::yield();
   }
 
   // A family that readers read while it is dropped under them.
@@ -213,7 +222,6 @@ TEST_F(ConcurrentReadTest, ReadersSeeWholeBatchesNeverMissOneAndNeverGoBack) {
   Writer();
   for (auto& t : readers) t.join();
   ASSERT_FALSE(failed_.load()) << failure_;
-  EXPECT_GT(reads_.load(), 100u) << "the readers ran alongside the writer";
   DbStatistics st = db_->GetStatistics();
   EXPECT_GT(st.flushes, 10u) << "memtables switched under the readers";
   EXPECT_GT(st.compactions_level0 + st.compactions_saturation, 0u) << "files were compacted under the readers";
