@@ -24,7 +24,7 @@ public class LetheKeyValueStore extends LetheStateStore implements KeyValueStore
     private static final Logger LOG = LoggerFactory.getLogger(LetheKeyValueStore.class);
 
     public LetheKeyValueStore(String name) {
-        super(name);
+        super(name, LetheStoreConfig.KEY_VALUE_COMPRESSION);
     }
 
 

@@ -38,7 +38,7 @@ public class LetheSessionStore extends LetheStateStore implements SessionStore<B
     private final Retention retention;
 
     public LetheSessionStore(String name, long retentionPeriod) {
-        super(name);
+        super(name, LetheStoreConfig.WINDOWED_COMPRESSION);
         this.retention = new Retention(retentionPeriod);
     }
 

@@ -1,5 +1,6 @@
 package io.lethe.kafka.streams;
 
+import io.lethe.engine.Compression;
 import io.lethe.engine.LetheException;
 import io.lethe.engine.WriteBatch;
 import io.lethe.engine.WriteOptions;
@@ -25,11 +26,14 @@ import java.util.Objects;
  */
 abstract class LetheStateStore implements StateStore {
     private final String name;
+    private final Compression unsetCompression;
     protected StoreDatabase store;
     protected StorePosition position;
 
-    LetheStateStore(String name) {
+    /** A store whose pages are compressed with {@code unsetCompression} unless the options say otherwise. */
+    LetheStateStore(String name, Compression unsetCompression) {
         this.name = Objects.requireNonNull(name, "name");
+        this.unsetCompression = Objects.requireNonNull(unsetCompression, "unsetCompression");
     }
 
     @Override
@@ -39,7 +43,7 @@ abstract class LetheStateStore implements StateStore {
 
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        store = StoreDatabase.open(name, context);
+        store = StoreDatabase.open(name, context, unsetCompression);
         position = StorePosition.load(name, context);
         StoreMetrics.register(store, context, name);
         opened(context);

@@ -46,7 +46,7 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
     private int sequence;
 
     public LetheWindowStore(String name, long retentionPeriod, long windowSize, boolean retainDuplicates) {
-        super(name);
+        super(name, LetheStoreConfig.WINDOWED_COMPRESSION);
         this.retention = new Retention(retentionPeriod);
         this.retainDuplicates = retainDuplicates;
         this.layout = new WindowedIterator.Layout(SUFFIX, k -> WindowKeySchema.fromStoreBytesKey(k, windowSize));

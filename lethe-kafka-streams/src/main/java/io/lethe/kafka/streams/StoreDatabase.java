@@ -2,6 +2,7 @@ package io.lethe.kafka.streams;
 
 import io.lethe.engine.ColumnFamilyHandle;
 import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheException;
@@ -50,8 +51,8 @@ final class StoreDatabase implements AutoCloseable {
      * The store's database, its options read now (a bad one fails here), the engine opened at its
      * first use, as Kafka Streams' segmented stores open their segments.
      */
-    static StoreDatabase open(String storeName, StateStoreContext context) {
-        LetheStoreConfig config = LetheStoreConfig.from(storeName, context.appConfigs());
+    static StoreDatabase open(String storeName, StateStoreContext context, Compression unsetCompression) {
+        LetheStoreConfig config = LetheStoreConfig.from(storeName, context.appConfigs(), unsetCompression);
         File dir = new File(new File(context.stateDir(), PARENT_DIR), storeName);
         return new StoreDatabase(storeName, dir, config);
     }

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -124,5 +126,38 @@ class LetheStoreConfigTest {
         assertNotNull(SharedBudgets.usage(key), "the other store still holds the budget");
         b.close();
         assertNull(SharedBudgets.usage(key), "the budget goes with the last store");
+    }
+
+    /**
+     * Unset, lethe.compression is LZ4 for key-value stores and ZSTD for window and session stores, on
+     * every level; set, it applies to every kind of store.
+     */
+    @Test
+    void eachKindOfStoreHasItsOwnCompressionUntilOneIsSet(@TempDir Path dir) {
+        assertEquals(List.of("lz4,lz4", "zstd,zstd", "zstd,zstd"),
+                compressionOfEachKind(dir.resolve("unset"), Map.of()));
+        assertEquals(List.of("lz4,zstd", "lz4,zstd", "lz4,zstd"), compressionOfEachKind(dir.resolve("set"),
+                Map.of(LetheStoreConfig.COMPRESSION, "lz4", LetheStoreConfig.BOTTOMMOST_COMPRESSION, "zstd")));
+    }
+
+    /** The engine's compression of a key-value, a window and a session store, each opened. */
+    private static List<String> compressionOfEachKind(Path dir, Map<String, String> options) {
+        Properties props = StreamsTestUtils.getStreamsConfig();
+        props.putAll(options);
+        InternalMockProcessorContext<?, ?> context = new InternalMockProcessorContext<>(dir.toFile(), Serdes.Bytes(),
+                Serdes.ByteArray(), new StreamsConfig(props));
+        Duration retention = Duration.ofMinutes(10);
+        Duration size = Duration.ofMinutes(1);
+        List<LetheStateStore> stores = List.of(
+                (LetheStateStore) LetheStores.persistentKeyValueStore("kv").get(),
+                (LetheStateStore) LetheStores.persistentWindowStore("window", retention, size, false).get(),
+                (LetheStateStore) LetheStores.persistentSessionStore("session", retention).get());
+        List<String> compressions = new ArrayList<>();
+        for (LetheStateStore s : stores) {
+            s.init(context, s);
+            compressions.add(s.store.db().property(s.store.family(), "lethe.compression"));
+            s.close();
+        }
+        return compressions;
     }
 }

@@ -13,13 +13,16 @@ import java.util.Map;
 /**
  * Kafka Streams' RocksDB stores as Kafka's documentation bounds their memory ("BoundedMemoryRocksDBConfig"):
  * one block cache for every store and segment of the application, memtables charged to it through a
- * write buffer manager, index and filter blocks cached with high priority (top level pinned); and LZ4
- * compression, which a deployment that watches its disk turns on. The memory comes from {@link #MEMORY}
- * in the application's configuration: half of it at most in memtables.
+ * write buffer manager, index and filter blocks cached with high priority (top level pinned); and
+ * compression, which a deployment that watches its disk turns on: LZ4, or the RocksDB compression type
+ * named by {@link #COMPRESSION}. The memory comes from {@link #MEMORY} in the application's
+ * configuration: half of it at most in memtables.
  */
 public class BoundedRocksDBConfig implements RocksDBConfigSetter {
     /** The application's store memory in bytes. */
     static final String MEMORY = "bench.store.memory.bytes";
+    /** A {@link CompressionType} name for every level; unset: LZ4. */
+    static final String COMPRESSION = "bench.store.compression";
     private static final double INDEX_FILTER_RATIO = 0.1;
 
     private static Cache cache;
@@ -41,7 +44,9 @@ public class BoundedRocksDBConfig implements RocksDBConfigSetter {
         table.setCacheIndexAndFilterBlocksWithHighPriority(true);
         table.setPinTopLevelIndexAndFilter(true);
         options.setWriteBufferManager(writeBufferManager);
-        options.setCompressionType(CompressionType.LZ4_COMPRESSION);
+        Object compression = configs.get(COMPRESSION);
+        options.setCompressionType(compression == null ? CompressionType.LZ4_COMPRESSION
+                : CompressionType.valueOf(compression.toString()));
         options.setTableFormatConfig(table);
     }
 

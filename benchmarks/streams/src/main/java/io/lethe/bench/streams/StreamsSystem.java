@@ -8,6 +8,7 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.BuiltInDslStoreSuppliers;
+import org.rocksdb.CompressionType;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,7 +35,8 @@ enum StreamsSystem {
         String settings(StreamsWorkload w) {
             return "one engine per store and task, all on one " + (w.memoryBytes() >> 20) + " MiB memory budget"
                     + " (lethe.memory.budget.bytes: one page cache, write buffers up to half of it, open tables'"
-                    + " index and filters counted in it); LZ4; D_th " + w.deletePersistenceThreshold().toSeconds()
+                    + " index and filters counted in it); the window store's pages in ZSTD (the default of window and"
+                    + " session stores); D_th " + w.deletePersistenceThreshold().toSeconds()
                     + " s; the horizon follows stream time minus retention";
         }
 
@@ -81,6 +83,19 @@ enum StreamsSystem {
             return "as shipped, plus Kafka's bounded-memory config setter: one " + (w.memoryBytes() >> 20)
                     + " MiB block cache for all stores and segments, memtables charged to it (half at most),"
                     + " index and filter blocks in it with high priority; LZ4";
+        }
+    },
+    /** As {@link #ROCKSDB_TUNED} with ZSTD on every level, as Lethe's window stores compress. */
+    ROCKSDB_ZSTD("rocksdb-zstd") {
+        @Override
+        void configure(Properties props, StreamsWorkload w) {
+            ROCKSDB_TUNED.configure(props, w);
+            props.put(BoundedRocksDBConfig.COMPRESSION, CompressionType.ZSTD_COMPRESSION.name());
+        }
+
+        @Override
+        String settings(StreamsWorkload w) {
+            return "as rocksdb-tuned, with ZSTD instead of LZ4 on every level";
         }
     };
 

@@ -17,12 +17,13 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * The report's Kafka Streams section: a windowed aggregation on Lethe's stores and on Kafka Streams'
- * RocksDB stores (as shipped, and tuned): a table of every system, Lethe against the best peer per
- * metric, and the state directory's size and the age of expired windows still on disk over time.
+ * RocksDB stores (as shipped, tuned with LZ4, tuned with ZSTD): a table of every system, Lethe against
+ * the best peer per metric, and the state directory's size and the age of expired windows still on disk
+ * over time.
  */
 final class StreamsSection {
-    static final List<String> SYSTEMS = List.of("lethe", "rocksdb", "rocksdb-tuned");
-    static final List<String> PEERS = List.of("rocksdb", "rocksdb-tuned");
+    static final List<String> SYSTEMS = List.of("lethe", "rocksdb", "rocksdb-tuned", "rocksdb-zstd");
+    static final List<String> PEERS = List.of("rocksdb", "rocksdb-tuned", "rocksdb-zstd");
 
     private static final List<Metric> METRICS = List.of(
             new Metric("records_per_s", "records/s", true),
@@ -60,7 +61,8 @@ final class StreamsSection {
         List<Row> rows = r.section("Kafka Streams", "streams", "A windowed aggregation in Kafka Streams (clicks per"
                 + " user in tumbling windows kept for a retention period, every update written to an output topic) on"
                 + " Lethe's stores and on Kafka Streams' RocksDB stores, as shipped and tuned as Kafka's documentation"
-                + " bounds their memory, each application in a JVM of its own against one broker. Each run reads the"
+                + " bounds their memory (with LZ4, and with ZSTD as Lethe's window stores compress), each application"
+                + " in a JVM of its own against one broker. Each run reads the"
                 + " same main topic as fast as it goes, then a drain topic filled with a few clicks a second in real"
                 + " time, so that windows expire as in a live application: how long the bytes of an expired window"
                 + " stay on disk is the age of the oldest window on disk (Lethe: the smallest delete key left in its"

@@ -76,7 +76,8 @@ class SuiteQuickTest {
         assertEquals(Set.of("true"), column(where(OUT.resolve("nexmark-async.csv"), "backend", "lethe"), "async_state"));
         assertEquals(Set.of("false"),
                 column(where(OUT.resolve("nexmark-async.csv"), "backend", "rocksdb"), "async_state"));
-        assertEquals(Set.of("lethe", "rocksdb", "rocksdb-tuned"), column(OUT.resolve("streams.csv"), "system"));
+        assertEquals(Set.of("lethe", "rocksdb", "rocksdb-tuned", "rocksdb-zstd"),
+                column(OUT.resolve("streams.csv"), "system"));
         assertEquals(Set.of("main", "drain"), column(OUT.resolve("streams-timeline.csv"), "phase"));
         assertTrue(column(OUT.resolve("environment.csv"), "key").containsAll(Set.of("cpu", "java", "flink",
                 "rocksdbjni")));
