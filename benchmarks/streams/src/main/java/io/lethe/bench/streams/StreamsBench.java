@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Kafka Streams benchmark: a windowed aggregation ({@link StreamsWorkload}) on Lethe's stores and
- * on Kafka Streams' RocksDB stores as shipped and tuned ({@link StreamsSystem}), each run an
+ * on Kafka Streams' RocksDB stores as shipped and tuned, with LZ4 or ZSTD ({@link StreamsSystem}), each run an
  * application in a JVM of its own ({@link StreamsRun}, 1 GiB heap pre-touched, so what it holds
  * beyond is its stores'), against one Kafka broker in this JVM. Every run reads the same main topic,
  * written once, as fast as it goes (records/s, disk blocks of the state directory, open files,
