@@ -6,6 +6,7 @@ import io.lethe.flink.LetheKeyedStateBackend;
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackend;
 import io.lethe.flink.testing.FileEntries;
+import io.lethe.flink.testing.TestBackends;
 import io.lethe.flink.testing.TestCheckpoints;
 import io.lethe.flink.testing.TtlClock;
 
@@ -13,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.AggregatingState;
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;
@@ -27,14 +27,8 @@ import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -69,30 +63,23 @@ class LetheTtlExpiryTest {
 
     @TempDir java.nio.file.Path checkpointDir;
     private final TtlClock clock = new TtlClock();
-    private MockEnvironment env;
+    private TestBackends backends;
     private TestCheckpoints snapshots;
-    private final List<AbstractKeyedStateBackend<Integer>> backends = new ArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
-        env = MockEnvironment.builder().build();
+        backends = new TestBackends("ttl-test", MAX_PARALLELISM);
         snapshots = new TestCheckpoints(checkpointDir);
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        backends.forEach(AbstractKeyedStateBackend::dispose);
-        env.close();
+        backends.close();
     }
 
     private AbstractKeyedStateBackend<Integer> backend(StateBackend kind, Collection<KeyedStateHandle> handles)
             throws Exception {
-        AbstractKeyedStateBackend<Integer> b = (AbstractKeyedStateBackend<Integer>) kind.createKeyedStateBackend(
-                new KeyedStateBackendParametersImpl<>(env, new JobID(), "ttl-test", IntSerializer.INSTANCE,
-                        MAX_PARALLELISM, KeyGroupRange.of(0, MAX_PARALLELISM - 1), env.getTaskKvStateRegistry(), clock,
-                        new UnregisteredMetricsGroup(), handles, new CloseableRegistry()));
-        backends.add(b);
-        return b;
+        return backends.create(kind, clock, handles);
     }
 
     private static LetheStateBackend lethe() {
@@ -191,8 +178,7 @@ class LetheTtlExpiryTest {
                 // Checkpoint (native) or savepoint (canonical) and restore Lethe; the heap backend
                 // just goes on.
                 KeyedStateHandle handle = checkpoint(lethe, ++checkpointId, rnd.nextBoolean());
-                lethe.dispose();
-                backends.remove(lethe);
+                backends.dispose(lethe);
                 lethe = backend(lethe(), List.of(handle));
                 l = new States(lethe, ttl(update));
                 continue;

@@ -7,17 +7,12 @@ import io.lethe.engine.LetheDb;
 import io.lethe.flink.LetheKeyedStateBackend;
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackend;
+import io.lethe.flink.testing.TestBackends;
 import io.lethe.flink.testing.TestCheckpoints;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
-import org.apache.flink.core.fs.CloseableRegistry;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
-import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -31,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
@@ -41,7 +35,6 @@ import java.util.List;
  */
 class TimerCompressionTest {
     private static final int MAX_PARALLELISM = 128;
-    private static final KeyGroupRange ALL = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
     private static final String QUEUE = "_timer_state/event_user-timers";
     private static final TimerSerializer<Integer, VoidNamespace> SERIALIZER =
             new TimerSerializer<>(IntSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
@@ -49,28 +42,22 @@ class TimerCompressionTest {
     @TempDir
     Path dir;
 
-    private MockEnvironment env;
-    private final List<AbstractKeyedStateBackend<Integer>> backends = new ArrayList<>();
+    private TestBackends backends;
 
     @BeforeEach
     void setUp() {
-        env = MockEnvironment.builder().build();
+        backends = new TestBackends("compression-test", MAX_PARALLELISM);
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        backends.forEach(AbstractKeyedStateBackend::dispose);
-        env.close();
+        backends.close();
     }
 
     /** A backend with a timer queue holding a timer and a value state, both opened. */
     private LetheKeyedStateBackend<Integer> backend(LetheStateBackend lethe, Collection<KeyedStateHandle> handles)
             throws Exception {
-        AbstractKeyedStateBackend<Integer> b = lethe.createKeyedStateBackend(
-                new KeyedStateBackendParametersImpl<>(env, new JobID(), "compression-test", IntSerializer.INSTANCE,
-                        MAX_PARALLELISM, ALL, env.getTaskKvStateRegistry(), TtlTimeProvider.DEFAULT,
-                        new UnregisteredMetricsGroup(), handles, new CloseableRegistry()));
-        backends.add(b);
+        AbstractKeyedStateBackend<Integer> b = backends.create(lethe, TtlTimeProvider.DEFAULT, handles);
         b.create(QUEUE, SERIALIZER).add(new TimerHeapInternalTimer<>(10, 1, VoidNamespace.INSTANCE));
         b.setCurrentKey(1);
         b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE,
