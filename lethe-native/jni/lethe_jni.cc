@@ -36,8 +36,8 @@ jmethodID g_exception_ctor = nullptr;
 std::atomic<int64_t> g_live_objects{0};
 
 // Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
-constexpr jlong kOptionsVersion = 5;
-constexpr jsize kDbOptionLongs = 14;
+constexpr jlong kOptionsVersion = 6;
+constexpr jsize kDbOptionLongs = 15;
 constexpr jsize kCfOptionLongs = 13;
 
 void ThrowStatus(JNIEnv* env, const Status& s) {
@@ -195,6 +195,7 @@ JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_open(JNIEnv* env, j
     o.avoid_blind_deletes = v[10] != 0;
     o.multi_get_threads = static_cast<int>(v[11]);
     o.heap_trim_interval_us = static_cast<uint64_t>(v[13]);
+    o.compact_in_memory = v[14] != 0;
     if (v[12] != 0) o.memory_budget = *reinterpret_cast<std::shared_ptr<lethe::MemoryBudget>*>(v[12]);
     DecodeCfOptions(v + kDbOptionLongs, &o.cf_defaults);
     std::unique_ptr<lethe::DB> db;

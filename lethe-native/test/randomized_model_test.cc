@@ -54,6 +54,14 @@ struct OptionSet {
   // what the other engine tests run.
   bool dynamic_level_bytes = true;
   size_t index_partition_size = 4096;  // bytes of index and filters per partition
+  // The run must have kept some flushes' survivors in memory: no WAL; hot
+  // and wide key sets of 16 and 32 keys instead of 200 and 3000, so that a
+  // quarter of the write buffers can hold a memtable's survivors; steps that
+  // flush (Flush, CompactAll, reopens, checkpoints) a hundredth as often, so
+  // that memtables fill; every other 6000 steps no deletes but horizon moves
+  // (DeleteFree), so that some memtables end without a tombstone that must
+  // reach the files; three times the operations.
+  bool compacts_in_memory = false;
 };
 
 const OptionSet kOptionSets[] = {
@@ -83,6 +91,16 @@ const OptionSet kOptionSets[] = {
     // Static level targets (level 1 holds level1_bytes), FADE on.
     {"static-levels-fade-dd-h1", 8 << 10, 128, 1, true, true, false, 16 << 10, 4 << 10, 3, 100'000,
      FadeFilePick::kOldestDelete, Compression::kLZ4, std::nullopt, -1, 0, false},
+    // No WAL and write buffers of 256 KiB: flushes compact in memory and keep
+    // survivors of up to 64 KiB resident, merged into the next flush; larger
+    // remainders, Flush (reopens, checkpoints) and CompactAll write files.
+    {"no-wal-in-memory-h4", 256 << 10, 256, 4, false, true, false, 128 << 10, 32 << 10, 4, 0,
+     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 0, true, 4096, true},
+    // The same under FADE (its deadlines flush memtables, whose tombstones
+    // are dropped or go to files) and a shared budget (residents bounded by a
+    // quarter of its write buffers, the neighbour's included).
+    {"no-wal-in-memory-fade-budget-h2", 4 << 20, 256, 2, false, true, false, 64 << 10, 16 << 10, 4, 300'000,
+     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 160 << 10, true, 300, true},
 };
 
 int64_t EnvInt(const char* name, int64_t dflt) {
@@ -154,9 +172,9 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     uint64_t r = rnd_->Uniform(100);
     std::string k;
     if (r < 60) {
-      k = "key" + std::to_string(rnd_->Uniform(200));
+      k = "key" + std::to_string(rnd_->Uniform(set_.compacts_in_memory ? 16 : 200));
     } else if (r < 90) {
-      k = "k" + std::to_string(rnd_->Uniform(3000));
+      k = "k" + std::to_string(rnd_->Uniform(set_.compacts_in_memory ? 32 : 3000));
     } else if (r < 95) {
       k = std::string(1, static_cast<char>(rnd_->Uniform(3) == 0 ? '\0' : '\xff')) + std::to_string(rnd_->Uniform(20));
     } else {
@@ -389,6 +407,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     if (!set_.use_wal) {
       ASSERT_TRUE(db_->Flush().ok());
     }
+    CountFlushes();
     db_.reset();
     if (crash) env_->SimulateCrash();
     Status s = DB::Open(options_, "/db", &db_);
@@ -405,6 +424,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
       std::string cf = RandomFamily();
       std::string k = RandomKey();
       uint64_t r = rnd_->Uniform(10);
+      if (DeleteFree() && (r == 5 || r == 6 || r == 9)) r = 0;  // deletes become puts
       if (r < 5) {
         std::string v = RandomValue();
         uint64_t dk = DeleteKeyFor(k);
@@ -444,6 +464,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     std::string cf = RandomFamily();
     std::string k = RandomKey();
     Status s;
+    if (DeleteFree() && r >= 350 && r < 580 && (r < 450 || r >= 550)) r = 0;  // deletes become puts
     if (r < 350) {
       std::string v = RandomValue();
       uint64_t dk = DeleteKeyFor(k);
@@ -513,6 +534,8 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
         snapshots_.erase(snapshots_.begin() + static_cast<long>(i));
       }
       return;
+    } else if (r < 903 && set_.compacts_in_memory && !rnd_->OneIn(100)) {
+      return;  // see OptionSet::compacts_in_memory
     } else if (r < 890) {
       Record("flush");
       s = db_->Flush();
@@ -545,7 +568,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
       // Delete keys are step numbers: a horizon some steps back, or a range
       // of recent steps.
       uint64_t now = static_cast<uint64_t>(step_);
-      if (rnd_->OneIn(2)) {
+      if (rnd_->OneIn(2) || DeleteFree()) {
         uint64_t h = now - std::min<uint64_t>(now, rnd_->Uniform(400));
         Record("advance-horizon(" + cf + "," + std::to_string(h) + ")");
         s = db_->AdvanceHorizon(Handle(cf), h);
@@ -626,12 +649,28 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   std::deque<std::pair<std::string, Model>> pending_checkpoints_;
   std::deque<std::string> history_;
   int64_t step_ = 0;
+  // Over every open of the database so far (statistics start at each open).
+  uint64_t flushes_ = 0, in_memory_compactions_ = 0;
+
+  // See OptionSet::compacts_in_memory.
+  bool DeleteFree() const { return set_.compacts_in_memory && (step_ / 6000) % 2 == 1; }
+
+  void CountFlushes() {
+    const DbStatistics s = db_->GetStatistics();
+    flushes_ += s.flushes;
+    in_memory_compactions_ += s.in_memory_compactions;
+  }
 };
 
 TEST_P(ModelTest, RandomOperationsMatchTheModel) {
-  int64_t ops = EnvInt("LETHE_MODEL_OPS", 10000);
+  int64_t ops = EnvInt("LETHE_MODEL_OPS", 10000) * (set_.compacts_in_memory ? 3 : 1);
   for (int64_t i = 0; i < ops && !HasFatalFailure(); i++) Step();
   if (HasFatalFailure()) return;
+  CountFlushes();
+  if (set_.compacts_in_memory) {
+    EXPECT_GT(in_memory_compactions_, 0u);
+    EXPECT_GT(flushes_, in_memory_compactions_);  // files too
+  }
   ASSERT_TRUE(db_->CompactAll().ok());
   ASSERT_TRUE(CheckEverything(db_.get(), model_)) << History();
   if (set_.memory_budget > 0) {

@@ -125,6 +125,15 @@ struct Options {
   bool use_wal = true;
   // Whether WAL records carry and are checked against a CRC32C.
   bool wal_checksums = true;
+  // Without a WAL: when a memtable fills, first compact it in memory with
+  // the resident survivors of earlier ones (dropping overwritten versions,
+  // deleted keys, entries under the horizon) and keep what survives in
+  // memory when it fits a quarter of the write buffers and holds no
+  // tombstone; a larger remainder, one with tombstones, Flush and
+  // checkpoints write files. Saves
+  // the writes of workloads that delete most of what they wrote shortly
+  // before (fired windows, cleared state). Ignored with a WAL.
+  bool compact_in_memory = true;
 
   // Verify every page's checksum on read (cheap: CRC32C in hardware).
   bool verify_checksums = true;

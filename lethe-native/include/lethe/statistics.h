@@ -118,7 +118,9 @@ enum class CompactionReason : int {
   X(kTableOpens, table_opens,                                                                       \
     "Table files opened, their top-level index read (tables of older formats: their whole index and filters): once per file while tables stay open, again whenever a table left the table cache.") \
   X(kIndexPartitionReads, index_partition_reads,                                                    \
-    "Index partitions (a run of tiles' index and Bloom filters) read from table files, when a lookup found them in no cache or a table keeping its whole index opened.")
+    "Index partitions (a run of tiles' index and Bloom filters) read from table files, when a lookup found them in no cache or a table keeping its whole index opened.") \
+  X(kInMemoryCompactions, in_memory_compactions,                                                    \
+    "Memtables compacted in memory on a flush: what survived stayed in memory instead of going to a file.")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -69,6 +69,7 @@ void DBImpl::InstallSuperVersion(ColumnFamilyData* cfd) {
   auto sv = std::make_shared<SuperVersion>();
   sv->mem = cfd->mem;
   sv->imm = cfd->imm;
+  sv->resident = cfd->resident;
   sv->version = versions_->current();
   const ColumnFamilyFiles* files = sv->version->Find(cfd->id);
   auto it = sv->version->cfs.find(cfd->id);
@@ -246,7 +247,8 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l) {
   bool stalled = false;
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
-    if (mem_bytes_.load(std::memory_order_relaxed) < options_.write_buffer_size) {
+    // Residents take their room from the mutable memtable.
+    if (mem_bytes_.load(std::memory_order_relaxed) + resident_bytes_ < options_.write_buffer_size) {
       if (BudgetFlushDue()) {
         SwitchMemtables();
         return bg_error_;
@@ -272,7 +274,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l) {
   }
 }
 
-void DBImpl::SwitchMemtables() {
+void DBImpl::SwitchMemtables(bool to_files) {
   if (options_.use_wal) {
     Status s = NewLogFile();
     if (!s.ok()) {
@@ -292,6 +294,10 @@ void DBImpl::SwitchMemtables() {
     cfd->mem = std::make_shared<MemTable>(cfd->imm->num_entries());
     InstallSuperVersion(cfd.get());
     any = true;
+  }
+  if (to_files) {
+    for (const auto& [id, cfd] : cfds_) any = any || cfd->resident != nullptr;
+    imm_to_files_ = true;
   }
   mem_bytes_ = 0;
   write_share_->Switched(uncharged_bytes_);
@@ -324,8 +330,9 @@ Status DBImpl::Get(const ReadOptions& o, ColumnFamilyHandle* cf, std::string_vie
 Status DBImpl::GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNumber seq, std::string_view key,
                        std::string* value, uint64_t* delete_key) {
   GetContext ctx(key, seq, &sv.files->secondary);
-  sv.mem->Get(&ctx);
-  if (!ctx.EndSource() && sv.imm) sv.imm->Get(&ctx);
+  for (const MemTable* m : sv.memtables()) {
+    if (m != nullptr && !ctx.EndSource()) m->Get(&ctx);
+  }
   if (!ctx.EndSource()) {
     Status s = GetFromFiles(*sv.files, table_cache_.get(), &ctx, o.fill_cache);
     if (!s.ok()) return s;
@@ -388,8 +395,9 @@ void DBImpl::MultiGetFrom(const SuperVersion& sv, const ReadOptions& o, std::spa
   std::array<GetContext*, kMultiGetChunk> rest;
   size_t left = 0;
   for (GetContext& ctx : ctxs) {
-    sv.mem->Get(&ctx);
-    if (!ctx.EndSource() && sv.imm) sv.imm->Get(&ctx);
+    for (const MemTable* m : sv.memtables()) {
+      if (m != nullptr && !ctx.EndSource()) m->Get(&ctx);
+    }
     if (!ctx.EndSource()) rest[left++] = &ctx;
   }
   if (left > 0) MultiGetFromFiles(*sv.files, table_cache_.get(), std::span<GetContext* const>(rest.data(), left), o.fill_cache);
@@ -409,7 +417,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<size_t> source_of;  // iters[i] reads source source_of[i]
   auto tombstones = std::make_shared<std::vector<TombstoneSource>>();
-  for (const MemTable* m : {sv->mem.get(), sv->imm.get()}) {
+  for (const MemTable* m : sv->memtables()) {
     if (m == nullptr || m->empty()) continue;
     if (m->num_entries() > 0) {
       iters.push_back(m->NewIterator());
@@ -454,7 +462,7 @@ bool DBImpl::KeyMayExist(ColumnFamilyData* cfd, std::string_view key) {
   // The memtable holds this batch's earlier records too: the writer lock
   // keeps mem current; flushes swap mem, imm and files together.
   SuperVersionCache::Lease sv = cfd->super_versions.Acquire(0, 0);
-  for (const MemTable* m : {sv->mem.get(), sv->imm.get()}) {
+  for (const MemTable* m : sv->memtables()) {
     if (m == nullptr) continue;
     GetContext ctx(key, kMaxSequenceNumber);
     m->Get(&ctx);

@@ -75,6 +75,13 @@ struct ColumnFamilyData {
   // read by the FADE timer and statistics (mu_): hence atomic.
   std::atomic<uint64_t> first_tombstone_time_us{0};
   uint64_t imm_first_tombstone_time_us = 0;
+  // What compactions in memory kept (mu_; see SwitchMemtables): values and
+  // merge operands only.
+  std::shared_ptr<MemTable> resident;
+  // After a compaction in memory gave up (its survivors outgrew the room),
+  // the next `in_memory_skips` flushes go to files without trying; each
+  // failure in a row doubles that, up to 4 (mu_): a failed try costs at most a pass over part of the input.
+  int in_memory_skips = 0, in_memory_backoff = 0;
   // Operations observed, for the automatic delete tile size (lookups are
   // counted by super_versions).
   std::atomic<uint64_t> secondary_deletes{0};
@@ -154,7 +161,14 @@ class DBImpl final : public DB {
   // Write path.
   Status ValidateBatch(const WriteBatch& batch);
   Status MakeRoomForWrite(std::unique_lock<std::mutex>& l);
-  void SwitchMemtables();  // REQUIRES: write_mu_ and mu_ held
+  // Makes the mutable memtables immutable and wakes the flush. Unless
+  // `to_files`, the flush may compact them in memory (Options::
+  // compact_in_memory): what survives stays as the family's resident
+  // memtable when it fits in a quarter of the write buffers and holds no
+  // tombstone. With `to_files` the residents go to files too (Flush and so
+  // checkpoints).
+  // REQUIRES: write_mu_ and mu_ held
+  void SwitchMemtables(bool to_files = false);
   void InstallSuperVersion(ColumnFamilyData* cfd);  // REQUIRES: mu_ held
   // After an edit that changed files only: every family moves to the new
   // version, so that no idle family keeps the old one alive (its files from
@@ -188,7 +202,18 @@ class DBImpl final : public DB {
   // Background work (db_impl_background.cc).
   void FlushThread();
   void CompactionThread();
+  // Flushes (db_impl_flush.cc): every family's immutable memtable (and
+  // resident one) to level-0 files or, when compacted in memory, to a new
+  // resident memtable. mu_ held via l, released while the work runs.
+  struct FlushJob;
   Status FlushImmutable(std::unique_lock<std::mutex>& l);
+  std::vector<FlushJob> CollectFlushJobs(bool to_files);  // mu_ held
+  Status CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>& snapshots, size_t room);
+  Status FlushToTables(const FlushJob& job, const std::vector<SequenceNumber>& snapshots, VersionEdit* edit,
+                       std::vector<FileMetaData>* outputs);
+  void InstallFlushed(std::vector<FlushJob>& jobs);  // mu_ held
+  // Bytes a compaction in memory may keep, all families together (mu_ held).
+  size_t InMemoryRoom();
   // Runs one compaction plan of cfd; REQUIRES compaction_mu_ held, mu_ held via l.
   Status RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* cfd,
                        const CompactionPlan& plan);
@@ -305,6 +330,8 @@ class DBImpl final : public DB {
   uint64_t imm_log_number_ = 0;  // first WAL not needed once imm is flushed
   bool imm_pending_ = false;
   std::atomic<uint64_t> mem_bytes_{0};  // written since the last switch
+  bool imm_to_files_ = false;           // the pending flush must write files (mu_)
+  uint64_t resident_bytes_ = 0;         // memory of the families' resident memtables (mu_)
   size_t uncharged_bytes_ = 0;  // written but not yet charged to the budget (write_mu_)
 
   std::multiset<SequenceNumber> snapshots_;

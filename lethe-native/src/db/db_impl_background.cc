@@ -1,10 +1,11 @@
-// DBImpl: flushes, compactions and obsolete-file deletion.
+// DBImpl: the flush thread, compactions and obsolete-file deletion.
 #include <algorithm>
 
 #include "compaction/compaction_stream.h"
 #include "compaction/fade.h"
 #include "compaction/table_writer.h"
 #include "db/db_impl.h"
+#include "db/table_output_rules.h"
 #include "iterator/merging_iterator.h"
 #include "util/heap_trim.h"
 #include "util/kill_point.h"
@@ -25,36 +26,6 @@ uint64_t DBImpl::NewPendingFileNumber() {
 
 void DBImpl::ReleasePendingOutputs(const std::vector<FileMetaData>& files) {
   for (const FileMetaData& f : files) pending_outputs_.erase(f.number);
-}
-
-// b for a range tombstone [lo, hi): the entries of files at `from_level` or
-// deeper that it overlaps, files only partly inside counting half.
-static std::function<uint64_t(std::string_view, std::string_view)> CoveredEntriesEstimate(
-    std::shared_ptr<const ColumnFamilyFiles> files, int from_level) {
-  return [files = std::move(files), from_level](std::string_view lo, std::string_view hi) {
-    uint64_t n = 0;
-    if (files == nullptr) return n;
-    for (int level = from_level; level < kNumLevels; level++) {
-      for (const FileRef& f : files->Overlapping(level, lo, hi)) {
-        bool inside = lo <= f->smallest && f->largest < hi;
-        n += inside ? f->num_entries : f->num_entries / 2;
-      }
-    }
-    return n;
-  };
-}
-
-// The newest secondary-delete record that a flush or compaction applies in
-// full: every record, unless a snapshot older than the newest one may keep
-// entries that it hides.
-static uint64_t SecondaryAppliedSeq(const SecondaryDeletes* secondary,
-                                    const std::vector<SequenceNumber>& snapshots) {
-  if (secondary == nullptr || secondary->empty()) return 0;
-  const SequenceNumber latest = secondary->LatestSequence();
-  for (SequenceNumber s : snapshots) {
-    if (s < latest) return 0;
-  }
-  return latest;
 }
 
 // Whether no level below `out_level` holds a file: a compaction's outputs
@@ -117,100 +88,6 @@ void DBImpl::TrimHeap(std::unique_lock<std::mutex>& l) {
   l.unlock();
   HeapTrimmer::Process().MaybeRelease(HeapTrimmer::NowMicros(), options_.heap_trim_interval_us);
   l.lock();
-}
-
-// Writes every column family's immutable memtable to a level-0 file and
-// installs them in one version edit, which also retires the old WALs.
-Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
-  std::vector<SequenceNumber> snapshots = SnapshotList();
-  struct Job {
-    uint32_t cf;
-    std::shared_ptr<MemTable> imm;
-    ColumnFamilyOptions options;
-    uint64_t tombstone_time;
-    std::shared_ptr<const ColumnFamilyFiles> files;
-  };
-  std::vector<Job> jobs;
-  VersionRef version = versions_->current();
-  for (auto& [id, cfd] : cfds_) {
-    if (cfd->imm) {
-      auto files = version->cfs.count(id) ? version->cfs.at(id) : nullptr;
-      ColumnFamilyOptions options = cfd->options;
-      options.pages_per_tile = TileSizeFor(*cfd);
-      jobs.push_back(Job{id, cfd->imm, options, cfd->imm_first_tombstone_time_us, files});
-    }
-  }
-  uint64_t log_number = imm_log_number_;
-  l.unlock();
-
-  VersionEdit edit;
-  std::vector<FileMetaData> outputs;
-  Status s;
-  for (const Job& job : jobs) {
-    auto iter = job.imm->NewIterator();
-    const SecondaryDeletes* secondary = job.files != nullptr ? &job.files->secondary : nullptr;
-    // Whether a file may hold an older version of a key: a point tombstone whose key no file can
-    // hold deletes only what this memtable holds, and need not reach disk (a state cleared while
-    // its data was still in memory). Files only ever gain keys by flushes, which run one at a
-    // time, so the files seen now cover everything below this flush. Only tables open now are
-    // asked: opening others here, for every such key, would hold the flush up while writers
-    // wait for it; a file that is not asked may hold the key, which keeps its entries as they are.
-    auto deeper = [this, files = job.files](std::string_view lo, std::string_view hi) {
-      if (files == nullptr) return false;
-      return lo != hi || FilesMayContain(*files, lo, TableOpen::kNever);  // range tombstones: kept
-    };
-    CompactionStream stream(iter.get(), job.imm->RangeTombstones(), snapshots, deeper, secondary);
-    TableWriterOptions wo;
-    wo.dbname = dbname_;
-    wo.env = env_;
-    wo.cf_options = job.options;
-    wo.now_us = clock_->NowMicros();
-    wo.oldest_tombstone_time_us = job.tombstone_time;
-    wo.secondary_applied_seq = SecondaryAppliedSeq(secondary, snapshots);
-    wo.estimate_covered = CoveredEntriesEstimate(job.files, 0);
-    wo.new_file_number = [this] { return NewPendingFileNumber(); };
-    TableWriterResult result;
-    s = WriteTables(wo, &stream, &result);
-    if (!s.ok()) break;
-    KillPoint("flush.tables_written");
-    Record(Ticker::kBytesWrittenFlush, result.bytes_written);
-    Record(Ticker::kSecondaryBytesCompacted, stream.stats().secondary_removed_bytes);
-    for (FileMetaData& f : result.files) {
-      edit.AddFile(job.cf, 0, f);
-      outputs.push_back(std::move(f));
-    }
-  }
-
-  // New table files must be reachable by name after a crash before the
-  // manifest points at them.
-  if (s.ok() && !outputs.empty()) s = env_->SyncDir(dbname_);
-  KillPoint("flush.before_manifest");
-  l.lock();
-  if (s.ok()) {
-    // Families dropped while flushing: their outputs are simply not added.
-    std::erase_if(edit.new_files_, [this](const VersionEdit::NewFile& n) { return cfds_.count(n.cf) == 0; });
-    if (log_number != 0) edit.SetLogNumber(log_number, options_.use_wal);
-    versions_->SetLastSequence(last_sequence_.load());
-    s = LogAndApply(&edit);
-  }
-  if (!s.ok() && versions_->manifest_failed()) return s;  // outputs stay pending: the edit may be durable
-  ReleasePendingOutputs(outputs);
-  if (!s.ok()) return s;
-  for (auto& [id, cfd] : cfds_) {
-    if (cfd->imm) {
-      cfd->imm.reset();
-      cfd->imm_first_tombstone_time_us = 0;
-    }
-    InstallSuperVersion(cfd.get());
-  }
-  imm_pending_ = false;
-  write_share_->Flushed();
-  KillPoint("flush.installed");
-  Record(Ticker::kFlushes, 1);
-  version.reset();  // files replaced meanwhile go now
-  DeleteObsoleteFiles(l);
-  bg_cv_.notify_all();
-  return TidySecondaryDeletes();
 }
 
 bool DBImpl::PickBackgroundCompaction(ColumnFamilyData** cfd_out, CompactionPlan* plan_out) {
@@ -285,6 +162,8 @@ void DBImpl::CompactionThread() {
       l.unlock();
       std::unique_lock<std::mutex> w(write_mu_, std::try_to_lock);
       l.lock();
+      // Both may compact in memory: the budget bounds what residents keep, and tombstones
+      // never stay in memory past a flush (they are dropped or go to files).
       if (w.owns_lock() && !shutting_down_ && (BudgetFlushDue() || FadeFlushDue())) SwitchMemtables();
       if (w.owns_lock()) {
         l.unlock();
@@ -493,9 +372,9 @@ Status DBImpl::Flush() {
   Status s = WaitForFlush(l);
   if (!s.ok()) return s;
   bool any = false;
-  for (const auto& [id, cfd] : cfds_) any = any || !cfd->mem->empty();
+  for (const auto& [id, cfd] : cfds_) any = any || !cfd->mem->empty() || cfd->resident != nullptr;
   if (!any) return Status::OK();
-  SwitchMemtables();
+  SwitchMemtables(true);
   return WaitForFlush(l);
 }
 

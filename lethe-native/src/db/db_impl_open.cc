@@ -340,6 +340,10 @@ Status DBImpl::DropColumnFamily(ColumnFamilyHandle* handle) {
   cfd->super_version.reset();
   cfd->mem.reset();
   cfd->imm.reset();
+  if (cfd->resident != nullptr) {
+    resident_bytes_ -= std::min(resident_bytes_, cfd->resident->ApproximateMemoryUsage());
+    cfd->resident.reset();
+  }
   cfds_.erase(it);
   DeleteObsoleteFiles(l);
   return Status::OK();

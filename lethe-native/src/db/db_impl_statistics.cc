@@ -41,8 +41,11 @@ ColumnFamilyStatistics DBImpl::ColumnFamilyStatisticsOf(const ColumnFamilyData& 
   ColumnFamilyStatistics cs;
   cs.id = cfd.id;
   cs.name = cfd.name;
-  cs.memtable_bytes = cfd.mem->ApproximateMemoryUsage() + (cfd.imm ? cfd.imm->ApproximateMemoryUsage() : 0);
-  cs.memtable_entries = cfd.mem->num_entries() + (cfd.imm ? cfd.imm->num_entries() : 0);
+  for (const MemTable* m : {cfd.mem.get(), cfd.imm.get(), cfd.resident.get()}) {
+    if (m == nullptr) continue;
+    cs.memtable_bytes += m->ApproximateMemoryUsage();
+    cs.memtable_entries += m->num_entries();
+  }
   const ColumnFamilyFiles& files = *cfd.super_version->files;
   cs.horizon = files.secondary.horizon();
   cs.secondary_delete_records = files.secondary.horizons.size() + files.secondary.ranges.size();

@@ -16,6 +16,7 @@
 // a time (the caller holds the database mutex).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -30,8 +31,14 @@ namespace lethe {
 struct SuperVersion {
   std::shared_ptr<MemTable> mem;
   std::shared_ptr<MemTable> imm;  // being flushed, or null
+  // What a compaction in memory kept of earlier memtables (older than imm,
+  // newer than every file), or null.
+  std::shared_ptr<MemTable> resident;
   std::shared_ptr<const ColumnFamilyFiles> files;
   VersionRef version;  // keeps `files` in the live set
+
+  // The memtables, newest first; absent ones are null.
+  std::array<const MemTable*, 3> memtables() const { return {mem.get(), imm.get(), resident.get()}; }
 };
 
 class SuperVersionCache {

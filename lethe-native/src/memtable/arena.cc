@@ -13,7 +13,7 @@ Arena::~Arena() {
 
 char* Arena::AllocateFallback(size_t bytes) {
   const bool huge = usage_.load(std::memory_order_relaxed) >= kHugeAfter;
-  const size_t block = huge ? kHugeBlockSize : kBlockSize;
+  const size_t block = huge ? kHugeBlockSize : block_size_;
   if (bytes > block / 4) return NewBlock(bytes, false);
   ptr_ = NewBlock(block, huge);
   remaining_ = block;

@@ -20,7 +20,10 @@ namespace lethe {
 
 class Arena {
  public:
-  Arena() = default;
+  // block_size: the size of the small blocks (a memtable whose size is
+  // known ahead, such as the survivors of a compaction in memory, takes
+  // smaller ones than kBlockSize).
+  explicit Arena(size_t block_size = kBlockSize) : block_size_(block_size) {}
   ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
@@ -43,12 +46,13 @@ class Arena {
   static constexpr size_t kHugeAfter = 4 * 1024 * 1024;
 
  private:
-  // Blocks are 64 KiB, then 2 MiB; an allocation larger than a quarter
+  // Blocks are block_size_ (64 KiB unless set), then 2 MiB; an allocation larger than a quarter
   // block gets a block of its own, so a big value does not waste the rest of
   // the current block.
   char* AllocateFallback(size_t bytes);
   char* NewBlock(size_t bytes, bool huge);
 
+  const size_t block_size_;
   char* ptr_ = nullptr;
   size_t remaining_ = 0;
   std::vector<char*> blocks_;  // each from malloc or aligned_alloc: freed with free

@@ -55,6 +55,11 @@ class LookupKey {
 
 }  // namespace
 
+void MemTable::NoteSequence(SequenceNumber seq) {
+  const SequenceNumber first = first_seq_.load(std::memory_order_relaxed);
+  if (first == 0 || seq < first) first_seq_.store(seq, std::memory_order_relaxed);
+}
+
 int MemTable::EntryKeys::Compare(const char* a, const char* b) const {
   return CompareInternalKey(DecodeIkey(a), DecodeIkey(b));
 }
@@ -65,7 +70,7 @@ std::string_view MemTable::EntryKeys::UserKey(const char* entry) const {
 
 void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
                    std::string_view value, uint64_t delete_key) {
-  if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
+  NoteSequence(seq);
   size_t ikey_len = key.size() + 8;
   size_t len = VarintLength(ikey_len) + ikey_len + VarintLength(value.size()) + value.size() + 8;
   if (expected_keys_ > 0) {
@@ -93,7 +98,7 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
 
 void MemTable::AddRangeTombstone(SequenceNumber seq, std::string_view start,
                                  std::string_view end) {
-  if (first_seq_.load(std::memory_order_relaxed) == 0) first_seq_.store(seq, std::memory_order_relaxed);
+  NoteSequence(seq);
   std::lock_guard<std::mutex> l(tombstones_mu_);
   tombstones_.push_back(RangeTombstone{std::string(start), std::string(end), seq});
   tombstone_bytes_.fetch_add(start.size() + end.size() + 64);

@@ -29,8 +29,9 @@ class MemTable {
  public:
   // expected_keys: about how many entries it will take (its predecessor's
   // count), for the filter that lets lookups of absent keys skip the skip
-  // list; 0: no filter.
-  explicit MemTable(size_t expected_keys = 0) : expected_keys_(expected_keys), table_(EntryKeys(), &arena_) {}
+  // list; 0: no filter. arena_block: see Arena.
+  explicit MemTable(size_t expected_keys = 0, size_t arena_block = Arena::kBlockSize)
+      : expected_keys_(expected_keys), arena_(arena_block), table_(EntryKeys(), &arena_) {}
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
 
@@ -53,7 +54,9 @@ class MemTable {
     return arena_.MemoryUsage() + tombstone_bytes_.load() + (f != nullptr ? f->bytes() : 0);
   }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
-  // The sequence number of the first entry added (0 while empty).
+  // The smallest sequence number of its entries and range tombstones (0
+  // while empty): the first added, unless they were added out of order (the
+  // survivors of a compaction in memory).
   SequenceNumber first_sequence() const { return first_seq_.load(std::memory_order_relaxed); }
   uint64_t num_point_tombstones() const { return num_point_tombstones_.load(); }
   bool empty() const { return num_entries() == 0 && !HasRangeTombstones(); }
@@ -66,6 +69,7 @@ class MemTable {
   };
   using Table = BTree<EntryKeys>;
   class Iter;
+  void NoteSequence(SequenceNumber seq);  // under the writer's synchronization
 
   const size_t expected_keys_;
   Arena arena_;

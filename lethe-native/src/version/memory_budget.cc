@@ -163,18 +163,30 @@ void MemoryBudgetImpl::Switched(WriteBufferShare* w, size_t uncharged) {
   ReserveLocked();
 }
 
-void MemoryBudgetImpl::Flushed(WriteBufferShare* w) {
+void MemoryBudgetImpl::Flushed(WriteBufferShare* w, size_t resident) {
   std::lock_guard<std::mutex> l(mu_);
-  write_buffers_ -= w->immutable_;
-  w->immutable_ = 0;
+  if (w->gone_) return;
+  write_buffers_ = write_buffers_ - w->immutable_ + resident;
+  w->immutable_ = resident;
+  w->resident_ = resident;
   ReserveLocked();
+}
+
+size_t MemoryBudgetImpl::ResidentRoom(const WriteBufferShare& w) const {
+  if (!shared_) return SIZE_MAX;
+  std::lock_guard<std::mutex> l(mu_);
+  size_t others = 0;
+  for (const ShareRef& ref : shares_) {
+    if (ref.share != &w) others += ref.share->resident_;
+  }
+  return write_buffer_limit_ / 4 > others ? write_buffer_limit_ / 4 - others : 0;
 }
 
 void MemoryBudgetImpl::Unregister(WriteBufferShare* w) {
   std::lock_guard<std::mutex> l(mu_);
   if (!w->requested_.exchange(false, std::memory_order_acq_rel)) mutable_unrequested_ -= w->active_;
   write_buffers_ -= w->active_ + w->immutable_;
-  w->active_ = w->immutable_ = 0;
+  w->active_ = w->immutable_ = w->resident_ = 0;
   w->gone_ = true;
   shares_.erase(std::remove_if(shares_.begin(), shares_.end(), [w](const ShareRef& r) { return r.share == w; }),
                 shares_.end());
@@ -194,7 +206,7 @@ MemoryBudget::Usage MemoryBudgetImpl::GetUsage() const {
 
 void WriteBufferShare::Charge(size_t bytes) { budget_->Charge(this, bytes); }
 void WriteBufferShare::Switched(size_t uncharged) { budget_->Switched(this, uncharged); }
-void WriteBufferShare::Flushed() { budget_->Flushed(this); }
+void WriteBufferShare::Flushed(size_t resident) { budget_->Flushed(this, resident); }
 
 void WriteBufferShare::Close() {
   {

@@ -45,8 +45,9 @@ class WriteBufferShare {
   // The mutable memtable became immutable (its flush is on its way), with
   // `uncharged` bytes written to it not charged yet.
   void Switched(size_t uncharged);
-  // The immutable memtable was flushed and let go.
-  void Flushed();
+  // The immutable memtable was flushed and let go; the database keeps
+  // `resident` bytes of memtables compacted in memory.
+  void Flushed(size_t resident = 0);
   // Whether the budget asked for the mutable memtable to be flushed.
   bool flush_requested() const { return requested_.load(std::memory_order_acquire); }
 
@@ -57,7 +58,8 @@ class WriteBufferShare {
   std::mutex wake_mu_;
   bool closed_ = false;  // wake_mu_
   // The budget's mutex guards these; requested_ is also read without it.
-  size_t active_ = 0, immutable_ = 0;
+  size_t active_ = 0, immutable_ = 0;  // immutable_ includes resident_
+  size_t resident_ = 0;
   bool gone_ = false;  // unregistered: charges no longer count
   std::atomic<bool> requested_{false};
 };
@@ -93,6 +95,11 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
   // indexes); on a fixed budget always.
   bool RoomForWholeIndex(size_t bytes) const;
 
+  // Bytes the memtables that `w`'s database compacts in memory may keep:
+  // on a shared budget a quarter of the write-buffer limit less what the
+  // others keep; unbounded on a fixed one (the database's write buffer
+  // bounds it).
+  size_t ResidentRoom(const WriteBufferShare& w) const;
   // Whether all write buffers together exceed their share (shared budgets).
   bool WriteBuffersOverLimit() const {
     std::lock_guard<std::mutex> l(mu_);
@@ -108,7 +115,7 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
   MemoryBudgetImpl(bool shared, size_t capacity, size_t write_buffer_limit, bool bound_readers);
   void Charge(WriteBufferShare* w, size_t bytes);
   void Switched(WriteBufferShare* w, size_t uncharged);
-  void Flushed(WriteBufferShare* w);
+  void Flushed(WriteBufferShare* w, size_t resident);
   void Unregister(WriteBufferShare* w);
   void Wake(const std::shared_ptr<WriteBufferShare>& w);
   // Deletes a tracked reader and gives its memory back.

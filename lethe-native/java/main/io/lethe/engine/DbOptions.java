@@ -8,9 +8,9 @@ import java.util.Objects;
  */
 public final class DbOptions {
     /** Layout version of the encoded form; the native side rejects other versions. */
-    static final long ENCODING_VERSION = 5;
+    static final long ENCODING_VERSION = 6;
 
-    static final int ENCODED_DB_LONGS = 14;
+    static final int ENCODED_DB_LONGS = 15;
 
     private final boolean createIfMissing;
     private final boolean errorIfExists;
@@ -22,6 +22,7 @@ public final class DbOptions {
     private final boolean verifyChecksums;
     private final boolean backgroundCompactions;
     private final boolean avoidBlindDeletes;
+    private final boolean compactInMemory;
     private final int multiGetThreads;
     private final long heapTrimIntervalMillis;
     private final MemoryBudget memoryBudget;
@@ -38,6 +39,7 @@ public final class DbOptions {
         this.verifyChecksums = b.verifyChecksums;
         this.backgroundCompactions = b.backgroundCompactions;
         this.avoidBlindDeletes = b.avoidBlindDeletes;
+        this.compactInMemory = b.compactInMemory;
         this.multiGetThreads = b.multiGetThreads;
         this.heapTrimIntervalMillis = b.heapTrimIntervalMillis;
         this.memoryBudget = b.memoryBudget;
@@ -101,6 +103,7 @@ public final class DbOptions {
         r[11] = multiGetThreads;
         r[12] = budgetHandle;
         r[13] = heapTrimIntervalMillis * 1000;
+        r[14] = compactInMemory ? 1 : 0;
         defaultColumnFamilyOptions.encodeTo(r, ENCODED_DB_LONGS);
         return r;
     }
@@ -117,6 +120,7 @@ public final class DbOptions {
         private boolean verifyChecksums = true;
         private boolean backgroundCompactions = true;
         private boolean avoidBlindDeletes = false;
+        private boolean compactInMemory = true;
         private int multiGetThreads = 1;
         private long heapTrimIntervalMillis = 10_000;
         private MemoryBudget memoryBudget;
@@ -207,6 +211,19 @@ public final class DbOptions {
          */
         public Builder avoidBlindDeletes(boolean v) {
             this.avoidBlindDeletes = v;
+            return this;
+        }
+
+        /**
+         * Without a WAL: when a memtable fills, first compact it in memory with what earlier ones
+         * left there (dropping overwritten versions, deleted keys, entries under the horizon), and
+         * keep what survives in memory when it fits a quarter of the write buffers and holds no
+         * tombstone; only a larger remainder, one with tombstones, {@code flush} and checkpoints
+         * write files. Saves the writes of state that is deleted shortly after it is written
+         * (fired windows, cleared state). On by default; ignored with a WAL.
+         */
+        public Builder compactInMemory(boolean v) {
+            this.compactInMemory = v;
             return this;
         }
 

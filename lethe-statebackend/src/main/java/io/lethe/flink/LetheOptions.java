@@ -214,6 +214,18 @@ public final class LetheOptions {
                                     + " write nothing when the entry cannot exist (for example clearing state that"
                                     + " was never set). Costs a filter probe per delete.");
 
+    public static final ConfigOption<Boolean> COMPACT_IN_MEMORY =
+            ConfigOptions.key("state.backend.lethe.compact-in-memory")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "When a memtable fills, first compact it in memory with what earlier ones left"
+                                    + " there (dropping overwritten versions, cleared state, expired windows and TTL"
+                                    + " entries), and keep what survives in memory when it fits a quarter of the"
+                                    + " write buffers and holds no tombstone. Only a larger remainder, one with"
+                                    + " tombstones, and checkpoints write files: state that lives shorter than a"
+                                    + " checkpoint interval (fired windows) is then never written locally.");
+
     public static final ConfigOption<Boolean> WINDOW_EXPIRY =
             ConfigOptions.key("state.backend.lethe.window-expiry")
                     .booleanType()
@@ -339,6 +351,7 @@ public final class LetheOptions {
                     .verifyChecksums(config.get(VERIFY_CHECKSUMS))
                     .multiGetThreads(config.get(MULTI_GET_THREADS))
                     .avoidBlindDeletes(config.get(AVOID_BLIND_DELETES))
+                    .compactInMemory(config.get(COMPACT_IN_MEMORY))
                     .heapTrimIntervalMillis(config.get(HEAP_TRIM_INTERVAL).toMillis())
                     .defaultColumnFamilyOptions(cf)
                     .build();

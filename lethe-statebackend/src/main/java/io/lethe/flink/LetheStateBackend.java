@@ -72,6 +72,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.DELETE_PERSISTENCE_THRESHOLD,
             LetheOptions.FADE_FILE_PICK,
             LetheOptions.AVOID_BLIND_DELETES,
+            LetheOptions.COMPACT_IN_MEMORY,
             LetheOptions.WINDOW_EXPIRY,
             LetheOptions.TIMER_SERVICE_FACTORY,
             LetheOptions.TIMER_SERVICE_CACHE_SIZE,
