@@ -82,6 +82,10 @@ struct ColumnFamilyData {
   // the next `in_memory_skips` flushes go to files without trying; each
   // failure in a row doubles that, up to 4 (mu_): a failed try costs at most a pass over part of the input.
   int in_memory_skips = 0, in_memory_backoff = 0;
+  // Of the family's last flush: surviving entries per input entry; and the
+  // flushes since it last tried to compact in memory (mu_).
+  double survivor_fraction = 0;
+  int flushes_since_in_memory_try = 0;
   // Operations observed, for the automatic delete tile size (lookups are
   // counted by super_versions).
   std::atomic<uint64_t> secondary_deletes{0};
@@ -207,9 +211,10 @@ class DBImpl final : public DB {
   // resident memtable. mu_ held via l, released while the work runs.
   struct FlushJob;
   Status FlushImmutable(std::unique_lock<std::mutex>& l);
-  std::vector<FlushJob> CollectFlushJobs(bool to_files);  // mu_ held
+  std::vector<FlushJob> CollectFlushJobs(bool to_files, size_t room);  // mu_ held
+  bool WorthCompactingInMemory(const ColumnFamilyData& cfd, const FlushJob& job, size_t room);  // mu_ held
   Status CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>& snapshots, size_t room);
-  Status FlushToTables(const FlushJob& job, const std::vector<SequenceNumber>& snapshots, VersionEdit* edit,
+  Status FlushToTables(FlushJob& job, const std::vector<SequenceNumber>& snapshots, VersionEdit* edit,
                        std::vector<FileMetaData>* outputs);
   void InstallFlushed(std::vector<FlushJob>& jobs);  // mu_ held
   // Bytes a compaction in memory may keep, all families together (mu_ held).

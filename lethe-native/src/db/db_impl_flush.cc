@@ -36,6 +36,17 @@ namespace {
 // half full after splits).
 size_t MemTableEntryBytes(const OutputEntry& e) { return e.ikey.size() + e.value.size() + 48; }
 
+// Whether survivors of `bytes` after `read` of `total` input entries will
+// likely outgrow `room`: they took more than twice their share of it. Keys
+// come in order, and what dies is spread over them (overwrites, windows,
+// expired entries), so a try over new keys stops after a few thousand
+// entries instead of copying a quarter of the write buffer.
+bool LikelyOverRoom(size_t bytes, size_t room, uint64_t read, uint64_t total) {
+  if (read < 4096 || total == 0) return false;
+  const double share = static_cast<double>(read) / static_cast<double>(total);
+  return static_cast<double>(bytes) > 2.0 * static_cast<double>(room) * share + (64 << 10);
+}
+
 }  // namespace
 
 struct DBImpl::FlushJob {
@@ -47,9 +58,18 @@ struct DBImpl::FlushJob {
   std::shared_ptr<const ColumnFamilyFiles> files;
   bool try_in_memory;
   // Outcome: kept in memory (kept then holds the survivors, or is null when
-  // none survived), or written to files.
+  // none survived), or written to files; and how many entries survived.
   bool in_memory = false;
   std::shared_ptr<MemTable> kept;
+  uint64_t survivors = 0;
+
+  uint64_t InputEntries() const {
+    return (imm != nullptr ? imm->num_entries() : 0) + (resident != nullptr ? resident->num_entries() : 0);
+  }
+  size_t InputBytes() const {
+    return (imm != nullptr ? imm->ApproximateMemoryUsage() : 0) +
+           (resident != nullptr ? resident->ApproximateMemoryUsage() : 0);
+  }
 
   // The memtables' entries merged, and their range tombstones.
   std::unique_ptr<InternalIterator> NewInput() const {
@@ -83,7 +103,20 @@ struct DBImpl::FlushJob {
   }
 };
 
-std::vector<DBImpl::FlushJob> DBImpl::CollectFlushJobs(bool to_files) {
+// Whether a family's flush tries to compact in memory: not while it backs
+// off after a failed try, and only if what survived its last flush, in
+// proportion, would fit the room now; every 8th flush tries anyway, so that a
+// workload that starts deleting (windows firing after a fill) is noticed. A
+// failed try costs a pass over part of the input, and a flush holds writers
+// up once the next memtable fills: writing new keys only (nothing survives
+// less than all), trying each time cost 15 % of the insert rate.
+bool DBImpl::WorthCompactingInMemory(const ColumnFamilyData& cfd, const FlushJob& job, size_t room) {
+  if (cfd.in_memory_skips > 0) return false;
+  if (cfd.flushes_since_in_memory_try >= 8) return true;
+  return cfd.survivor_fraction * static_cast<double>(job.InputBytes()) <= static_cast<double>(room);
+}
+
+std::vector<DBImpl::FlushJob> DBImpl::CollectFlushJobs(bool to_files, size_t room) {
   std::vector<FlushJob> jobs;
   VersionRef version = versions_->current();
   for (auto& [id, cfd] : cfds_) {
@@ -96,7 +129,7 @@ std::vector<DBImpl::FlushJob> DBImpl::CollectFlushJobs(bool to_files) {
     job.options.pages_per_tile = TileSizeFor(*cfd);
     job.tombstone_time = cfd->imm != nullptr ? cfd->imm_first_tombstone_time_us : 0;
     job.files = version->cfs.count(id) ? version->cfs.at(id) : nullptr;
-    job.try_in_memory = !to_files && cfd->imm != nullptr && cfd->in_memory_skips == 0;
+    job.try_in_memory = !to_files && cfd->imm != nullptr && WorthCompactingInMemory(*cfd, job, room);
     if (!to_files && cfd->in_memory_skips > 0) cfd->in_memory_skips--;
     jobs.push_back(std::move(job));
   }
@@ -114,8 +147,8 @@ size_t DBImpl::InMemoryRoom() {
 Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   std::vector<SequenceNumber> snapshots = SnapshotList();
   const bool to_files = imm_to_files_ || InMemoryRoom() == 0;
-  std::vector<FlushJob> jobs = CollectFlushJobs(to_files);
   size_t room = to_files ? 0 : InMemoryRoom();
+  std::vector<FlushJob> jobs = CollectFlushJobs(to_files, room);
   uint64_t log_number = imm_log_number_;
   VersionRef version = versions_->current();
   l.unlock();
@@ -171,6 +204,7 @@ Status DBImpl::CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>&
   CompactionStream stream(input.get(), job->RangeTombstones(), snapshots, job->DeeperData(this), secondary);
   std::vector<OutputEntry> survivors, key;
   size_t bytes = 0;
+  const uint64_t input_entries = job->InputEntries();
   while (stream.NextKey(&key)) {
     for (OutputEntry& e : key) {
       if (TagKind(ExtractTag(e.ikey)) == EntryKind::kTombstone) return Status::OK();
@@ -178,7 +212,7 @@ Status DBImpl::CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>&
       survivors.push_back(std::move(e));
     }
     key.clear();
-    if (bytes > room) return Status::OK();
+    if (bytes > room || LikelyOverRoom(bytes, room, stream.stats().input_entries, input_entries)) return Status::OK();
   }
   if (!stream.status().ok()) return stream.status();
   if (!stream.OutputTombstones().empty()) return Status::OK();
@@ -194,13 +228,14 @@ Status DBImpl::CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>&
     if (kept->ApproximateMemoryUsage() > room) return Status::OK();
   }
   job->in_memory = true;
+  job->survivors = survivors.size();
   job->kept = std::move(kept);
   Record(Ticker::kInMemoryCompactions, 1);
   Record(Ticker::kSecondaryBytesCompacted, stream.stats().secondary_removed_bytes);
   return Status::OK();
 }
 
-Status DBImpl::FlushToTables(const FlushJob& job, const std::vector<SequenceNumber>& snapshots, VersionEdit* edit,
+Status DBImpl::FlushToTables(FlushJob& job, const std::vector<SequenceNumber>& snapshots, VersionEdit* edit,
                              std::vector<FileMetaData>* outputs) {
   std::unique_ptr<InternalIterator> input = job.NewInput();
   const SecondaryDeletes* secondary = job.files != nullptr ? &job.files->secondary : nullptr;
@@ -221,6 +256,7 @@ Status DBImpl::FlushToTables(const FlushJob& job, const std::vector<SequenceNumb
   Record(Ticker::kBytesWrittenFlush, result.bytes_written);
   Record(Ticker::kSecondaryBytesCompacted, stream.stats().secondary_removed_bytes);
   for (FileMetaData& f : result.files) {
+    job.survivors += f.num_entries;
     edit->AddFile(job.cf, 0, f);
     outputs->push_back(std::move(f));
   }
@@ -237,6 +273,9 @@ void DBImpl::InstallFlushed(std::vector<FlushJob>& jobs) {
       cfd->imm_first_tombstone_time_us = 0;
     }
     cfd->resident = std::move(job.kept);
+    const uint64_t input = job.InputEntries();
+    if (input > 0) cfd->survivor_fraction = static_cast<double>(job.survivors) / static_cast<double>(input);
+    cfd->flushes_since_in_memory_try = job.try_in_memory ? 0 : cfd->flushes_since_in_memory_try + 1;
     if (job.in_memory) {
       cfd->in_memory_backoff = 0;
     } else if (job.try_in_memory) {
