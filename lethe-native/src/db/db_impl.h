@@ -78,6 +78,8 @@ struct ColumnFamilyData {
   // What compactions in memory kept (mu_; see SwitchMemtables): values and
   // merge operands only.
   std::shared_ptr<MemTable> resident;
+  // The memtables, newest first; absent ones are null (mu_).
+  std::array<const MemTable*, 3> memtables() const { return {mem.get(), imm.get(), resident.get()}; }
   // After a compaction in memory gave up (its survivors outgrew the room),
   // the next `in_memory_skips` flushes go to files without trying; each
   // failure in a row doubles that, up to 4 (mu_): a failed try costs at most a pass over part of the input.

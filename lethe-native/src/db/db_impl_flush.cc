@@ -146,8 +146,9 @@ size_t DBImpl::InMemoryRoom() {
 // version edit, which also retires the old WALs.
 Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   std::vector<SequenceNumber> snapshots = SnapshotList();
-  const bool to_files = imm_to_files_ || InMemoryRoom() == 0;
-  size_t room = to_files ? 0 : InMemoryRoom();
+  const size_t room_now = InMemoryRoom();
+  const bool to_files = imm_to_files_ || room_now == 0;
+  size_t room = to_files ? 0 : room_now;
   std::vector<FlushJob> jobs = CollectFlushJobs(to_files, room);
   uint64_t log_number = imm_log_number_;
   VersionRef version = versions_->current();

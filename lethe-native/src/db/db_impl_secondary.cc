@@ -106,7 +106,7 @@ int DBImpl::TileSizeFor(const ColumnFamilyData& cfd) {
 
 SequenceNumber DBImpl::OldestUnflushedSequence(const ColumnFamilyData* cfd) {
   SequenceNumber oldest = kMaxSequenceNumber;
-  for (const MemTable* m : {cfd->mem.get(), cfd->imm.get(), cfd->resident.get()}) {
+  for (const MemTable* m : cfd->memtables()) {
     if (m != nullptr && m->first_sequence() != 0) oldest = std::min(oldest, m->first_sequence());
   }
   return oldest;

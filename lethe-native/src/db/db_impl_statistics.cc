@@ -41,7 +41,7 @@ ColumnFamilyStatistics DBImpl::ColumnFamilyStatisticsOf(const ColumnFamilyData& 
   ColumnFamilyStatistics cs;
   cs.id = cfd.id;
   cs.name = cfd.name;
-  for (const MemTable* m : {cfd.mem.get(), cfd.imm.get(), cfd.resident.get()}) {
+  for (const MemTable* m : cfd.memtables()) {
     if (m == nullptr) continue;
     cs.memtable_bytes += m->ApproximateMemoryUsage();
     cs.memtable_entries += m->num_entries();
