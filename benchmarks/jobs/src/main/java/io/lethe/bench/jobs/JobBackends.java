@@ -23,7 +23,7 @@ final class JobBackends {
     /** Sets {@code backend} up in {@code conf}, its files under {@code local}. */
     static void configure(String backend, Configuration conf, Path local) {
         switch (backend) {
-            case "lethe", "lethe-h8" -> {
+            case "lethe", "lethe-h8", "lethe-adaptor" -> {
                 conf.set(StateBackendOptions.STATE_BACKEND, "io.lethe.flink.LetheStateBackendFactory");
                 conf.setString("state.backend.lethe.localdir", local.toString());
                 conf.setString("state.backend.lethe.delete-persistence-threshold", "10 s");
@@ -55,10 +55,11 @@ final class JobBackends {
 
     /**
      * For jobs with asynchronous state: Lethe with its own executor. ForSt always has its own; RocksDB and
-     * HashMap run asynchronous operators through Flink's synchronous adaptor, one request at a time.
+     * HashMap run asynchronous operators through Flink's synchronous adaptor, one request at a time, and so
+     * does lethe-adaptor (Lethe's default for asynchronous state; in tests only, not in the report).
      */
     static void asyncExecutor(String backend, Configuration conf) {
-        if (backend.startsWith("lethe")) {
+        if (backend.equals("lethe") || backend.equals("lethe-h8")) {
             conf.setString("state.backend.lethe.async-state.executor", "true");
         }
     }
