@@ -15,6 +15,7 @@ import org.apache.kafka.streams.StreamsConfig;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -134,7 +135,10 @@ public final class LetheStoreConfig {
                         "not a " + LetheConfigSetter.class.getName());
             }
             LetheConfigSetter instance = (LetheConfigSetter) Utils.newInstance(setter);
-            instance.setConfig(storeName, config.db, config.family, Map.copyOf(appConfigs));
+            // A copy the setter cannot change; not Map.copyOf, which refuses the null values that
+            // Kafka Streams' configuration holds for unset options.
+            instance.setConfig(storeName, config.db, config.family,
+                    Collections.unmodifiableMap(new HashMap<>(appConfigs)));
         }
         return config;
     }

@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -91,6 +92,15 @@ class LetheStoreConfigTest {
         assertEquals(128 << 10, small.writeBufferSizeBytes());
         assertEquals(Compression.ZSTD, small.defaultColumnFamilyOptions().bottommostCompression());
         assertEquals(16 << 20, other.writeBufferSizeBytes());
+    }
+
+    /** Kafka Streams hands stores its whole configuration, where unset options have null values. */
+    @Test
+    void theConfigSetterTakesTheApplicationsConfigurationWithItsNulls() {
+        Map<String, Object> configs = new HashMap<>(new StreamsConfig(StreamsTestUtils.getStreamsConfig()).values());
+        configs.put(LetheStoreConfig.CONFIG_SETTER, SmallBuffers.class.getName());
+        assertTrue(configs.containsValue(null), "a Kafka Streams configuration with unset options");
+        assertEquals(128 << 10, LetheStoreConfig.from("small", configs).dbOptions().writeBufferSizeBytes());
     }
 
     /**
