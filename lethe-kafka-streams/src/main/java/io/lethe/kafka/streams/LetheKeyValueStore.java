@@ -33,7 +33,15 @@ public class LetheKeyValueStore extends LetheStateStore implements KeyValueStore
         Objects.requireNonNull(key, "key cannot be null");
         store.ensureOpen();
         synchronized (position.get()) {
-            store.buffer(batch -> add(batch, key.get(), value));
+            try {
+                if (value == null) {
+                    store.db().delete(store.family(), key.get());
+                } else {
+                    store.db().put(store.family(), key.get(), value);
+                }
+            } catch (LetheException e) {
+                throw store.failure("writing to", e);
+            }
             position.update();
         }
     }
@@ -52,14 +60,13 @@ public class LetheKeyValueStore extends LetheStateStore implements KeyValueStore
 
     @Override
     public void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+        WriteBatch batch = new WriteBatch();
         for (KeyValue<Bytes, byte[]> entry : entries) {
             Objects.requireNonNull(entry.key, "key cannot be null");
+            add(batch, entry.key.get(), entry.value);
         }
         synchronized (position.get()) {
-            store.buffer(batch -> {  // in one batch, as one write
-                entries.forEach(entry -> add(batch, entry.key.get(), entry.value));
-                return batch;
-            });
+            write(batch, "writing to");
             position.update();
         }
     }
@@ -145,8 +152,12 @@ public class LetheKeyValueStore extends LetheStateStore implements KeyValueStore
         }
     }
 
-    private WriteBatch add(WriteBatch batch, byte[] key, byte[] value) {
-        return value == null ? batch.delete(store.family(), key) : batch.put(store.family(), key, value);
+    private void add(WriteBatch batch, byte[] key, byte[] value) {
+        if (value == null) {
+            batch.delete(store.family(), key);
+        } else {
+            batch.put(store.family(), key, value);
+        }
     }
 
 }

@@ -51,12 +51,13 @@ public class LetheSessionStore extends LetheStateStore implements SessionStore<B
     @Override
     public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
-        store.engine();  // opened before stream time moves
+        store.db();  // opened before stream time moves
         synchronized (position.get()) {
-            byte[] storeKey = SessionKeySchema.toBinary(sessionKey).get();
-            if (!store.buffer(batch -> add(batch, storeKey, sessionKey.window().end(), aggregate))) {
+            WriteBatch batch = new WriteBatch();
+            if (!add(batch, SessionKeySchema.toBinary(sessionKey).get(), sessionKey.window().end(), aggregate)) {
                 retention.drop();
             }
+            write(batch, "writing to");
             position.update();
         }
     }
@@ -65,8 +66,11 @@ public class LetheSessionStore extends LetheStateStore implements SessionStore<B
     public void remove(Windowed<Bytes> sessionKey) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
         synchronized (position.get()) {
-            byte[] storeKey = SessionKeySchema.toBinary(sessionKey).get();
-            store.buffer(batch -> batch.delete(store.family(), storeKey));
+            try {
+                store.db().delete(store.family(), SessionKeySchema.toBinary(sessionKey).get());
+            } catch (LetheException e) {
+                throw store.failure("writing to", e);
+            }
             position.update();
         }
     }

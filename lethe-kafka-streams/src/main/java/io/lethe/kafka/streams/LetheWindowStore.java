@@ -62,11 +62,13 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
     @Override
     public void put(Bytes key, byte[] value, long windowStart) {
         Objects.requireNonNull(key, "key cannot be null");
-        store.engine();  // opened before stream time and sequence numbers move
+        store.db();  // opened before stream time and sequence numbers move
         synchronized (position.get()) {
-            if (!store.buffer(batch -> add(batch, key.get(), value, windowStart))) {
+            WriteBatch batch = new WriteBatch();
+            if (!add(batch, key.get(), value, windowStart)) {
                 retention.drop();
             }
+            write(batch, "writing to");
             position.update();
         }
     }

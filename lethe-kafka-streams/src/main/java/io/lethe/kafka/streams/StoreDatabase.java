@@ -6,7 +6,6 @@ import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheException;
-import io.lethe.engine.WriteBatch;
 
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
@@ -21,14 +20,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * The engine under one store of one task: a database in {@code <task state dir>/lethe/<store>}.
  * {@link #commit()}, what Kafka Streams' flush asks for, makes every write so far durable: it writes
- * the memtables out, or with a write-ahead log syncs the log. Puts and deletes go through {@link
- * #buffer}, and every read through {@link #db()} first writes what it holds. Iterators opened on it
- * are closed with it.
+ * the memtables out, or with a write-ahead log syncs the log. Iterators opened on it are closed with
+ * it.
  */
 final class StoreDatabase implements AutoCloseable {
     static final String PARENT_DIR = "lethe";
@@ -43,7 +40,6 @@ final class StoreDatabase implements AutoCloseable {
     private volatile LetheDb db;  // opened at first use
     private final List<Runnable> onOpen = new ArrayList<>();
     private volatile boolean open = true;
-    private final PendingWrites pending = new PendingWrites();
 
     private StoreDatabase(String storeName, File dir, LetheStoreConfig config) {
         this.storeName = storeName;
@@ -61,37 +57,10 @@ final class StoreDatabase implements AutoCloseable {
         return new StoreDatabase(storeName, dir, config);
     }
 
-    /** The engine, opened at first use, after it got the writes {@link #buffer} holds: for reads. */
     LetheDb db() {
-        LetheDb opened = engine();
-        try {
-            pending.writeTo(opened);
-        } catch (LetheException e) {
-            throw failure("writing to", e);
-        }
-        return opened;
-    }
-
-    /** The engine, opened at first use, without the writes {@link #buffer} holds. */
-    LetheDb engine() {
         ensureOpen();
         LetheDb opened = db;
         return opened != null ? opened : openEngine();
-    }
-
-    /**
-     * Adds puts and deletes to those held back until the next read through {@link #db()}, commit or
-     * close ({@link PendingWrites}).
-     *
-     * @return what {@code writes} returned
-     */
-    <T> T buffer(Function<WriteBatch, T> writes) {
-        LetheDb opened = engine();
-        try {
-            return pending.add(opened, writes);
-        } catch (LetheException e) {
-            throw failure("writing to", e);
-        }
     }
 
     /** The engine if it is open, without opening it. */
@@ -136,7 +105,7 @@ final class StoreDatabase implements AutoCloseable {
     }
 
     ColumnFamilyHandle family() {
-        return engine().defaultColumnFamily();
+        return db().defaultColumnFamily();
     }
 
     /** A number the store keeps about itself (not one of its entries), or absent if it has none. */
@@ -200,23 +169,8 @@ final class StoreDatabase implements AutoCloseable {
         return new ProcessorStateException("Error " + what + " store " + storeName, e);
     }
 
-    /** Writes what {@link #buffer} holds first: a flush does the same, and nothing else reads it then. */
     @Override
-    public void close() {
-        LetheDb opened = openedDb();
-        try {
-            if (opened != null) {
-                pending.writeTo(opened);
-            }
-        } catch (LetheException e) {
-            throw failure("writing to", e);
-        } finally {
-            pending.discard();
-            closeEngine();
-        }
-    }
-
-    private synchronized void closeEngine() {
+    public synchronized void close() {
         if (!open) {
             return;
         }
