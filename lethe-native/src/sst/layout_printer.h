@@ -15,7 +15,9 @@ namespace lethe {
 // regions, tiles and pages are printed. Pages listed in `dropped` (page
 // indexes in file order, from the manifest) are marked and not read, and
 // so are the pages listed in `patched` (their entries live in the file's
-// patch table, itself a table file).
+// patch table, itself a table file). Without `dropped`, a page whose bytes
+// are all zero is shown as a punched hole and the dump goes on; any other
+// damage fails it.
 Status PrintTableLayout(Env* env, const std::string& fname, bool entries, std::string* out,
                         const std::vector<uint32_t>* dropped = nullptr,
                         const std::vector<uint32_t>* patched = nullptr);

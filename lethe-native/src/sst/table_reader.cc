@@ -278,6 +278,13 @@ Status TableReader::ReadVerified(const BlockHandle& handle, char* dst) const {
   return Status::OK();
 }
 
+bool TableReader::PageIsHole(const PageMeta& meta) const {
+  std::string buf(meta.size + kBlockTrailerSize, '\1');
+  std::string_view got;
+  if (!file_->Read(meta.offset, buf.size(), &got, buf.data()).ok() || got.size() != buf.size()) return false;
+  return std::all_of(got.begin(), got.end(), [](char c) { return c == 0; });
+}
+
 Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) const {
   contents->resize(handle.size + kBlockTrailerSize);
   Status s = ReadVerified(handle, contents->data());

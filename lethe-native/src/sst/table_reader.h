@@ -133,6 +133,10 @@ class TableReader {
 
   // Reads one page (through the cache), decoded. Corruption names the file.
   Status ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
+  // Whether the page's stored bytes and checksum read as all zero: a hole
+  // punched where the engine dropped the page, or bytes lost. Only the
+  // manifest tells the two apart; a tool without it can at least say which.
+  bool PageIsHole(const PageMeta& meta) const;
 
  private:
   TableReader() = default;

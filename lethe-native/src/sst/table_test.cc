@@ -637,6 +637,35 @@ TEST_F(TableTest, DamagedIndexPartitionFailsOnlyItsKeys) {
   EXPECT_TRUE(open_status_.IsCorruption()) << open_status_.ToString();
 }
 
+// A page the engine dropped is a punched hole (zeros) in the file. Without
+// the manifest, the layout dump shows it as one and goes on; a page damaged
+// otherwise still fails the dump.
+TEST_F(TableTest, LayoutDumpShowsAPunchedHoleAndGoesOn) {
+  std::vector<TestEntry> entries;
+  for (int i = 0; i < 64; i++) {
+    char key[8];
+    std::snprintf(key, sizeof(key), "k%02d", i);
+    entries.push_back({key, static_cast<SequenceNumber>(100 + i), EntryKind::kValue, std::string(40, 'v'), 7});
+  }
+  Build(entries, TableBuilderOptions{256, 1, 10});
+  const PageMeta first = Tiles()[0].pages[0];
+  std::string data;
+  ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
+  std::string holed = data;
+  std::fill(holed.begin() + first.offset, holed.begin() + first.offset + first.size + 4, '\0');
+  ASSERT_TRUE(env_->WriteStringToFile("/t.sst", holed).ok());
+  std::string layout;
+  Status s = PrintTableLayout(env_.get(), "/t.sst", true, &layout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NE(layout.find("a punched hole"), std::string::npos) << layout;
+  EXPECT_NE(layout.find("k63"), std::string::npos) << "the pages after it are dumped";
+  std::string damaged = data;
+  damaged[first.offset] ^= 0x5a;
+  ASSERT_TRUE(env_->WriteStringToFile("/t.sst", damaged).ok());
+  layout.clear();
+  EXPECT_TRUE(PrintTableLayout(env_.get(), "/t.sst", true, &layout).IsCorruption());
+}
+
 // The golden layout: a small file with h = 4 whose pages show the delete-key
 // order inside each tile. Regenerate with LETHE_UPDATE_GOLDEN=1.
 TEST_F(TableTest, GoldenLayout) {
