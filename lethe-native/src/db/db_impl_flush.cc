@@ -148,7 +148,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   std::vector<SequenceNumber> snapshots = SnapshotList();
   const size_t room_now = InMemoryRoom();
   const bool to_files = imm_to_files_ || room_now == 0;
-  size_t room = to_files ? 0 : room_now;
+  size_t room = to_files ? 0 : room_now;  // shrinks as families keep residents
   std::vector<FlushJob> jobs = CollectFlushJobs(to_files, room);
   uint64_t log_number = imm_log_number_;
   VersionRef version = versions_->current();

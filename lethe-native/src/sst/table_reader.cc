@@ -16,6 +16,11 @@
 namespace lethe {
 namespace {
 
+// Whether every byte is zero: how a punched hole reads.
+bool AllZero(std::string_view bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
 // Cache keys: a page's is its offset, an index partition's its offset with
 // the top bit set (no offset reaches it).
 constexpr uint64_t kPartitionKeyBit = uint64_t{1} << 63;
@@ -270,7 +275,7 @@ Status TableReader::ReadVerified(const BlockHandle& handle, char* dst) const {
   if (options_.verify_checksums && stored != crc32c::Value(dst, handle.size)) {
     // Say whether the bytes are all zero: a punched hole read as a page is
     // an engine bug (a dropped page still read), not damage on disk.
-    const bool zero = std::all_of(dst, dst + n, [](char c) { return c == 0; });
+    const bool zero = AllZero(std::string_view(dst, n));
     return Status::Corruption(fname_, "block checksum mismatch at offset " + std::to_string(handle.offset) +
                                           " (" + std::to_string(handle.size) + " bytes" +
                                           (zero ? ", all zero: a punched hole?)" : ")"));
@@ -282,7 +287,7 @@ bool TableReader::PageIsHole(const PageMeta& meta) const {
   std::string buf(meta.size + kBlockTrailerSize, '\1');
   std::string_view got;
   if (!file_->Read(meta.offset, buf.size(), &got, buf.data()).ok() || got.size() != buf.size()) return false;
-  return std::all_of(got.begin(), got.end(), [](char c) { return c == 0; });
+  return AllZero(got);
 }
 
 Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) const {
