@@ -120,7 +120,9 @@ enum class CompactionReason : int {
   X(kIndexPartitionReads, index_partition_reads,                                                    \
     "Index partitions (a run of tiles' index and Bloom filters) read from table files, when a lookup found them in no cache or a table keeping its whole index opened.") \
   X(kInMemoryCompactions, in_memory_compactions,                                                    \
-    "Memtables compacted in memory on a flush: what survived stayed in memory instead of going to a file.")
+    "Memtables compacted in memory on a flush: what survived stayed in memory instead of going to a file.") \
+  X(kFilesReplacedByPatch, files_replaced_by_patch,                                                 \
+    "Files none of whose own pages remained (each dropped or patched), replaced by their patch table.")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

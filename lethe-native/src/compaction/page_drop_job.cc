@@ -231,8 +231,9 @@ Status PageDropJob::FinishPatchTable(PageDropResult* r) {
 }
 
 // Sets the entries and delete-key bounds of `f` from the pages it has left
-// (patched pages as patched); *remaining: how many.
-Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining) {
+// (patched pages as patched); *remaining: how many; *from_file: how many of
+// them are still read from the file itself.
+Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining, size_t* from_file) {
   FileTables t;
   Status s = OpenFileTables(options_.tables, std::make_shared<const FileMetaData>(*f), &t);
   if (!s.ok()) return s;
@@ -240,6 +241,7 @@ Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining) {
   f->delete_key_min = kMaxDeleteKey;
   f->delete_key_max = 0;
   *remaining = 0;
+  *from_file = 0;
   std::vector<PartitionRef> partitions;
   if (!(s = t.table->ReadPartitions(&partitions)).ok()) return s;
   for (const PartitionRef& part : partitions) {
@@ -250,6 +252,7 @@ Status PageDropJob::CountRemainingPages(FileMetaData* f, size_t* remaining) {
       if (!s.ok()) return s;
       if (!present) continue;
       ++*remaining;
+      if (src.reader == t.table) ++*from_file;
       f->num_entries += src.meta->entries;
       f->delete_key_min = std::min(f->delete_key_min, src.meta->delete_key_min);
       f->delete_key_max = std::max(f->delete_key_max, src.meta->delete_key_max);
@@ -283,7 +286,8 @@ Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& record
   after.patch_size = 0;
   if (patch_ != nullptr) s = FinishPatchTable(r);
   size_t remaining = 0;
-  if (s.ok()) s = CountRemainingPages(&after, &remaining);
+  size_t from_file = 0;
+  if (s.ok()) s = CountRemainingPages(&after, &remaining, &from_file);
   if (!s.ok()) return s;
   if (converted_ > 0) {
     after.num_point_tombstones += converted_;
@@ -298,6 +302,58 @@ Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& record
     after.secondary_applied_seq = std::max(f.secondary_applied_seq, records.LatestSequence());
   }
   r->whole_file = remaining == 0 && f.num_range_tombstones == 0;
+  if (remaining > 0 && from_file == 0 && f.num_range_tombstones == 0) return ReplaceByPatch(r);
+  return Status::OK();
+}
+
+// The file reads none of its own pages any more, only its patch table's: it
+// would keep its index and filters, and a full copy its length, for nothing.
+// The patch table takes its place if it is a table in its own right, its
+// tiles in sort-key order. That holds when the file has one page per tile;
+// with more, the patched pages of one tile overlap, and the file stays.
+// The record keeps the file's sequence bounds (level 0's order), creation
+// time and secondary-delete progress.
+Status PageDropJob::ReplaceByPatch(PageDropResult* r) {
+  FileMetaData& after = r->after;
+  FileMetaData patch;
+  patch.number = after.patch_file;
+  patch.file_size = after.patch_size;
+  std::shared_ptr<const TableReader> table;
+  std::vector<PartitionRef> partitions;
+  Status s = options_.tables->FindTable(patch, &table);
+  if (s.ok()) s = table->ReadPartitions(&partitions);
+  if (!s.ok()) return s;
+  std::string smallest, largest;
+  bool first = true;
+  for (const PartitionRef& part : partitions) {
+    for (size_t t = 0; t < part->tile_count(); t++) {
+      const TileView tile = part->tile(t);
+      if (!first && !(largest < tile.smallest)) return Status::OK();  // overlapping tiles
+      if (first) smallest = tile.smallest;
+      largest = tile.largest;
+      first = false;
+    }
+  }
+  const TableProperties& p = table->properties();
+  after.number = patch.number;
+  after.file_size = patch.file_size;
+  after.reader = PinnedReader();  // the copied record's reader is the file's
+  after.smallest = std::move(smallest);
+  after.largest = std::move(largest);
+  after.num_entries = p.entries;
+  after.num_point_tombstones = p.point_tombstones;
+  after.num_merges = p.merges;
+  after.raw_key_bytes = p.raw_key_bytes;
+  after.raw_value_bytes = p.raw_value_bytes;
+  if (p.point_tombstones == 0) {
+    after.oldest_tombstone_time_us = 0;
+    after.estimated_invalidated = 0;
+  }
+  after.dropped_pages.clear();
+  after.patched_pages.clear();
+  after.patch_file = 0;
+  after.patch_size = 0;
+  r->replaced_by_patch = true;
   return Status::OK();
 }
 

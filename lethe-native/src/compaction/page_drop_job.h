@@ -44,6 +44,9 @@ struct PageDropResult {
   bool changed = false;        // false: the file stays as it is
   FileMetaData after;          // the file's new record
   bool whole_file = false;     // no page and no range tombstone remains: the file goes
+  // Every remaining page is patched: the new patch table takes the file's
+  // place (`after` is its record) and the file goes.
+  bool replaced_by_patch = false;
   uint64_t new_patch = 0;      // a patch table written (also on failure: remove it), or 0
   std::vector<std::pair<uint64_t, uint64_t>> extents;  // bytes of the file no longer read (offset, length)
   std::vector<uint32_t> freed_pages;                    // the pages those bytes are
@@ -91,7 +94,8 @@ class PageDropJob {
   // Appends one page of the new patch table (opened on first use).
   Status AddPatchPage(uint32_t index, const std::vector<OutputEntry>& entries, PageDropResult* r);
   Status FinishPatchTable(PageDropResult* r);
-  Status CountRemainingPages(FileMetaData* f, size_t* remaining);
+  Status CountRemainingPages(FileMetaData* f, size_t* remaining, size_t* from_file);
+  Status ReplaceByPatch(PageDropResult* r);
   void Free(uint32_t index, PageDropResult* r);
 
   const PageDropJobOptions options_;

@@ -295,6 +295,8 @@ Status DBImpl::InstallPageDrops(std::vector<PageDropChange>& changes, const Page
     if (cfds_.count(ch.cf) == 0) continue;
     if (ch.result.whole_file) {
       Record(Ticker::kFilesDropped, 1);
+    } else if (ch.result.replaced_by_patch) {
+      Record(Ticker::kFilesReplacedByPatch, 1);
     } else if (!ch.result.extents.empty()) {
       pending_punches_.push_back(
           PendingPunch{ch.before->number, std::move(ch.result.extents), std::move(ch.result.freed_pages), ch.before});

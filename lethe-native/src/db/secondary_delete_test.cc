@@ -384,6 +384,81 @@ TEST_F(PageDropTest, PatchTablesAreLiveFilesAndTravelWithCheckpoints) {
   EXPECT_EQ(expected, CountEntries(copy.get()));
 }
 
+// The table files in /db.
+std::vector<std::string> TableFiles(Env* env) {
+  std::vector<std::string> children, tables;
+  EXPECT_TRUE(env->GetChildren("/db", &children).ok());
+  for (const std::string& c : children) {
+    if (c.ends_with(".sst")) tables.push_back(c);
+  }
+  return tables;
+}
+
+// With one page per tile, a horizon that covers part of every page leaves
+// each file none of its own pages: all are patched. The patch table, a table
+// in its own right, then takes the file's place, and the file (its index and
+// filters) goes, instead of staying live next to its patch.
+TEST_F(PageDropTest, AFileLeftOnlyPatchedPagesIsReplacedByItsPatchTable) {
+  options_.cf_defaults.pages_per_tile = 1;
+  OpenNewDatabase();
+  Load();  // every page holds delete keys 0..6
+  std::string files;
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.files", &files));
+  const size_t file_count = TableFiles(env_.get()).size();
+  ASSERT_GT(file_count, 1u);
+  // The second round (half of each page: rewritten at once though the
+  // horizon moves) patches the replacements.
+  const std::pair<uint64_t, uint64_t> rounds[] = {{1, 4000 - 572}, {4, 4000 - 3 * 572 - 571}};
+  for (size_t round = 0; round < 2; round++) {
+    ASSERT_TRUE(db_->AdvanceHorizon(cf_, rounds[round].first).ok());
+    ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+    EXPECT_EQ(file_count * (round + 1), db_->GetStatistics().files_replaced_by_patch);
+    ASSERT_TRUE(db_->GetProperty(cf_, "lethe.files", &files));
+    EXPECT_EQ(std::string::npos, files.find("patch=#")) << files;
+    EXPECT_EQ(file_count, TableFiles(env_.get()).size());  // the replaced files are gone
+    EXPECT_EQ(rounds[round].second, Live());
+    EXPECT_EQ("NOT_FOUND", Get("key000007"));
+    EXPECT_EQ(std::string(40, 'a' + 5), Get("key000005"));
+  }
+  EXPECT_EQ(0u, db_->GetStatistics().bytes_punched);  // nothing to punch: the files went whole
+  const uint64_t live = Live();
+  Reopen();
+  EXPECT_EQ(live, Live());
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  std::unique_ptr<DB> copy;
+  ASSERT_TRUE(DB::Open(options_, "/ckpt", &copy).ok());
+  EXPECT_EQ(live, CountEntries(copy.get()));
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_EQ(live, Live());
+}
+
+// With several pages per tile sorted on uncorrelated delete keys, the pages
+// of one tile overlap in sort key, and so do their patches: such a patch
+// table is no table of its own, and the file stays with its patch.
+TEST_F(PageDropTest, PatchesOfOverlappingPagesDoNotReplaceTheirFile) {
+  options_.cf_defaults.pages_per_tile = 2;
+  OpenNewDatabase();
+  PutKeys(4000, [](int i) { return (i * 37) % 100; }, 0);  // a tile's first page: its lower delete keys
+  ASSERT_TRUE(db_->CompactAll().ok());
+  // Each delete touches one page of a tile: the first patches the lower
+  // pages, the second the upper ones.
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 99, 99).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  ASSERT_GT(db_->GetStatistics().pages_rewritten, 0u);
+  EXPECT_EQ(0u, db_->GetStatistics().files_replaced_by_patch);
+  std::string files;
+  ASSERT_TRUE(db_->GetProperty(cf_, "lethe.files", &files));
+  EXPECT_NE(std::string::npos, files.find("patch=#")) << files;
+  EXPECT_EQ(3920u, Live());
+  EXPECT_EQ("NOT_FOUND", Get("key000000"));  // delete key 0
+  EXPECT_EQ("NOT_FOUND", Get("key000027"));  // delete key 99
+  EXPECT_EQ(std::string(40, 'a' + 1), Get("key000001"));  // delete key 37
+  Reopen();
+  EXPECT_EQ(3920u, Live());
+}
+
 // Patch tables stay open as their files' tables do. When tables stay open
 // beyond the room of the budget's table cache, a patch table charged to that
 // cache would leave it at once, and every read of its file open it again.
