@@ -58,7 +58,8 @@ enum class CompactionReason : int {
   kManual = 2,       // CompactAll
   kTrivialMove = 3,  // moved to the next level without rewriting
   kDeleteDriven = 4, // FADE: tombstones outlived their level budget
-  kCount = 5,
+  kPageRewrite = 5,  // secondary deletes would rewrite every page a file holds: the file alone, in place
+  kCount = 6,
 };
 
 // The engine's counters ("tickers"), defined once: the DbStatistics fields,
@@ -122,7 +123,10 @@ enum class CompactionReason : int {
   X(kInMemoryCompactions, in_memory_compactions,                                                    \
     "Memtables compacted in memory on a flush: what survived stayed in memory instead of going to a file.") \
   X(kFilesReplacedByPatch, files_replaced_by_patch,                                                 \
-    "Files none of whose own pages remained (each dropped or patched), replaced by their patch table.")
+    "Files none of whose own pages remained (each dropped or patched), replaced by their patch table.") \
+  X(kCompactionsPageRewrite, compactions_page_rewrite,                                              \
+    "Files compacted alone, in place, because secondary deletes would have rewritten every page they held.") \
+  X(kCompactionBytesPageRewrite, compaction_bytes_page_rewrite, "Bytes written by those compactions.")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -35,6 +35,7 @@ const char* ReasonName(CompactionReason r) {
     case CompactionReason::kManual: return "manual";
     case CompactionReason::kTrivialMove: return "move";
     case CompactionReason::kDeleteDriven: return "delete-driven";
+    case CompactionReason::kPageRewrite: return "page-rewrite";
     default: return "?";
   }
 }

@@ -86,8 +86,8 @@ Status PageDropJob::Tiles(std::vector<PlannedTile>* tiles) {
         if (!s.ok()) return s;
         if (!present) continue;
         pages_[own.index] = PageRef{&own, src.reader, src.meta};
-        planned.pages.push_back(
-            PlannedPage{own.index, src.meta->delete_key_min, src.meta->delete_key_max, StoredBytes(*src.meta)});
+        planned.pages.push_back(PlannedPage{own.index, src.meta->delete_key_min, src.meta->delete_key_max,
+                                            StoredBytes(*src.meta), src.meta != &own});
       }
       tiles->push_back(std::move(planned));
     }
@@ -95,16 +95,20 @@ Status PageDropJob::Tiles(std::vector<PlannedTile>* tiles) {
   return Status::OK();
 }
 
+void AppendPageExtent(const PageMeta& p, std::vector<std::pair<uint64_t, uint64_t>>* extents) {
+  const uint64_t len = StoredBytes(p);
+  if (!extents->empty() && extents->back().first + extents->back().second == p.offset) {
+    extents->back().second += len;
+  } else {
+    extents->emplace_back(p.offset, len);
+  }
+}
+
 void PageDropJob::Free(uint32_t index, PageDropResult* r) {
   const PageRef& ref = pages_.at(index);
   if (ref.patched()) return;  // its bytes in the file were freed by an earlier drop
   r->freed_pages.push_back(index);
-  const uint64_t len = StoredBytes(*ref.own);
-  if (!r->extents.empty() && r->extents.back().first + r->extents.back().second == ref.own->offset) {
-    r->extents.back().second += len;
-  } else {
-    r->extents.emplace_back(ref.own->offset, len);
-  }
+  AppendPageExtent(*ref.own, &r->extents);
 }
 
 // The earlier patched pages that stay: not dropped (earlier or now) and not

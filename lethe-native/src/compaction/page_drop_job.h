@@ -55,6 +55,10 @@ struct PageDropResult {
   uint64_t rewrite_bytes_written = 0;
 };
 
+// Appends the bytes page `p` takes in its file (offset, length) to
+// `extents`, joining them to the last extent if they follow it.
+void AppendPageExtent(const PageMeta& p, std::vector<std::pair<uint64_t, uint64_t>>* extents);
+
 class PageDropJob {
  public:
   PageDropJob(PageDropJobOptions options, FileTables tables);

@@ -101,6 +101,18 @@ void PlanTile(const PageDropInput& in, const PlannedTile& tile, PageDropPlan* pl
   }
 }
 
+// Rule 4: the rewrites take every page the file itself still holds.
+bool RewritesWholeFile(const PageDropInput& in, const PageDropPlan& plan) {
+  if (plan.rewrite.empty() || in.file->num_range_tombstones != 0) return false;
+  for (const PlannedTile& tile : in.tiles) {
+    for (const PlannedPage& p : tile.pages) {
+      if (p.patched || std::binary_search(plan.drop.begin(), plan.drop.end(), p.index)) continue;
+      if (!std::binary_search(plan.rewrite.begin(), plan.rewrite.end(), p.index)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool RecordsMayTouch(const SecondaryDeletes& records, const FileMetaData& f) {
@@ -116,6 +128,7 @@ PageDropPlan PlanPageDrops(const PageDropInput& in) {
   for (const PlannedTile& tile : in.tiles) PlanTile(in, tile, &plan);
   std::sort(plan.drop.begin(), plan.drop.end());
   std::sort(plan.rewrite.begin(), plan.rewrite.end());
+  plan.rewrite_file = RewritesWholeFile(in, plan);
   return plan;
 }
 

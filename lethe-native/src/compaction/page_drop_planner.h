@@ -22,6 +22,12 @@
 //     the horizon keeps moving, the page waits until kPatchShare of its
 //     delete-key span is covered or FADE says it has waited long enough
 //     (FadePatchDue), so a page is not rewritten at every step.
+//  4. When the rewrites take every page still read from the file itself (the
+//     others dropped or patched earlier), the file is better compacted alone:
+//     that reads and writes what the rewrites would, and writes full pages
+//     instead of a patch of half-empty ones next to a file that keeps its
+//     index and filters for nothing (rewrite_file). Not with range
+//     tombstones in the file, which a patch cannot carry either.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +53,7 @@ struct PlannedPage {
   uint32_t index = 0;  // in the file, ascending within a tile
   uint64_t delete_key_min = 0, delete_key_max = 0;
   uint64_t bytes = 0;  // released when it is dropped (page and trailer)
+  bool patched = false;  // read from the patch table, not the file
 };
 
 struct PlannedTile {
@@ -77,6 +84,8 @@ struct PageDropPlan {
   bool applies_all = true;
   // A partly covered page waits for more coverage: look again later.
   bool deferred = false;
+  // Rule 4: compact the file alone instead of dropping and rewriting pages.
+  bool rewrite_file = false;
 };
 
 // Whether the records may touch any page of `f`: the file's delete-key bounds

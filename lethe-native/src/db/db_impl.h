@@ -251,7 +251,8 @@ class DBImpl final : public DB {
   Status AddSecondaryRecord(ColumnFamilyHandle* cf,
                             const std::function<bool(SecondaryDeletes*, SequenceNumber, uint64_t)>& add);
   // Drops every page that secondary deletes fully cover and rewrites partly
-  // covered ones (page_drop_planner.h), in one manifest edit; REQUIRES
+  // covered ones (page_drop_planner.h), in one manifest edit, then compacts
+  // alone each file whose every page the rewrites would take; REQUIRES
   // compaction_mu_ held, mu_ held via l. The caller then deletes obsolete
   // files and punches holes.
   Status DropCoveredPages(std::unique_lock<std::mutex>& l);
@@ -276,6 +277,12 @@ class DBImpl final : public DB {
                           PageDropPlan* plan, PageDropResult* result);
   // The version edit of the changed files, and their holes to punch (mu_ held).
   Status InstallPageDrops(std::vector<PageDropChange>& changes, const PageDropCounts& counts);
+  // Whether the plan's rule 4 holds where it may: a file of level 0 stays
+  // out, since a compaction's outputs lose its place in that level's order.
+  static bool CompactAlone(const PageDropCandidate& c, const PageDropPlan& plan);
+  // Compacts each of `files` alone into its own level, if it is still
+  // current (mu_ held; the compaction lock too).
+  Status CompactFilesAlone(std::unique_lock<std::mutex>& l, const std::vector<PageDropCandidate>& files);
   // Removes patch tables no edit names (mu_ held).
   void DiscardPatches(const std::vector<FileMetaData>& patches);
   // Holes to punch, in one file.
@@ -288,6 +295,9 @@ class DBImpl final : public DB {
   std::vector<Punch> TakeDuePunches();
   // Punches them (without mu_: they are no longer pending).
   void PunchHoles(const std::vector<Punch>& punches);
+  // At open: queues again the holes of every page the live file records no
+  // longer read (mu_ held).
+  void QueueUnreadPagePunches();
   // Writes a smaller record list for each family where some records no
   // longer matter (mu_ held).
   Status TidySecondaryDeletes();

@@ -287,6 +287,7 @@ Status DBImpl::OpenImpl() {
     s = LogAndApply(&edit);
     if (!s.ok()) return s;
   }
+  QueueUnreadPagePunches();
   DeleteObsoleteFiles(l);
   flush_thread_ = std::thread([this] { FlushThread(); });
   compaction_thread_ = std::thread([this] { CompactionThread(); });

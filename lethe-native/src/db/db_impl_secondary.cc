@@ -228,7 +228,28 @@ Status DBImpl::PlanAndDropPages(const Version& version, const PageDropCandidate&
     return files.OlderOverlap(c.level, c.file, lo, hi);
   };
   *plan = PlanPageDrops(in);
+  if (CompactAlone(c, *plan)) return Status::OK();
   return job.Run(*plan, files.secondary, snapshots, result);
+}
+
+bool DBImpl::CompactAlone(const PageDropCandidate& c, const PageDropPlan& plan) {
+  return plan.rewrite_file && c.level > 0;
+}
+
+Status DBImpl::CompactFilesAlone(std::unique_lock<std::mutex>& l, const std::vector<PageDropCandidate>& files) {
+  for (const PageDropCandidate& c : files) {
+    auto cfd = cfds_.find(c.cf);
+    if (cfd == cfds_.end()) continue;  // dropped meanwhile
+    const std::vector<FileRef>& level = versions_->current()->cfs.at(c.cf)->levels[c.level];
+    if (std::find(level.begin(), level.end(), c.file) == level.end()) continue;
+    CompactionPlan plan;
+    plan.level = plan.output_level = c.level;
+    plan.inputs[0] = {c.file};
+    plan.reason = CompactionReason::kPageRewrite;
+    plan.allow_trivial_move = false;
+    if (Status s = RunCompaction(l, cfd->second.get(), plan); !s.ok()) return s;
+  }
+  return Status::OK();
 }
 
 Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
@@ -242,6 +263,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   l.unlock();
 
   std::vector<PageDropChange> changes;
+  std::vector<PageDropCandidate> alone;  // to compact alone instead
   std::vector<FileMetaData> new_patches;  // pending outputs
   PageDropCounts counts;
   bool deferred = false;
@@ -257,6 +279,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
     if (!s.ok()) break;
     counts.partly_covered += plan.partly_covered;
     deferred = deferred || plan.deferred;
+    if (CompactAlone(c, plan)) alone.push_back(c);
     if (!change.result.changed) continue;
     counts.Add(plan, change.result);
     changes.push_back(std::move(change));
@@ -270,6 +293,7 @@ Status DBImpl::DropCoveredPages(std::unique_lock<std::mutex>& l) {
   ReleasePendingOutputs(new_patches);
   if (s.ok()) s = InstallPageDrops(changes, counts);
   if (!s.ok() || changes.empty()) DiscardPatches(new_patches);
+  if (s.ok()) s = CompactFilesAlone(l, alone);
   return s;
 }
 
@@ -352,6 +376,33 @@ std::vector<DBImpl::Punch> DBImpl::TakeDuePunches() {
   }
   pending_punches_ = std::move(waiting);
   return due;
+}
+
+// Pending punches end with the process, and a file restored from a
+// checkpoint or copied has its bytes back, the holes written as zeros: the
+// pages its record no longer reads would stay allocated until a compaction.
+// Punching an existing hole again frees nothing. A file whose index cannot
+// be read is left as it is: its reads report the damage.
+void DBImpl::QueueUnreadPagePunches() {
+  for (const auto& [id, files] : versions_->current()->cfs) {
+    for (int level = 0; level < kNumLevels; level++) {
+      for (const FileRef& f : files->levels[level]) {
+        if (f->dropped_pages.empty() && f->patched_pages.empty()) continue;
+        FileReaders t;
+        std::vector<PartitionRef> partitions;
+        if (!OpenFileReaders(table_cache_.get(), *f, &t).ok() || !t.table->ReadPartitions(&partitions).ok()) continue;
+        PendingPunch p{f->number, {}, {}, {}};
+        for (const PartitionRef& part : partitions) {
+          for (const PageMeta& page : part->pages()) {
+            if (f->ReadsPageFromFile(page.index)) continue;
+            p.pages.push_back(page.index);
+            AppendPageExtent(page, &p.extents);
+          }
+        }
+        if (!p.extents.empty()) pending_punches_.push_back(std::move(p));
+      }
+    }
+  }
 }
 
 void DBImpl::PunchHoles(const std::vector<Punch>& punches) {

@@ -104,14 +104,16 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     if (cf != nullptr && c.id == cf->id()) cs = &c;
   }
   if (property == "lethe.stats") {
-    char buf[320];
+    char buf[512];
     std::snprintf(buf, sizeof(buf),
                   "written: wal %" PRIu64 " flush %" PRIu64 " compaction %" PRIu64 " user %" PRIu64
                   " | flushes %" PRIu64 " compactions l0 %" PRIu64 " saturation %" PRIu64
-                  " manual %" PRIu64 " move %" PRIu64 " delete-driven %" PRIu64 " | stalls %" PRIu64 "\n",
+                  " manual %" PRIu64 " move %" PRIu64 " delete-driven %" PRIu64 " page-rewrite %" PRIu64
+                  " | stalls %" PRIu64 "\n",
                   st.bytes_written_wal, st.bytes_written_flush, st.bytes_written_compaction,
                   st.user_bytes_written, st.flushes, st.compactions_level0, st.compactions_saturation,
-                  st.compactions_manual, st.trivial_moves, st.compactions_delete_driven, st.write_stalls);
+                  st.compactions_manual, st.trivial_moves, st.compactions_delete_driven,
+                  st.compactions_page_rewrite, st.write_stalls);
     value->append(buf);
     for (const auto& c : st.column_families) {
       std::snprintf(buf, sizeof(buf), "column family %s (id %u): memtable %" PRIu64 " bytes, %" PRIu64 " entries\n",

@@ -235,7 +235,11 @@ TEST_F(SecondaryDeleteTest, PartlyCoveredPagesWaitForCoverageOrAQuarterOfTheThre
   OpenNewDatabase();
   PutKeys(4000, [](int i) { return (i * 37) % 100; });  // every page spans 0..99
   ASSERT_TRUE(db_->CompactAll().ok());
-  auto rewritten = [&] { return db_->GetStatistics().pages_rewritten; };
+  // Pages rewritten, or files compacted alone because every page would have been.
+  auto rewritten = [&] {
+    const DbStatistics st = db_->GetStatistics();
+    return st.pages_rewritten + st.compactions_page_rewrite;
+  };
   // A one-off delete rewrites its partly covered pages at once.
   ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
@@ -394,28 +398,62 @@ std::vector<std::string> TableFiles(Env* env) {
   return tables;
 }
 
-// With one page per tile, a horizon that covers part of every page leaves
-// each file none of its own pages: all are patched. The patch table, a table
-// in its own right, then takes the file's place, and the file (its index and
-// filters) goes, instead of staying live next to its patch.
-TEST_F(PageDropTest, AFileLeftOnlyPatchedPagesIsReplacedByItsPatchTable) {
+// Pending punches end with the process, and a restored copy of a file has
+// the bytes of its dropped pages back: opening punches them again.
+TEST_F(PageDropTest, OpeningPunchesThePagesNoRecordReads) {
+  Load();
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 1).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  const uint64_t punched = db_->GetStatistics().bytes_punched;
+  ASSERT_GT(punched, 0u);
+  const uint64_t live = Live();
+  db_.reset();
+  for (const std::string& name : TableFiles(env_.get())) {  // written whole, as a restore writes them
+    std::string data;
+    ASSERT_TRUE(env_->ReadFileToString("/db/" + name, &data).ok());
+    ASSERT_TRUE(env_->RemoveFile("/db/" + name).ok());
+    ASSERT_TRUE(env_->WriteStringToFile("/db/" + name, data).ok());
+  }
+  Reopen();
+  EXPECT_EQ(punched, db_->GetStatistics().bytes_punched);
+  EXPECT_EQ(live, Live());
+  Reopen();  // the holes are there already
+  EXPECT_EQ(0u, db_->GetStatistics().bytes_punched);
+  EXPECT_EQ(live, Live());
+}
+
+// With one page per tile, a horizon that covers part of every page takes
+// every page of each file. In the last levels, each file is compacted alone
+// (full pages, no patch table); in level 0 (where a compaction's outputs
+// would lose the file's place) each page is patched, and the patch table, a
+// table in its own right, takes the file's place: the file does not stay,
+// with its index and filters, next to its patch.
+class WholeFileRewriteTest : public PageDropTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(WholeFileRewriteTest, APageDropThatWouldRewriteEveryPageLeavesNoFileBehind) {
+  const bool level0 = GetParam();
   options_.cf_defaults.pages_per_tile = 1;
   OpenNewDatabase();
-  Load();  // every page holds delete keys 0..6
+  PutKeys(4000, [](int i) { return i % 7; }, 0);  // every page holds delete keys 0..6
+  ASSERT_TRUE(level0 ? db_->Flush().ok() : db_->CompactAll().ok());
   std::string files;
   ASSERT_TRUE(db_->GetProperty(cf_, "lethe.files", &files));
+  ASSERT_EQ(level0, files.find("L0 ") != std::string::npos) << files;
   const size_t file_count = TableFiles(env_.get()).size();
   ASSERT_GT(file_count, 1u);
   // The second round (half of each page: rewritten at once though the
-  // horizon moves) patches the replacements.
+  // horizon moves) takes the replacements' pages in turn.
   const std::pair<uint64_t, uint64_t> rounds[] = {{1, 4000 - 572}, {4, 4000 - 3 * 572 - 571}};
   for (size_t round = 0; round < 2; round++) {
     ASSERT_TRUE(db_->AdvanceHorizon(cf_, rounds[round].first).ok());
     ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
-    EXPECT_EQ(file_count * (round + 1), db_->GetStatistics().files_replaced_by_patch);
+    const DbStatistics st = db_->GetStatistics();
+    EXPECT_EQ(level0 ? file_count * (round + 1) : 0, st.files_replaced_by_patch);
+    EXPECT_EQ(level0 ? 0 : file_count * (round + 1), st.compactions_page_rewrite);
+    EXPECT_EQ(level0, st.pages_rewritten > 0);
     ASSERT_TRUE(db_->GetProperty(cf_, "lethe.files", &files));
     EXPECT_EQ(std::string::npos, files.find("patch=#")) << files;
-    EXPECT_EQ(file_count, TableFiles(env_.get()).size());  // the replaced files are gone
+    EXPECT_GE(file_count, TableFiles(env_.get()).size());  // nothing left behind
     EXPECT_EQ(rounds[round].second, Live());
     EXPECT_EQ("NOT_FOUND", Get("key000007"));
     EXPECT_EQ(std::string(40, 'a' + 5), Get("key000005"));
@@ -431,6 +469,9 @@ TEST_F(PageDropTest, AFileLeftOnlyPatchedPagesIsReplacedByItsPatchTable) {
   ASSERT_TRUE(db_->CompactAll().ok());
   EXPECT_EQ(live, Live());
 }
+
+INSTANTIATE_TEST_SUITE_P(Levels, WholeFileRewriteTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "level0" : "deeper"; });
 
 // With several pages per tile sorted on uncorrelated delete keys, the pages
 // of one tile overlap in sort key, and so do their patches: such a patch
@@ -614,7 +655,8 @@ class InUsePeak {
 // A page drop writes each partly covered page's survivors to the patch table
 // as it reads the page: it never holds the survivors of the whole file (here
 // 10,000 entries of 200 bytes; it held them all, 5.2 MB in use, before). The files are on disk, so that the tables'
-// bytes are not in memory either.
+// bytes are not in memory either. The file stays in level 0, where a file
+// whose every page is rewritten is patched, not compacted alone.
 TEST(PageDropMemoryTest, RewritesHoldOnePageAtATime) {
   const std::string dir = ::testing::TempDir() + "/lethe_page_drop_memory_" + std::to_string(::getpid());
   std::filesystem::remove_all(dir);
@@ -634,7 +676,7 @@ TEST(PageDropMemoryTest, RewritesHoldOnePageAtATime) {
     std::snprintf(key, sizeof(key), "key%06d", i);
     ASSERT_TRUE(db->Put(WriteOptions(), cf, key, std::string(200, static_cast<char>('a' + i % 26)), i % 4).ok());
   }
-  ASSERT_TRUE(db->CompactAll().ok());
+  ASSERT_TRUE(db->Flush().ok());
   const size_t before = mallinfo2().uordblks;
   InUsePeak peak;
   ASSERT_TRUE(db->AdvanceHorizon(cf, 3).ok());  // three quarters of each page below it
@@ -756,12 +798,13 @@ TEST_F(SecondaryDeleteTest, GoldenLayoutBeforeAndAfterPageDrops) {
   print("after AdvanceHorizon(26)");
   ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 25, 50).ok());
   ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
-  print("after DeleteByDeleteKey(25, 50): partly covered pages become tombstones in the patch");
+  print("after DeleteByDeleteKey(25, 50): tile 1 goes whole; tile 0's last own page would be rewritten, so the"
+        " file is compacted alone, and its tombstones, with nothing older below, go");
   DbStatistics st = db_->GetStatistics();
-  EXPECT_EQ(written.bytes_written_compaction, st.bytes_written_compaction);  // no file rewritten
-  EXPECT_EQ(written.bytes_read_compaction, st.bytes_read_compaction);        // nor read whole
-  EXPECT_GE(st.pages_dropped, 6u);
-  EXPECT_GE(st.pages_rewritten, 3u);
+  EXPECT_EQ(1u, st.compactions_page_rewrite);
+  EXPECT_EQ(written.bytes_written_compaction, st.bytes_written_compaction);  // nothing was left to write
+  EXPECT_GE(st.pages_dropped, 4u);
+  EXPECT_GE(st.pages_rewritten, 2u);
   EXPECT_LT(st.rewrite_bytes_read, 1007u) << "only partly covered pages are read";
   ASSERT_TRUE(db_->CompactAll().ok());
   print("after CompactAll: tombstones with nothing older below are gone");

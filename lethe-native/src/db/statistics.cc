@@ -31,10 +31,10 @@ void DbStatistics::Set(Ticker t, uint64_t value) {
 // Indexed by CompactionReason.
 static constexpr Ticker kCompactionTickers[] = {Ticker::kCompactionsLevel0, Ticker::kCompactionsSaturation,
                                                 Ticker::kCompactionsManual, Ticker::kTrivialMoves,
-                                                Ticker::kCompactionsDeleteDriven};
+                                                Ticker::kCompactionsDeleteDriven, Ticker::kCompactionsPageRewrite};
 static constexpr Ticker kCompactionBytesTickers[] = {
     Ticker::kCompactionBytesLevel0, Ticker::kCompactionBytesSaturation, Ticker::kCompactionBytesManual,
-    Ticker::kCompactionBytesTrivialMove, Ticker::kCompactionBytesDeleteDriven};
+    Ticker::kCompactionBytesTrivialMove, Ticker::kCompactionBytesDeleteDriven, Ticker::kCompactionBytesPageRewrite};
 static_assert(std::size(kCompactionTickers) == static_cast<size_t>(CompactionReason::kCount));
 static_assert(std::size(kCompactionBytesTickers) == static_cast<size_t>(CompactionReason::kCount));
 

@@ -15,6 +15,7 @@ namespace {
 struct MemFile {
   std::mutex mu;
   std::string data;
+  std::set<uint64_t> holes;  // 4 KiB blocks punched out (files only grow at the end)
   size_t synced_size = 0;
   bool entry_durable = false;  // created before the last SyncDir of its directory
 };
@@ -205,8 +206,8 @@ class MemEnvImpl final : public MemEnv {
     *lock = std::make_unique<MemLock>(&mu_, &locks_, fname);
     return Status::OK();
   }
-  // Zeroes the range; *freed counts the whole 4 KiB blocks inside it, as a
-  // file system with 4 KiB blocks would free.
+  // Zeroes the range; *freed counts the whole 4 KiB blocks inside it not
+  // punched before, as a file system with 4 KiB blocks would free.
   Status PunchHole(const std::string& fname, uint64_t offset, uint64_t len, uint64_t* freed) override {
     constexpr uint64_t kBlock = 4096;
     *freed = 0;
@@ -217,7 +218,7 @@ class MemEnvImpl final : public MemEnv {
       size_t n = std::min<uint64_t>(len, f->data.size() - offset);
       std::fill_n(f->data.begin() + static_cast<long>(offset), n, '\0');
       const uint64_t first = (offset + kBlock - 1) / kBlock, end = (offset + n) / kBlock;
-      if (end > first) *freed = (end - first) * kBlock;
+      for (uint64_t b = first; b < end; b++) *freed += f->holes.insert(b).second ? kBlock : 0;
     }
     return Status::OK();
   }
@@ -244,6 +245,7 @@ class MemEnvImpl final : public MemEnv {
         continue;
       }
       file->data.resize(file->synced_size);
+      file->holes.erase(file->holes.lower_bound(file->synced_size / 4096), file->holes.end());
       ++it;
     }
     locks_.clear();

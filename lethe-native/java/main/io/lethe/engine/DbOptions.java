@@ -54,6 +54,10 @@ public final class DbOptions {
         return useWal;
     }
 
+    public boolean compactInMemory() {
+        return compactInMemory;
+    }
+
     public long writeBufferSizeBytes() {
         return writeBufferSizeBytes;
     }

@@ -288,7 +288,8 @@ class LetheDbTest {
         assertTrue(st.get(Ticker.COMPACTIONS_MANUAL) + st.get(Ticker.TRIVIAL_MOVES) > 0, st.toString());
         assertEquals(st.get(Ticker.BYTES_WRITTEN_COMPACTION), st.get(Ticker.COMPACTION_BYTES_LEVEL0)
                 + st.get(Ticker.COMPACTION_BYTES_SATURATION) + st.get(Ticker.COMPACTION_BYTES_MANUAL)
-                + st.get(Ticker.COMPACTION_BYTES_TRIVIAL_MOVE) + st.get(Ticker.COMPACTION_BYTES_DELETE_DRIVEN),
+                + st.get(Ticker.COMPACTION_BYTES_TRIVIAL_MOVE) + st.get(Ticker.COMPACTION_BYTES_DELETE_DRIVEN)
+                + st.get(Ticker.COMPACTION_BYTES_PAGE_REWRITE),
                 "compaction bytes by reason add up");
         String stats = db.property(cf, "lethe.stats");
         assertNotNull(stats);

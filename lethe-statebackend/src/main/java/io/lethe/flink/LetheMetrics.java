@@ -56,7 +56,8 @@ final class LetheMetrics {
         m.gauge(g, "point-tombstones", s -> sumLevels(s, Statistics.Level::pointTombstones));
         m.gauge(g, "range-tombstones", s -> sumLevels(s, Statistics.Level::rangeTombstones));
         m.gauge(g, "compactions", s -> s.get(Ticker.COMPACTIONS_LEVEL0) + s.get(Ticker.COMPACTIONS_SATURATION)
-                + s.get(Ticker.COMPACTIONS_MANUAL) + s.get(Ticker.COMPACTIONS_DELETE_DRIVEN));
+                + s.get(Ticker.COMPACTIONS_MANUAL) + s.get(Ticker.COMPACTIONS_DELETE_DRIVEN)
+                + s.get(Ticker.COMPACTIONS_PAGE_REWRITE));
         m.gauge(g, "oldest-tombstone-age-ms", s -> s.columnFamilies().stream()
                 .mapToLong(Statistics.ColumnFamily::oldestTombstoneAgeMicros).max().orElse(0) / 1000);
         return m;
