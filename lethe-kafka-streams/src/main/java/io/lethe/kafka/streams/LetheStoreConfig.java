@@ -35,6 +35,7 @@ public final class LetheStoreConfig {
     public static final String BOTTOMMOST_COMPRESSION = PREFIX + "bottommost.compression";
     public static final String DELETE_PERSISTENCE_THRESHOLD_MS = PREFIX + "delete.persistence.threshold.ms";
     public static final String WAL = PREFIX + "wal";
+    public static final String COMPACT_IN_MEMORY = PREFIX + "compact.in.memory";
     public static final String CONFIG_SETTER = PREFIX + "config.setter";
     public static final String MEMORY_BUDGET_BYTES = PREFIX + "memory.budget.bytes";
     public static final String MEMORY_WRITE_BUFFER_RATIO = PREFIX + "memory.write.buffer.ratio";
@@ -79,6 +80,12 @@ public final class LetheStoreConfig {
                     "Whether each store keeps a write-ahead log. Off, as Kafka Streams runs its RocksDB stores: the"
                             + " changelog restores what a crash lost, and a flush writes the memtables out. On, a"
                             + " flush only syncs the log, at the cost of writing everything twice.")
+            .define(COMPACT_IN_MEMORY, Type.BOOLEAN, false, Importance.LOW,
+                    "Whether a flush may keep what survives its rewrite rules in memory instead of writing a"
+                            + " file (without a write-ahead log only). Off: the stores flush at every commit and"
+                            + " keep their windows for the whole retention, so survivors would stay in memory"
+                            + " (measured: 15 MiB more native memory per task for a windowed count, records/s"
+                            + " even).")
             .define(CONFIG_SETTER, Type.CLASS, null, Importance.LOW,
                     "A " + LetheConfigSetter.class.getName() + " that adjusts each store's options.")
             .define(MEMORY_BUDGET_BYTES, Type.LONG, 0L, zeroOrAtLeast(MIN_BUDGET_BYTES), Importance.MEDIUM,
@@ -165,6 +172,7 @@ public final class LetheStoreConfig {
 
     private void apply(AbstractConfig parsed, Compression unsetCompression) {
         db.useWal(parsed.getBoolean(WAL));
+        db.compactInMemory(parsed.getBoolean(COMPACT_IN_MEMORY));
         set(WRITE_BUFFER_BYTES, parsed.getLong(WRITE_BUFFER_BYTES), db::writeBufferSizeBytes);
         set(PAGE_CACHE_BYTES, parsed.getLong(PAGE_CACHE_BYTES), db::pageCacheBytes);
         String pages = parsed.getString(COMPRESSION);

@@ -48,6 +48,9 @@ class LetheStoreConfigTest {
         assertEquals(0, o.pageCacheBytes());
         assertFalse(o.useWal(), "no log by default, as Kafka Streams runs RocksDB");
         assertTrue(LetheStoreConfig.from("s", Map.of(LetheStoreConfig.WAL, "true")).dbOptions().useWal());
+        assertFalse(o.compactInMemory(), "survivors of a flush go to files by default");
+        assertTrue(LetheStoreConfig.from("s", Map.of(LetheStoreConfig.COMPACT_IN_MEMORY, "true")).dbOptions()
+                .compactInMemory());
         ColumnFamilyOptions cf = o.defaultColumnFamilyOptions();
         assertEquals(Compression.ZSTD, cf.compression());
         assertEquals(Compression.ZSTD, cf.bottommostCompression(), "unset: as the compression");
@@ -65,7 +68,8 @@ class LetheStoreConfigTest {
                 LetheStoreConfig.CONFIG_SETTER, String.class.getName(),
                 LetheStoreConfig.MEMORY_BUDGET_BYTES, "1048576",
                 LetheStoreConfig.MEMORY_WRITE_BUFFER_RATIO, "1.5",
-                LetheStoreConfig.WAL, "maybe").entrySet()) {
+                LetheStoreConfig.WAL, "maybe",
+                LetheStoreConfig.COMPACT_IN_MEMORY, "sometimes").entrySet()) {
             ConfigException e = assertThrows(ConfigException.class,
                     () -> LetheStoreConfig.from("s", Map.of(bad.getKey(), bad.getValue())), bad.toString());
             assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());
