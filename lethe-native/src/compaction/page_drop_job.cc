@@ -344,11 +344,7 @@ Status PageDropJob::ReplaceByPatch(PageDropResult* r) {
   after.reader = PinnedReader();  // the copied record's reader is the file's
   after.smallest = std::move(smallest);
   after.largest = std::move(largest);
-  after.num_entries = p.entries;
-  after.num_point_tombstones = p.point_tombstones;
-  after.num_merges = p.merges;
-  after.raw_key_bytes = p.raw_key_bytes;
-  after.raw_value_bytes = p.raw_value_bytes;
+  after.SetCounts(p);  // no range tombstones: the file had none
   if (p.point_tombstones == 0) {
     after.oldest_tombstone_time_us = 0;
     after.estimated_invalidated = 0;

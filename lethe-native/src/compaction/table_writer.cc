@@ -67,14 +67,9 @@ class OutputFile {
     meta_.largest = std::move(largest);
     meta_.smallest_seq = p.smallest_seq == UINT64_MAX ? 0 : p.smallest_seq;
     meta_.largest_seq = p.largest_seq;
-    meta_.num_entries = p.entries;
-    meta_.num_point_tombstones = p.point_tombstones;
-    meta_.num_range_tombstones = p.range_tombstones;
-    meta_.num_merges = p.merges;
+    meta_.SetCounts(p);
     meta_.delete_key_min = p.delete_key_min;
     meta_.delete_key_max = p.delete_key_max;
-    meta_.raw_key_bytes = p.raw_key_bytes;
-    meta_.raw_value_bytes = p.raw_value_bytes;
     if (p.point_tombstones + p.range_tombstones > 0) {
       meta_.oldest_tombstone_time_us = options.oldest_tombstone_time
                                            ? options.oldest_tombstone_time(meta_.smallest, meta_.largest)

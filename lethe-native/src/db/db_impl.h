@@ -298,6 +298,9 @@ class DBImpl final : public DB {
   // At open: queues again the holes of every page the live file records no
   // longer read (mu_ held).
   void QueueUnreadPagePunches();
+  // The pages of f its record no longer reads, into p's pages and extents.
+  struct PendingPunch;
+  Status UnreadPageExtents(const FileMetaData& f, PendingPunch* p);
   // Writes a smaller record list for each family where some records no
   // longer matter (mu_ held).
   Status TidySecondaryDeletes();

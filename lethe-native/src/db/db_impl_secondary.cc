@@ -388,21 +388,27 @@ void DBImpl::QueueUnreadPagePunches() {
     for (int level = 0; level < kNumLevels; level++) {
       for (const FileRef& f : files->levels[level]) {
         if (f->dropped_pages.empty() && f->patched_pages.empty()) continue;
-        FileReaders t;
-        std::vector<PartitionRef> partitions;
-        if (!OpenFileReaders(table_cache_.get(), *f, &t).ok() || !t.table->ReadPartitions(&partitions).ok()) continue;
         PendingPunch p{f->number, {}, {}, {}};
-        for (const PartitionRef& part : partitions) {
-          for (const PageMeta& page : part->pages()) {
-            if (f->ReadsPageFromFile(page.index)) continue;
-            p.pages.push_back(page.index);
-            AppendPageExtent(page, &p.extents);
-          }
-        }
-        if (!p.extents.empty()) pending_punches_.push_back(std::move(p));
+        if (UnreadPageExtents(*f, &p).ok() && !p.extents.empty()) pending_punches_.push_back(std::move(p));
       }
     }
   }
+}
+
+Status DBImpl::UnreadPageExtents(const FileMetaData& f, PendingPunch* p) {
+  FileReaders t;
+  std::vector<PartitionRef> partitions;
+  Status s = OpenFileReaders(table_cache_.get(), f, &t);
+  if (s.ok()) s = t.table->ReadPartitions(&partitions);
+  if (!s.ok()) return s;
+  for (const PartitionRef& part : partitions) {
+    for (const PageMeta& page : part->pages()) {
+      if (f.ReadsPageFromFile(page.index)) continue;
+      p->pages.push_back(page.index);
+      AppendPageExtent(page, &p->extents);
+    }
+  }
+  return Status::OK();
 }
 
 void DBImpl::PunchHoles(const std::vector<Punch>& punches) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lethe/options.h"
+#include "sst/table_format.h"
 #include "version/pinned_reader.h"
 
 namespace lethe {
@@ -70,6 +71,16 @@ struct FileMetaData {
   // Whether readers of this record read page `index` from the file itself
   // (neither dropped nor replaced by the patch table).
   bool ReadsPageFromFile(uint32_t index) const { return !PageDropped(index) && PatchSlot(index) < 0; }
+
+  // Sets the entry counts and raw sizes from a table's properties.
+  void SetCounts(const TableProperties& p) {
+    num_entries = p.entries;
+    num_point_tombstones = p.point_tombstones;
+    num_range_tombstones = p.range_tombstones;
+    num_merges = p.merges;
+    raw_key_bytes = p.raw_key_bytes;
+    raw_value_bytes = p.raw_value_bytes;
+  }
 
   bool Overlaps(std::string_view lo, std::string_view hi) const {  // inclusive bounds
     return !(largest < lo || hi < smallest);
