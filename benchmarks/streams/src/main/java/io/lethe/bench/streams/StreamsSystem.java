@@ -82,7 +82,8 @@ enum StreamsSystem {
         String settings(StreamsWorkload w) {
             return "as shipped, plus Kafka's bounded-memory config setter: one " + (w.memoryBytes() >> 20)
                     + " MiB block cache for all stores and segments, memtables charged to it (half at most),"
-                    + " index and filter blocks in it with high priority; LZ4";
+                    + " index and filter blocks in it with high priority; blocks of "
+                    + (BoundedRocksDBConfig.BLOCK_SIZE >> 10) + " KiB as in Kafka's config-setter example; LZ4";
         }
     },
     /** As {@link #ROCKSDB_TUNED} with ZSTD on every level, as Lethe's window stores compress. */
