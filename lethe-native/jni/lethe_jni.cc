@@ -314,11 +314,14 @@ JNIEXPORT jstring JNICALL Java_io_lethe_engine_internal_Native_columnFamilyName(
 
 JNIEXPORT jbyteArray JNICALL Java_io_lethe_engine_internal_Native_get(JNIEnv* env, jclass, jlong db, jlong cf,
                                                                       jbyteArray key, jlong snapshot_seq,
-                                                                      jboolean fill_cache, jlongArray delete_key_out) {
+                                                                      jboolean fill_cache, jlongArray delete_key_out,
+                                                                      jboolean has_delete_key, jlong delete_key) {
   return Guarded<jbyteArray>(env, nullptr, [&]() -> jbyteArray {
     JBytes k(env, key);
     lethe::ReadOptions ro;
     ro.fill_cache = fill_cache != JNI_FALSE;
+    ro.has_delete_key = has_delete_key != JNI_FALSE;
+    ro.delete_key = static_cast<uint64_t>(delete_key);
     SequenceSnapshot snap(static_cast<uint64_t>(snapshot_seq));
     if (snapshot_seq >= 0) ro.snapshot = &snap;
     std::string value;

@@ -175,6 +175,13 @@ struct ReadOptions {
   bool has_upper_bound = false;
   // Whether pages read by this operation enter the page cache.
   bool fill_cache = true;
+  // Point lookups (Get) only: the delete key that every value and merge
+  // operand of the key was written with, when the caller knows it (a window
+  // store's entry carries its window's start). A file without tombstones
+  // whose entries' delete keys all lie elsewhere is then passed over unread.
+  // An entry of the key written with another delete key may go unseen.
+  bool has_delete_key = false;
+  uint64_t delete_key = 0;
 };
 
 }  // namespace lethe

@@ -334,7 +334,8 @@ Status DBImpl::GetFrom(const SuperVersion& sv, const ReadOptions& o, SequenceNum
     if (m != nullptr && !ctx.EndSource()) m->Get(&ctx);
   }
   if (!ctx.EndSource()) {
-    Status s = GetFromFiles(*sv.files, table_cache_.get(), &ctx, o.fill_cache);
+    const std::optional<uint64_t> dk = o.has_delete_key ? std::optional<uint64_t>(o.delete_key) : std::nullopt;
+    Status s = GetFromFiles(*sv.files, table_cache_.get(), &ctx, o.fill_cache, dk);
     if (!s.ok()) return s;
   }
   return ctx.Finish(value, delete_key);

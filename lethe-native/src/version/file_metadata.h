@@ -86,6 +86,11 @@ struct FileMetaData {
     return !(largest < lo || hi < smallest);
   }
   bool Contains(std::string_view key) const { return smallest <= key && key <= largest; }
+  // Whether an entry with delete key dk, or a tombstone (of any delete key),
+  // may be in the file.
+  bool MayHoldDeleteKey(uint64_t dk) const {
+    return num_point_tombstones != 0 || num_range_tombstones != 0 || (delete_key_min <= dk && dk <= delete_key_max);
+  }
 };
 using FileRef = std::shared_ptr<const FileMetaData>;
 

@@ -152,10 +152,11 @@ Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out) {
   return OpenFileReaders(tables, *f, out);
 }
 
-Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
-                    bool fill_cache) {
+Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx, bool fill_cache,
+                    std::optional<uint64_t> delete_key) {
   Status s;
   ForEachFileContaining(files, ctx->key(), [&](const FileRef& f) {
+    if (delete_key.has_value() && !f->MayHoldDeleteKey(*delete_key)) return false;
     FileReaders t;
     s = OpenFileReaders(tables, *f, &t);
     if (s.ok()) s = t.table->Get(ctx, fill_cache, &t.overrides);

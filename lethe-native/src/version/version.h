@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -101,9 +102,11 @@ struct FileTables : FileReaders {
 };
 Status OpenFileTables(TableCache* tables, const FileRef& f, FileTables* out);
 
-// Point lookup through a column family's files (after the memtables).
-Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx,
-                    bool fill_cache);
+// Point lookup through a column family's files (after the memtables). With
+// `delete_key` (ReadOptions::delete_key), files that cannot hold an entry
+// of that delete key nor a tombstone are passed over.
+Status GetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, GetContext* ctx, bool fill_cache,
+                    std::optional<uint64_t> delete_key = std::nullopt);
 // Point lookups of a batch through a column family's files (`ctxs` sorted
 // by key, none done): each level is walked once, and the keys that fall in
 // one file are looked up together (TableReader::MultiGet). A key whose file

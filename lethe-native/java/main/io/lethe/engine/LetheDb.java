@@ -139,7 +139,25 @@ public final class LetheDb implements AutoCloseable {
         long seq = snapshotSequence(options.snapshot());
         guard.acquire();
         try {
-            return Native.get(handle, cfHandle, key, seq, options.fillCache(), deleteKeyOut);
+            return Native.get(handle, cfHandle, key, seq, options.fillCache(), deleteKeyOut, false, 0);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /**
+     * The value of key, or null, for a key every value and merge operand of which was written with
+     * deleteKey (a window store's entry carries its window's start): files that hold neither an entry
+     * of that delete key nor a tombstone are not read, as a lookup of a window not stored yet would
+     * otherwise probe every file's filter. An entry of the key written with another delete key may go
+     * unseen.
+     */
+    public byte[] getWithDeleteKey(ColumnFamilyHandle cf, byte[] key, long deleteKey) throws LetheException {
+        checkKey(key);
+        long cfHandle = checkColumnFamily(cf);
+        guard.acquire();
+        try {
+            return Native.get(handle, cfHandle, key, -1, true, null, true, deleteKey);
         } finally {
             guard.release();
         }

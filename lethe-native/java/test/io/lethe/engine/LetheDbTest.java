@@ -69,6 +69,20 @@ class LetheDbTest {
     }
 
     @Test
+    void aLookupByDeleteKeyFindsTheKeysWrittenWithItAndNoDeletedOne() throws Exception {
+        db.put(cf, b("w1"), b("one"), 1);
+        db.put(cf, b("w2"), b("two"), 2);
+        db.flush();
+        db.put(cf, b("w3"), b("three"), 3);
+        db.delete(cf, b("w1"));
+        db.flush();
+        assertEquals("two", s(db.getWithDeleteKey(cf, b("w2"), 2)));
+        assertEquals("three", s(db.getWithDeleteKey(cf, b("w3"), 3)));
+        assertNull(db.getWithDeleteKey(cf, b("w1"), 1), "the tombstone's file is read");
+        assertNull(db.getWithDeleteKey(cf, b("w4"), 4));
+    }
+
+    @Test
     void emptyKeysAndValuesAreValid() throws Exception {
         db.put(cf, new byte[0], new byte[0]);
         assertArrayEquals(new byte[0], db.get(cf, new byte[0]));

@@ -40,10 +40,12 @@ public final class Native {
     // Point operations. Write flags: 1 = sync, 2 = disable WAL.
     /**
      * Reads a key; snapshotSequence is -1 for the latest state. Snapshots cross as sequence numbers,
-     * never as pointers, so a snapshot released concurrently cannot be dereferenced.
+     * never as pointers, so a snapshot released concurrently cannot be dereferenced. With
+     * hasDeleteKey, every entry of the key was written with deleteKey (the engine's
+     * ReadOptions::delete_key).
      */
     public static native byte[] get(long db, long cf, byte[] key, long snapshotSequence, boolean fillCache,
-            long[] deleteKeyOut) throws LetheException;
+            long[] deleteKeyOut, boolean hasDeleteKey, long deleteKey) throws LetheException;
 
     /**
      * Looks up a batch of n keys, packed in keys (key i ends at keyEnds[i]). Value i is written to

@@ -80,7 +80,10 @@ public class LetheWindowStore extends LetheStateStore implements WindowStore<Byt
             return null;
         }
         try {
-            return store.db().get(store.family(), WindowKeySchema.toStoreKeyBinary(key, windowStart, 0).get());
+            // Values carry their window's start as delete key (deletes carry none): files of other
+            // windows are not read.
+            byte[] storeKey = WindowKeySchema.toStoreKeyBinary(key, windowStart, 0).get();
+            return store.db().getWithDeleteKey(store.family(), storeKey, Retention.deleteKey(windowStart));
         } catch (LetheException e) {
             throw store.failure("reading from", e);
         }
