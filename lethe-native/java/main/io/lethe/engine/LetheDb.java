@@ -137,12 +137,7 @@ public final class LetheDb implements AutoCloseable {
         }
         long cfHandle = checkColumnFamily(cf);
         long seq = snapshotSequence(options.snapshot());
-        guard.acquire();
-        try {
-            return Native.get(handle, cfHandle, key, seq, options.fillCache(), deleteKeyOut, false, 0);
-        } finally {
-            guard.release();
-        }
+        return guardedGet(cfHandle, key, seq, options.fillCache(), deleteKeyOut, false, 0);
     }
 
     /**
@@ -155,9 +150,14 @@ public final class LetheDb implements AutoCloseable {
     public byte[] getWithDeleteKey(ColumnFamilyHandle cf, byte[] key, long deleteKey) throws LetheException {
         checkKey(key);
         long cfHandle = checkColumnFamily(cf);
+        return guardedGet(cfHandle, key, snapshotSequence(null), true, null, true, deleteKey);
+    }
+
+    private byte[] guardedGet(long cfHandle, byte[] key, long seq, boolean fillCache, long[] deleteKeyOut,
+            boolean hasDeleteKey, long deleteKey) throws LetheException {
         guard.acquire();
         try {
-            return Native.get(handle, cfHandle, key, -1, true, null, true, deleteKey);
+            return Native.get(handle, cfHandle, key, seq, fillCache, deleteKeyOut, hasDeleteKey, deleteKey);
         } finally {
             guard.release();
         }
