@@ -36,9 +36,9 @@ jmethodID g_exception_ctor = nullptr;
 std::atomic<int64_t> g_live_objects{0};
 
 // Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
-constexpr jlong kOptionsVersion = 6;
+constexpr jlong kOptionsVersion = 7;
 constexpr jsize kDbOptionLongs = 15;
-constexpr jsize kCfOptionLongs = 13;
+constexpr jsize kCfOptionLongs = 15;
 
 void ThrowStatus(JNIEnv* env, const Status& s) {
   if (env->ExceptionCheck()) return;  // keep the first exception
@@ -145,6 +145,9 @@ void DecodeCfOptions(const jlong* v, lethe::ColumnFamilyOptions* o) {
   o->compression = codec(v[10]);
   if (v[11] >= 0) o->bottommost_compression = codec(v[11]);
   o->dynamic_level_bytes = v[12] != 0;
+  // Out of range: a style no build knows, which DB::Open rejects.
+  o->compaction_style = static_cast<lethe::CompactionStyle>(v[13] == 0 || v[13] == 1 ? v[13] : 0xff);
+  o->time_ordered_max_files = static_cast<int>(std::clamp<jlong>(v[14], 0, INT32_MAX));
 }
 
 struct IteratorHolder {

@@ -62,6 +62,8 @@ struct OptionSet {
   // (DeleteFree), so that some memtables end without a tombstone that must
   // reach the files; three times the operations.
   bool compacts_in_memory = false;
+  CompactionStyle compaction_style = CompactionStyle::kLeveled;
+  int time_ordered_max_files = 128;
 };
 
 const OptionSet kOptionSets[] = {
@@ -101,6 +103,19 @@ const OptionSet kOptionSets[] = {
     // quarter of its write buffers, the neighbour's included).
     {"no-wal-in-memory-fade-budget-h2", 4 << 20, 256, 2, false, true, false, 64 << 10, 16 << 10, 4, 300'000,
      FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 160 << 10, true, 300, true},
+    // Time-ordered: every file stays in level 0. Flushes of up to 16 KiB
+    // are young (below 24 KiB) and merge in runs of three neighbours, in
+    // front of older files; at 12 files the smallest neighbours merge.
+    // Tombstones, merge operands and range tombstones meet older versions in
+    // files a merge leaves out.
+    {"time-ordered-h1", 16 << 10, 256, 1, true, true, false, 1 << 10, 16 << 10, 4, 0,
+     FadeFilePick::kMostDeletes, Compression::kLZ4, std::nullopt, -1, 0, true, 4096, false,
+     CompactionStyle::kTimeOrdered, 12},
+    // The same under FADE: tombstones past D' merge their file with every
+    // older one, secondary deletes alone rewrite the file; a table cache of 16.
+    {"time-ordered-fade-h4", 8 << 10, 256, 4, false, true, false, 800, 8 << 10, 4, 100'000,
+     FadeFilePick::kMostDeletes, Compression::kZSTD, std::nullopt, 16, 0, true, 300, false,
+     CompactionStyle::kTimeOrdered, 24},
 };
 
 int64_t EnvInt(const char* name, int64_t dflt) {
@@ -135,6 +150,8 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     cf_options_.fade_file_pick = set_.fade_file_pick;
     cf_options_.compression = set_.compression;
     cf_options_.bottommost_compression = set_.bottommost_compression;
+    cf_options_.compaction_style = set_.compaction_style;
+    cf_options_.time_ordered_max_files = set_.time_ordered_max_files;
     options_.cf_defaults = cf_options_;
     write_options_.sync = set_.crashes;
     ASSERT_TRUE(DB::Open(options_, "/db", &db_).ok());
@@ -668,7 +685,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   std::deque<std::string> history_;
   int64_t step_ = 0;
   // Over every open of the database so far (statistics start at each open).
-  uint64_t flushes_ = 0, in_memory_compactions_ = 0;
+  uint64_t flushes_ = 0, in_memory_compactions_ = 0, level0_compactions_ = 0, delete_driven_ = 0;
 
   // See OptionSet::compacts_in_memory.
   bool DeleteFree() const { return set_.compacts_in_memory && (step_ / 6000) % 2 == 1; }
@@ -677,6 +694,18 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     const DbStatistics s = db_->GetStatistics();
     flushes_ += s.flushes;
     in_memory_compactions_ += s.in_memory_compactions;
+    level0_compactions_ += s.compactions_level0;
+    delete_driven_ += s.compactions_delete_driven;
+  }
+
+  // Time-ordered: merges happened (and, under FADE, delete-driven ones),
+  // and every file is still in level 0.
+  void CheckTimeOrdered() {
+    EXPECT_GT(level0_compactions_, 0u);
+    if (set_.delete_persistence_threshold_us > 0) EXPECT_GT(delete_driven_, 0u);
+    for (const ColumnFamilyStatistics& cf : db_->GetStatistics().column_families) {
+      for (size_t l = 1; l < cf.levels.size(); l++) EXPECT_EQ(cf.levels[l].files, 0u) << cf.name << " level " << l;
+    }
   }
 };
 
@@ -689,6 +718,7 @@ TEST_P(ModelTest, RandomOperationsMatchTheModel) {
     EXPECT_GT(in_memory_compactions_, 0u);
     EXPECT_GT(flushes_, in_memory_compactions_);  // files too
   }
+  if (set_.compaction_style == CompactionStyle::kTimeOrdered) CheckTimeOrdered();
   ASSERT_TRUE(db_->CompactAll().ok());
   ASSERT_TRUE(CheckEverything(db_.get(), model_)) << History();
   if (set_.memory_budget > 0) {
@@ -711,8 +741,8 @@ std::vector<uint64_t> Seeds() {
   return seeds;
 }
 
-// 11 option sets (4 with FADE) x 4 seeds x 10,000 operations (30,000 for the two that compact in
-// memory) = 600,000 operations per run.
+// 13 option sets (5 with FADE) x 4 seeds x 10,000 operations (30,000 for the two that compact in
+// memory) = 680,000 operations per run.
 INSTANTIATE_TEST_SUITE_P(OptionSetsAndSeeds, ModelTest,
                          ::testing::Combine(::testing::Range(0, static_cast<int>(std::size(kOptionSets))),
                                             ::testing::ValuesIn(Seeds())),

@@ -159,8 +159,9 @@ class DB {
   // line per table file: level, number, entries, delete-key bounds, dropped
   // pages, patch table and patched pages), "lethe.pages-per-tile" (as the
   // family was created; 0: chosen per file), "lethe.compression" (as the family
-  // was created: "lz4,zstd" for its levels, then its last level). false if
-  // unknown.
+  // was created: "lz4,zstd" for its levels, then its last level),
+  // "lethe.compaction-style" ("leveled" or "time-ordered", as the family was
+  // created). false if unknown.
   virtual bool GetProperty(ColumnFamilyHandle* cf, std::string_view property,
                            std::string* value) = 0;
 };

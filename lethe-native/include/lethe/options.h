@@ -30,6 +30,21 @@ enum class FadeFilePick : int {
 
 constexpr int kPagesPerTileAuto = 0;
 
+// How a column family's files are compacted. Stored in the manifest: never
+// renumber. A column family keeps the style it was created with.
+enum class CompactionStyle : int {
+  // Levels of disjoint files, each level T times the one above (the
+  // default; level targets below).
+  kLeveled = 0,
+  // For data that leaves by its delete key (window contents): every file
+  // stays in level 0, a sorted run of its own, and leaves when the horizon
+  // has dropped its pages, not by merging into older data. Only files
+  // smaller than level1_bytes are merged, level0_compaction_trigger
+  // neighbours at a time; at time_ordered_max_files files the two
+  // neighbours smallest together merge. compaction/time_ordered.h.
+  kTimeOrdered = 1,
+};
+
 // How data pages are compressed on disk. The numbers are stored in table
 // files: never renumber. Every page is compressed on its own and stays
 // independently readable; a page that would not shrink by at least an
@@ -60,11 +75,16 @@ struct ColumnFamilyOptions {
   // Compression of data pages (filters and index blocks stay uncompressed).
   Compression compression = Compression::kLZ4;
   // Compression of files written to the last non-empty level, where most of
-  // the data lives (ZSTD there trades write CPU for space); unset means
+  // the data lives (ZSTD there trades write CPU for space), and of every file
+  // of a time-ordered family (written once, where it stays); unset means
   // `compression`.
   std::optional<Compression> bottommost_compression;
   // Target size of a file written by compaction.
   size_t target_file_size = 8 << 20;
+  CompactionStyle compaction_style = CompactionStyle::kLeveled;
+  // With kTimeOrdered: the most files before neighbours merge whatever
+  // their size (data that never leaves by delete key must not pile up).
+  int time_ordered_max_files = 128;
   // Level targets (compaction/level_targets.h). Static (the default, as
   // Flink's RocksDB backend runs RocksDB): level 1 holds level1_bytes and
   // level i size_ratio^(i-1) times as much. Dynamic (RocksDB's

@@ -4,6 +4,7 @@
 
 #include "compaction/fade.h"
 #include "compaction/level_targets.h"
+#include "compaction/time_ordered.h"
 
 namespace lethe {
 
@@ -39,6 +40,7 @@ std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
                                              const ColumnFamilyOptions& options,
                                              const CompactionPointers& pointers, uint64_t now_us,
                                              uint64_t oldest_snapshot) {
+  if (TimeOrderedActive(files, options)) return PickTimeOrderedCompaction(files, options, now_us, oldest_snapshot);
   const LevelTargets targets = ComputeLevelTargets(files, options);
   if (auto plan = PickDeleteDriven(files, options, targets, now_us, oldest_snapshot)) return plan;
   int best_level = -1;

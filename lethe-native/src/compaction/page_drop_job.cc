@@ -295,6 +295,7 @@ Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& record
   if (!s.ok()) return s;
   if (converted_ > 0) {
     after.num_point_tombstones += converted_;
+    after.tombstone_delete_key_max = kMaxDeleteKey;  // not tracked for converted entries
     uint64_t since = records.InvalidationTime(f.secondary_applied_seq, f.smallest_seq, f.delete_key_min,
                                               f.delete_key_max);
     if (since == 0) since = options_.now_us | 1;
@@ -345,6 +346,7 @@ Status PageDropJob::ReplaceByPatch(PageDropResult* r) {
   after.smallest = std::move(smallest);
   after.largest = std::move(largest);
   after.SetCounts(p);  // no range tombstones: the file had none
+  after.tombstone_delete_key_max = p.point_tombstones == 0 ? 0 : kMaxDeleteKey;  // not tracked for patches
   if (p.point_tombstones == 0) {
     after.oldest_tombstone_time_us = 0;
     after.estimated_invalidated = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "format/internal_key.h"
 #include "sst/table_builder.h"
 #include "version/table_cache.h"
 #include "util/kill_point.h"
@@ -33,6 +34,9 @@ class OutputFile {
     if (!has_points_) first_key_.assign(sk);
     last_key_.assign(sk);
     has_points_ = true;
+    if (TagKind(ExtractTag(e.ikey)) == EntryKind::kTombstone) {
+      tombstone_delete_key_max_ = std::max(tombstone_delete_key_max_, e.delete_key);
+    }
     builder_->Add(e.ikey, e.value, e.delete_key);
   }
   uint64_t EstimatedSize() const { return builder_->EstimatedSize(); }
@@ -70,6 +74,7 @@ class OutputFile {
     meta_.SetCounts(p);
     meta_.delete_key_min = p.delete_key_min;
     meta_.delete_key_max = p.delete_key_max;
+    meta_.tombstone_delete_key_max = p.range_tombstones > 0 ? kMaxDeleteKey : tombstone_delete_key_max_;
     if (p.point_tombstones + p.range_tombstones > 0) {
       meta_.oldest_tombstone_time_us = options.oldest_tombstone_time
                                            ? options.oldest_tombstone_time(meta_.smallest, meta_.largest)
@@ -95,6 +100,7 @@ class OutputFile {
   std::unique_ptr<WritableFile> file_;
   std::unique_ptr<TableBuilder> builder_;
   bool has_points_ = false;
+  uint64_t tombstone_delete_key_max_ = 0;
   std::string first_key_, last_key_;
 };
 

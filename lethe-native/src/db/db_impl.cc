@@ -5,6 +5,7 @@
 #include <array>
 #include <span>
 
+#include "compaction/time_ordered.h"
 #include "db/memtable_inserter.h"
 #include "db/write_batch_internal.h"
 #include "iterator/db_iter.h"
@@ -259,7 +260,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l) {
       if (options_.background_compactions) {
         for (const auto& [id, cfd] : cfds_) {
           const ColumnFamilyFiles& f = *cfd->super_version->files;
-          if (static_cast<int>(f.levels[0].size()) >= cfd->options.level0_stop_writes_trigger) l0_stop = true;
+          if (Level0Stalls(f, cfd->options)) l0_stop = true;
         }
       }
       if (!l0_stop) return Status::OK();

@@ -4,6 +4,7 @@
 #include "compaction/compaction_stream.h"
 #include "compaction/fade.h"
 #include "compaction/table_writer.h"
+#include "compaction/time_ordered.h"
 #include "db/db_impl.h"
 #include "db/table_output_rules.h"
 #include "iterator/merging_iterator.h"
@@ -35,6 +36,29 @@ static bool BottommostOutput(const ColumnFamilyFiles& files, int out_level) {
     if (!files.levels[l].empty()) return false;
   }
   return true;
+}
+
+// The level-0 files older than a run of level-0 inputs (level 0 is newest
+// first, and a time-ordered plan takes neighbours).
+static std::vector<FileRef> OlderLevel0Files(const ColumnFamilyFiles& files, const CompactionPlan& plan) {
+  const auto& l0 = files.levels[0];
+  auto last = std::find(l0.begin(), l0.end(), plan.inputs[0].back());
+  return last == l0.end() ? std::vector<FileRef>() : std::vector<FileRef>(last + 1, l0.end());
+}
+
+// A level-0 output takes its inputs' sequence bounds, whatever its entries
+// kept, so that it sorts where they stood: before every older file, behind
+// every newer one.
+static void KeepLevel0Place(const CompactionPlan& plan, std::vector<FileMetaData>* outputs) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const FileRef& f : plan.inputs[0]) {
+    lo = std::min(lo, f->smallest_seq);
+    hi = std::max(hi, f->largest_seq);
+  }
+  for (FileMetaData& f : *outputs) {
+    f.smallest_seq = std::min(f.smallest_seq, lo);
+    f.largest_seq = std::max(f.largest_seq, hi);
+  }
 }
 
 uint64_t DBImpl::OldestSnapshot() {
@@ -251,8 +275,14 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   if (s.ok()) {
     auto input = NewMergingIterator(std::move(iters));
     int out_level = plan.output_level;
+    // A run of level-0 files merged into level 0 (time-ordered) has the
+    // level-0 files after it below it: they hold older versions.
+    std::vector<FileRef> older_l0 = out_level == 0 ? OlderLevel0Files(*files, plan) : std::vector<FileRef>();
     // Whether a level below the output may hold keys in [lo, hi].
-    auto deeper = [files, out_level](std::string_view lo, std::string_view hi) {
+    auto deeper = [files, out_level, &older_l0](std::string_view lo, std::string_view hi) {
+      for (const FileRef& f : older_l0) {
+        if (f->Overlaps(lo, hi)) return true;
+      }
       for (int lvl = out_level + 1; lvl < kNumLevels; lvl++) {
         const auto& level = files->levels[lvl];
         auto it = FirstFileEndingAtOrAfter(level.begin(), level.end(), lo);
@@ -261,13 +291,16 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
       return false;
     };
     CompactionStream stream(input.get(), tombstones, snapshots, deeper, &files->secondary);
-    stream.ZeroOldSequences();
+    // Sequence 0 would move a level-0 output behind older files.
+    if (out_level > 0) stream.ZeroOldSequences();
     TableWriterOptions wo;
     wo.dbname = dbname_;
     wo.env = env_;
     wo.cf_options = cf_options;
-    wo.max_file_bytes = cf_options.target_file_size;
-    wo.bottommost = BottommostOutput(*files, out_level);
+    // A level-0 output is one sorted run: one file.
+    wo.max_file_bytes = out_level > 0 ? cf_options.target_file_size : UINT64_MAX;
+    // A time-ordered file is never merged down: it is written where it stays.
+    wo.bottommost = out_level == 0 || BottommostOutput(*files, out_level);
     wo.now_us = clock_->NowMicros();
     wo.oldest_tombstone_time_us = tombstone_time;
     wo.secondary_applied_seq = SecondaryAppliedSeq(&files->secondary, snapshots);
@@ -299,6 +332,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
       int level = which == 0 ? plan.level : plan.output_level;
       for (const FileRef& f : plan.inputs[which]) edit.DeleteFile(cf, level, f->number);
     }
+    if (plan.output_level == 0) KeepLevel0Place(plan, &result.files);
     for (const FileMetaData& f : result.files) edit.AddFile(cf, plan.output_level, f);
     versions_->SetLastSequence(last_sequence_.load());
     s = LogAndApply(&edit);
@@ -378,6 +412,13 @@ Status DBImpl::Flush() {
   return WaitForFlush(l);
 }
 
+static bool HoldsTombstones(const ColumnFamilyFiles& files, int level) {
+  for (const FileRef& f : files.levels[level]) {
+    if (f->num_point_tombstones + f->num_range_tombstones > 0) return true;
+  }
+  return false;
+}
+
 Status DBImpl::CompactAll() {
   Status s = Flush();
   if (!s.ok()) return s;
@@ -391,19 +432,20 @@ Status DBImpl::CompactAll() {
     if (it == cfds_.end()) continue;
     ColumnFamilyData* cfd = it->second.get();
     const ColumnFamilyFiles* files = versions_->current()->Find(id);
+    if (TimeOrderedActive(*files, cfd->options)) {
+      // Every file into one level-0 file, its tombstones dropped.
+      if (s.ok() && (files->levels[0].size() > 1 || HoldsTombstones(*files, 0))) {
+        s = RunCompaction(l, cfd, PlanLevelCompaction(*files, 0, 0, CompactionReason::kManual));
+      }
+      continue;
+    }
     int target = std::max(1, files->DeepestNonEmptyLevel());
     // Push every level down into the target level, then rewrite the target
     // level itself so that its tombstones are dropped where possible.
     for (int level = 0; level <= target && s.ok(); level++) {
       files = versions_->current()->Find(id);
       int out = level < target ? level + 1 : target;
-      if (level == target) {
-        bool has_tombstones = false;
-        for (const FileRef& f : files->levels[target]) {
-          has_tombstones = has_tombstones || f->num_point_tombstones + f->num_range_tombstones > 0;
-        }
-        if (!has_tombstones) break;
-      }
+      if (level == target && !HoldsTombstones(*files, target)) break;
       CompactionPlan plan = PlanLevelCompaction(*files, level, out, CompactionReason::kManual);
       if (plan.IsTrivialMove() && level == target) continue;
       s = RunCompaction(l, cfd, plan);

@@ -57,6 +57,7 @@ struct DBImpl::FlushJob {
   uint64_t tombstone_time;  // imm's (a resident memtable holds none)
   std::shared_ptr<const ColumnFamilyFiles> files;
   bool try_in_memory;
+  bool requested;  // by Flush (a checkpoint waits for it), not by a full memtable
   // Outcome: kept in memory (kept then holds the survivors, or is null when
   // none survived), or written to files; and how many entries survived.
   bool in_memory = false;
@@ -130,6 +131,7 @@ std::vector<DBImpl::FlushJob> DBImpl::CollectFlushJobs(bool to_files, size_t roo
     job.tombstone_time = cfd->imm != nullptr ? cfd->imm_first_tombstone_time_us : 0;
     job.files = version->cfs.count(id) ? version->cfs.at(id) : nullptr;
     job.try_in_memory = !to_files && cfd->imm != nullptr && WorthCompactingInMemory(*cfd, job, room);
+    job.requested = imm_to_files_;
     if (!to_files && cfd->in_memory_skips > 0) cfd->in_memory_skips--;
     jobs.push_back(std::move(job));
   }
@@ -245,6 +247,10 @@ Status DBImpl::FlushToTables(FlushJob& job, const std::vector<SequenceNumber>& s
   wo.dbname = dbname_;
   wo.env = env_;
   wo.cf_options = job.options;
+  // A time-ordered family's flush writes a file that stays as it is, in the
+  // codec of files that stay; unless a checkpoint waits for it (its young
+  // file takes that codec when it merges with its neighbours).
+  wo.bottommost = job.options.compaction_style == CompactionStyle::kTimeOrdered && !job.requested;
   wo.now_us = clock_->NowMicros();
   wo.oldest_tombstone_time_us = job.tombstone_time;
   wo.secondary_applied_seq = SecondaryAppliedSeq(secondary, snapshots);

@@ -72,6 +72,10 @@ static Status ValidateColumnFamilyOptions(const ColumnFamilyOptions& o) {
       (o.bottommost_compression && !KnownCompression(static_cast<uint8_t>(*o.bottommost_compression)))) {
     return Status::InvalidArgument("unknown compression");
   }
+  if (static_cast<unsigned>(o.compaction_style) > static_cast<unsigned>(CompactionStyle::kTimeOrdered)) {
+    return Status::InvalidArgument("unknown compaction_style");
+  }
+  if (o.time_ordered_max_files < 2) return Status::InvalidArgument("time_ordered_max_files must be at least 2");
   return Status::OK();
 }
 

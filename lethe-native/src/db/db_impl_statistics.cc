@@ -177,6 +177,15 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
              CompressionName(o.bottommost_compression.value_or(o.compression));
     return true;
   }
+  if (property == "lethe.compaction-style") {
+    // As the family was created.
+    std::lock_guard<std::mutex> l(mu_);
+    Status s;
+    ColumnFamilyData* cfd = Resolve(cf, &s);
+    if (cfd == nullptr) return false;
+    *value = cfd->options.compaction_style == CompactionStyle::kTimeOrdered ? "time-ordered" : "leveled";
+    return true;
+  }
   if (property == "lethe.files") {
     // One line per table file of the family: level, number, entries,
     // tombstones and the age of the oldest one (0: none), delete-key bounds

@@ -29,6 +29,11 @@ struct FileMetaData {
   uint64_t num_merges = 0;
   uint64_t delete_key_min = kMaxDeleteKey;
   uint64_t delete_key_max = 0;
+  // The largest delete key of the file's point tombstones: once a horizon
+  // is above it, every tombstone of the file is gone for its readers and
+  // leaves with its page. kMaxDeleteKey: not known, or a range tombstone
+  // (which carries no delete key); 0 without tombstones.
+  uint64_t tombstone_delete_key_max = kMaxDeleteKey;
   // When the oldest tombstone in the file was written (0: no tombstone).
   uint64_t oldest_tombstone_time_us = 0;
   // b: the entries this file's tombstones invalidate, estimated when it was

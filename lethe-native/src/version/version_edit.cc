@@ -32,7 +32,7 @@ enum FileTag : uint32_t {
   kFRawKeyBytes = 15, kFRawValueBytes = 16, kFEstimatedInvalidated = 17,
   kFDroppedPages = 18 /* lp: count varint32 | ascending page indexes as varint32 deltas */,
   kFSecondaryAppliedSeq = 19, kFPatchFile = 20, kFPatchSize = 21,
-  kFPatchedPages = 22 /* lp: like kFDroppedPages */,
+  kFPatchedPages = 22 /* lp: like kFDroppedPages */, kFTombstoneDeleteKeyMax = 23 /* fixed64 */,
 };
 
 // Column family option fields (tag varint32 then varint64).
@@ -40,7 +40,7 @@ enum OptTag : uint32_t {
   kOSizeRatio = 1, kOPageSize = 2, kOPagesPerTile = 3, kOBloomBits = 4, kOTargetFileSize = 5,
   kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8, kODeletePersistenceThreshold = 9,
   kOFadeFilePick = 10, kOCompression = 11, kOBottommostCompression = 12, kODynamicLevelBytes = 13,
-  kOIndexPartitionSize = 14,
+  kOIndexPartitionSize = 14, kOCompactionStyle = 15, kOTimeOrderedMaxFiles = 16,
 };
 // The ranges a decoded option must lie in: DB::Open's checks (page size,
 // pages per tile; size ratio >= 2 is checked inline), the Java API's for
@@ -72,6 +72,10 @@ void EncodeFile(const FileMetaData& f, std::string* dst) {
   PutFixed64(dst, f.delete_key_min);
   PutVarint32(dst, kFDeleteKeyMax);
   PutFixed64(dst, f.delete_key_max);
+  if (f.tombstone_delete_key_max != kMaxDeleteKey) {
+    PutVarint32(dst, kFTombstoneDeleteKeyMax);
+    PutFixed64(dst, f.tombstone_delete_key_max);
+  }
   v(kFOldestTombstoneTime, f.oldest_tombstone_time_us);
   v(kFCreatedTime, f.created_time_us);
   v(kFRawKeyBytes, f.raw_key_bytes);
@@ -144,6 +148,9 @@ Status DecodeFile(std::string_view in, FileMetaData* f) {
         ok = GetFixed64(&in, &x);
         (tag == kFDeleteKeyMin ? f->delete_key_min : f->delete_key_max) = x;
         break;
+      case kFTombstoneDeleteKeyMax:
+        ok = GetFixed64(&in, &f->tombstone_delete_key_max);
+        break;
       default: {
         ok = GetVarint64(&in, &x);
         switch (tag) {
@@ -194,6 +201,8 @@ void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst) {
   if (o.bottommost_compression) v(kOBottommostCompression, static_cast<uint64_t>(*o.bottommost_compression));
   v(kODynamicLevelBytes, o.dynamic_level_bytes ? 1 : 0);
   v(kOIndexPartitionSize, o.index_partition_size);
+  v(kOCompactionStyle, static_cast<uint64_t>(o.compaction_style));
+  v(kOTimeOrderedMaxFiles, static_cast<uint64_t>(o.time_ordered_max_files));
 }
 
 Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
@@ -204,6 +213,7 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
                               std::to_string(tag) + "=" + std::to_string(x));
   };
   o->dynamic_level_bytes = false;  // a tree built before the option has static targets
+  o->compaction_style = CompactionStyle::kLeveled;  // so is a tree built before this one
   while (!in.empty()) {
     uint32_t tag;
     uint64_t x;
@@ -258,6 +268,14 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
         o->dynamic_level_bytes = x == 1;
         break;
       case kOIndexPartitionSize: o->index_partition_size = x; break;
+      case kOCompactionStyle:
+        if (x > static_cast<uint64_t>(CompactionStyle::kTimeOrdered)) return bad(tag, x);
+        o->compaction_style = static_cast<CompactionStyle>(x);
+        break;
+      case kOTimeOrderedMaxFiles:
+        if (x < 2 || x > kMaxIntOption) return bad(tag, x);
+        o->time_ordered_max_files = static_cast<int>(x);
+        break;
       default: break;  // an option from a newer writer: the default applies
     }
   }

@@ -66,6 +66,7 @@ TEST(VersionEditTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(f.oldest_tombstone_time_us, 123456u);
   EXPECT_EQ(f.estimated_invalidated, 77u);
   EXPECT_EQ(f.delete_key_max, kMaxDeleteKey);
+  EXPECT_EQ(f.tombstone_delete_key_max, kMaxDeleteKey);  // not written: unknown
   EXPECT_EQ(f.num_range_tombstones, 1u);
   EXPECT_EQ(d.new_files_[0].level, 2);
 }
@@ -197,6 +198,8 @@ TEST(VersionEditTest, FuzzOutOfRangeColumnFamilyOptionsAreCorruption) {
       {4, 0, true}, {4, 64, true}, {4, 65, false},                   // Bloom bits per key
       {7, INT32_MAX, true}, {8, uint64_t{INT32_MAX} + 1, false},     // level-0 triggers
       {13, 0, true}, {13, 1, true}, {13, 2, false},                  // dynamic level targets
+      {15, 0, true}, {15, 1, true}, {15, 2, false},                  // compaction style
+      {16, 1, false}, {16, 2, true}, {16, uint64_t{INT32_MAX} + 1, false},  // time-ordered max files
       {99, UINT64_MAX, true},                                        // unknown: ignored
   };
   for (const Case& c : cases) {
@@ -206,6 +209,38 @@ TEST(VersionEditTest, FuzzOutOfRangeColumnFamilyOptionsAreCorruption) {
     ColumnFamilyOptions o;
     EXPECT_EQ(c.ok, DecodeColumnFamilyOptions(opts, &o).ok()) << c.tag << "=" << c.value;
   }
+}
+
+TEST(VersionEditTest, TombstoneDeleteKeyBoundRoundTrips) {
+  VersionEdit e;
+  FileMetaData f = File(42, "a", "z");
+  f.tombstone_delete_key_max = 77;
+  e.AddFile(3, 0, f);
+  std::string enc;
+  e.EncodeTo(&enc);
+  VersionEdit d;
+  ASSERT_TRUE(d.DecodeFrom(enc).ok());
+  EXPECT_EQ(d.new_files_[0].meta.tombstone_delete_key_max, 77u);
+}
+
+TEST(VersionEditTest, CompactionStyleRoundTripsAndOlderManifestsAreLeveled) {
+  ColumnFamilyOptions o;
+  o.compaction_style = CompactionStyle::kTimeOrdered;
+  o.time_ordered_max_files = 40;
+  std::string enc;
+  EncodeColumnFamilyOptions(o, &enc);
+  ColumnFamilyOptions d;
+  ASSERT_TRUE(DecodeColumnFamilyOptions(enc, &d).ok());
+  EXPECT_EQ(d.compaction_style, CompactionStyle::kTimeOrdered);
+  EXPECT_EQ(d.time_ordered_max_files, 40);
+  // Options as written before tag 15 existed: the tree was built leveled.
+  std::string older;
+  PutVarint32(&older, 1);
+  PutVarint64(&older, 10);
+  ColumnFamilyOptions from_older;
+  from_older.compaction_style = CompactionStyle::kTimeOrdered;
+  ASSERT_TRUE(DecodeColumnFamilyOptions(older, &from_older).ok());
+  EXPECT_EQ(from_older.compaction_style, CompactionStyle::kLeveled);
 }
 
 TEST(VersionEditTest, DynamicLevelTargetsRoundTripAndOlderManifestsKeepStaticTargets) {

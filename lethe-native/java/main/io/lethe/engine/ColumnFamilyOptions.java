@@ -6,7 +6,7 @@ package io.lethe.engine;
  */
 public final class ColumnFamilyOptions {
     /** Number of longs in the encoded form (see {@link #encodeTo}). */
-    static final int ENCODED_LONGS = 13;
+    static final int ENCODED_LONGS = 15;
 
     public static final ColumnFamilyOptions DEFAULT = builder().build();
 
@@ -27,6 +27,8 @@ public final class ColumnFamilyOptions {
     private final Compression compression;
     /** Null: the same as {@link #compression}. */
     private final Compression bottommostCompression;
+    private final CompactionStyle compactionStyle;
+    private final int timeOrderedMaxFiles;
 
     /**
      * How FADE's saturation compactions choose a file; mirrors {@code
@@ -55,6 +57,8 @@ public final class ColumnFamilyOptions {
         this.fadeFilePick = b.fadeFilePick;
         this.compression = b.compression;
         this.bottommostCompression = b.bottommostCompression;
+        this.compactionStyle = b.compactionStyle;
+        this.timeOrderedMaxFiles = b.timeOrderedMaxFiles;
     }
 
     /** A builder holding these options, to derive options that differ in a few settings. */
@@ -73,6 +77,8 @@ public final class ColumnFamilyOptions {
         b.fadeFilePick = fadeFilePick;
         b.compression = compression;
         b.bottommostCompression = bottommostCompression;
+        b.compactionStyle = compactionStyle;
+        b.timeOrderedMaxFiles = timeOrderedMaxFiles;
         return b;
     }
 
@@ -131,6 +137,15 @@ public final class ColumnFamilyOptions {
         return bottommostCompression != null ? bottommostCompression : compression;
     }
 
+    public CompactionStyle compactionStyle() {
+        return compactionStyle;
+    }
+
+    /** With {@link CompactionStyle#TIME_ORDERED}: the most files before neighbours merge whatever their size. */
+    public int timeOrderedMaxFiles() {
+        return timeOrderedMaxFiles;
+    }
+
     void encodeTo(long[] dst, int offset) {
         dst[offset] = sizeRatio;
         dst[offset + 1] = pageSizeBytes;
@@ -145,6 +160,8 @@ public final class ColumnFamilyOptions {
         dst[offset + 10] = compression.ordinal();
         dst[offset + 11] = bottommostCompression != null ? bottommostCompression.ordinal() : -1;
         dst[offset + 12] = dynamicLevelBytes ? 1 : 0;
+        dst[offset + 13] = compactionStyle.ordinal();
+        dst[offset + 14] = timeOrderedMaxFiles;
     }
 
     long[] encode() {
@@ -168,6 +185,8 @@ public final class ColumnFamilyOptions {
         private FadeFilePick fadeFilePick = FadeFilePick.MOST_DELETES;
         private Compression compression = Compression.LZ4;
         private Compression bottommostCompression;
+        private CompactionStyle compactionStyle = CompactionStyle.LEVELED;
+        private int timeOrderedMaxFiles = 128;
 
         private Builder() {}
 
@@ -251,6 +270,17 @@ public final class ColumnFamilyOptions {
          */
         public Builder bottommostCompression(Compression v) {
             this.bottommostCompression = v;
+            return this;
+        }
+
+        /** How files are compacted; kept by a column family from its creation on. */
+        public Builder compactionStyle(CompactionStyle v) {
+            this.compactionStyle = java.util.Objects.requireNonNull(v, "compactionStyle");
+            return this;
+        }
+
+        public Builder timeOrderedMaxFiles(int v) {
+            this.timeOrderedMaxFiles = check(v, 2, 1 << 20, "timeOrderedMaxFiles");
             return this;
         }
 

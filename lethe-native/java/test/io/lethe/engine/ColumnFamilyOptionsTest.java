@@ -24,6 +24,8 @@ class ColumnFamilyOptionsTest {
                 .fadeFilePick(ColumnFamilyOptions.FadeFilePick.OLDEST_DELETE)
                 .compression(Compression.ZSTD)
                 .bottommostCompression(Compression.NONE)
+                .compactionStyle(CompactionStyle.TIME_ORDERED)
+                .timeOrderedMaxFiles(64)
                 .build();
     }
 

@@ -61,6 +61,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private AutoCloseable sharedMemory;
     private final ColumnFamilyOptions columnFamilyOptions;
     private ColumnFamilyOptions ttlColumnFamilyOptions;
+    private ColumnFamilyOptions windowColumnFamilyOptions;
     private ColumnFamilyOptions timerColumnFamilyOptions;
     private LatencyTrackingStateConfig latencyTracking = LatencyTrackingStateConfig.disabled();
     private SizeTrackingStateConfig sizeTracking = SizeTrackingStateConfig.disabled();
@@ -82,7 +83,17 @@ public final class LetheKeyedStateBackendBuilder<K> {
         this.dbOptions = dbOptions;
         this.columnFamilyOptions = columnFamilyOptions;
         this.ttlColumnFamilyOptions = columnFamilyOptions;
+        this.windowColumnFamilyOptions = columnFamilyOptions;
         this.timerColumnFamilyOptions = columnFamilyOptions;
+    }
+
+    /**
+     * The options of the column family of window contents while the horizon follows the windows (by default
+     * those of every other state).
+     */
+    public LetheKeyedStateBackendBuilder<K> setWindowColumnFamilyOptions(ColumnFamilyOptions options) {
+        this.windowColumnFamilyOptions = options;
+        return this;
     }
 
     /** The options of the column families of states with a TTL (by default those of every other). */
@@ -149,7 +160,8 @@ public final class LetheKeyedStateBackendBuilder<K> {
     public LetheKeyedStateBackend<K> build() throws IOException {
         KeyGroupRange range = parameters.getKeyGroupRange();
         int numberOfKeyGroups = parameters.getNumberOfKeyGroups();
-        StateRegistry states = new StateRegistry(columnFamilyOptions, ttlColumnFamilyOptions, window);
+        StateRegistry states = new StateRegistry(columnFamilyOptions, ttlColumnFamilyOptions, windowColumnFamilyOptions,
+                window);
         Map<String, HeapPriorityQueueSnapshotRestoreWrapper<?>> queues = new HashMap<>();
         HeapPriorityQueueSetFactory queueFactory =
                 new HeapPriorityQueueSetFactory(range, numberOfKeyGroups, TIMER_QUEUE_INITIAL_CAPACITY);

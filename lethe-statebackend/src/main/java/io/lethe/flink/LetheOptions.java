@@ -1,6 +1,7 @@
 package io.lethe.flink;
 
 import io.lethe.engine.ColumnFamilyOptions;
+import io.lethe.engine.CompactionStyle;
 import io.lethe.engine.Compression;
 import io.lethe.engine.DbOptions;
 import io.lethe.engine.MemoryBudget;
@@ -239,6 +240,19 @@ public final class LetheOptions {
                                     + " the ordinary path. The per-state gauge lethe.expiry.<state> and a log line"
                                     + " say whether it is active and why not.");
 
+    public static final ConfigOption<CompactionStyle> WINDOW_COMPACTION =
+            ConfigOptions.key("state.backend.lethe.window-compaction")
+                    .enumType(CompactionStyle.class)
+                    .defaultValue(CompactionStyle.TIME_ORDERED)
+                    .withDescription(
+                            "How the column family of window contents is compacted while window expiry is active"
+                                    + " (state.backend.lethe.window-expiry): TIME_ORDERED (the default) keeps every"
+                                    + " file a sorted run of its own, leaving when the horizon has dropped its pages,"
+                                    + " and merges only files smaller than level1-size with their neighbours, so a"
+                                    + " window is written once rather than merged down the levels until it expires;"
+                                    + " LEVELED compacts it as every other state. A state keeps the style its column"
+                                    + " family was created with, also across restores of native checkpoints.");
+
     /** Where timers are kept. */
     public enum TimerServiceFactory {
         /** In the engine, one column family per timer queue. */
@@ -383,6 +397,11 @@ public final class LetheOptions {
     /** The options of a state with a TTL: {@code base} with the TTL states' pages per tile. */
     static ColumnFamilyOptions ttlColumnFamilyOptions(ReadableConfig config, ColumnFamilyOptions base) {
         return base.toBuilder().pagesPerTile(pagesPerTile(config, TTL_PAGES_PER_TILE)).build();
+    }
+
+    /** The options of window contents while window expiry is active: {@code base} with the window compaction. */
+    static ColumnFamilyOptions windowColumnFamilyOptions(ReadableConfig config, ColumnFamilyOptions base) {
+        return base.toBuilder().compactionStyle(config.get(WINDOW_COMPACTION)).build();
     }
 
     /** The options of a timer queue kept in the engine: {@code base} with the timers' compression. */

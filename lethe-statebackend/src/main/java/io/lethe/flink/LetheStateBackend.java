@@ -74,6 +74,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.AVOID_BLIND_DELETES,
             LetheOptions.COMPACT_IN_MEMORY,
             LetheOptions.WINDOW_EXPIRY,
+            LetheOptions.WINDOW_COMPACTION,
             LetheOptions.TIMER_SERVICE_FACTORY,
             LetheOptions.TIMER_SERVICE_CACHE_SIZE,
             LetheOptions.TIMER_SERVICE_COUNT_PENDING,
@@ -212,6 +213,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                             memory == null ? null : memory.getResourceHandle()),
                     columnFamilies)
                     .setTtlColumnFamilyOptions(LetheOptions.ttlColumnFamilyOptions(settings, columnFamilies))
+                    .setWindowColumnFamilyOptions(LetheOptions.windowColumnFamilyOptions(settings, columnFamilies))
                     .setTimerColumnFamilyOptions(timers)
                     .setSharedMemory(memory)
                     .setLatencyTracking(latencyTrackingConfigBuilder.setMetricGroup(parameters.getMetricGroup()).build())

@@ -20,15 +20,20 @@ public final class StateExpiries {
      */
     public static StateExpiry of(String stateName, StateDescriptor.Type type, TypeSerializer<?> stateSerializer,
             TypeSerializer<?> namespaceSerializer, WindowExpiry window, long floor) {
-        boolean contents = window.isWindowOperator() && WindowExpiry.CONTENTS_STATE.equals(stateName)
-                && namespaceSerializer instanceof TimeWindow.Serializer && type != StateDescriptor.Type.MAP;
-        if (contents) {
+        if (holdsWindowContents(stateName, type, namespaceSerializer, window)) {
             return new WindowContentsExpiry(stateName, window, floor);
         }
         if (carriesTtlTimestamps(stateSerializer)) {
             return new TtlExpiry(stateName, type, floor);
         }
         return new NoExpiry(stateName, floor, window.otherWindowsReason());
+    }
+
+    /** Whether the state holds the contents of {@code window}'s windows (by name, with a TimeWindow namespace). */
+    public static boolean holdsWindowContents(String stateName, StateDescriptor.Type type,
+            TypeSerializer<?> namespaceSerializer, WindowExpiry window) {
+        return window.isWindowOperator() && WindowExpiry.CONTENTS_STATE.equals(stateName)
+                && namespaceSerializer instanceof TimeWindow.Serializer && type != StateDescriptor.Type.MAP;
     }
 
     /**

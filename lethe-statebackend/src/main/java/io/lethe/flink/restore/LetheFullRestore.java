@@ -83,7 +83,7 @@ public final class LetheFullRestore<K> {
                     restoredQueues.put(i, states.registerQueue(meta));
                 }
             } else {
-                kvStates.put(i, states.registerKeyValueState(db, meta));
+                kvStates.put(i, states.registerKeyValueState(db, meta, true));
             }
         }
         WriteBatch batch = new WriteBatch(64 * 1024);

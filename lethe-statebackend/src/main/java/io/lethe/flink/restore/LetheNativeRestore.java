@@ -245,7 +245,7 @@ public final class LetheNativeRestore<K> {
                     handleQueues.add(states.registerQueue(meta));
                 }
             } else {
-                states.registerKeyValueState(db, meta);
+                states.registerKeyValueState(db, meta, false);
                 kvStates.add(meta.getName());
             }
         }

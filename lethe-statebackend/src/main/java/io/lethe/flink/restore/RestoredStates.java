@@ -68,9 +68,14 @@ public final class RestoredStates {
         return kvStates.get(name);
     }
 
-    /** Registers a key-value state, creating its column family in {@code db} if missing. */
-    public RegisteredState registerKeyValueState(LetheDb db, StateMetaInfoSnapshot meta) throws IOException {
-        return kvStates.registerRestored(db, meta);
+    /**
+     * Registers a key-value state, creating its column family in {@code db} if missing.
+     *
+     * @param fromSavepoint whether its entries come from a canonical savepoint (not a native checkpoint)
+     */
+    public RegisteredState registerKeyValueState(LetheDb db, StateMetaInfoSnapshot meta, boolean fromSavepoint)
+            throws IOException {
+        return kvStates.registerRestored(db, meta, fromSavepoint);
     }
 
     public boolean engineTimers() {

@@ -24,16 +24,20 @@ public final class StateRegistry {
     private final Map<String, RegisteredState> states = new LinkedHashMap<>();
     private final ColumnFamilyOptions columnFamilyOptions;
     private final ColumnFamilyOptions ttlColumnFamilyOptions;
+    private final ColumnFamilyOptions windowColumnFamilyOptions;
     private final WindowExpiry window;
 
     /**
      * @param ttlColumnFamilyOptions the options of a new column family of a state with a TTL
+     * @param windowColumnFamilyOptions the options of a new column family of window contents while the
+     *     horizon follows the windows
      * @param window the operator's window expiry, deciding which state holds window contents
      */
     public StateRegistry(ColumnFamilyOptions columnFamilyOptions, ColumnFamilyOptions ttlColumnFamilyOptions,
-            WindowExpiry window) {
+            ColumnFamilyOptions windowColumnFamilyOptions, WindowExpiry window) {
         this.columnFamilyOptions = columnFamilyOptions;
         this.ttlColumnFamilyOptions = ttlColumnFamilyOptions;
+        this.windowColumnFamilyOptions = windowColumnFamilyOptions;
         this.window = window;
     }
 
@@ -55,17 +59,40 @@ public final class StateRegistry {
     /** Registers a new state under this meta info's name, creating its column family if missing. */
     public RegisteredState register(LetheDb db, RegisteredKeyValueStateBackendMetaInfo<?, ?> meta)
             throws IOException {
-        ColumnFamilyOptions options = StateExpiries.carriesTtlTimestamps(meta.getStateSerializer())
-                ? ttlColumnFamilyOptions : columnFamilyOptions;
+        return register(db, meta, false);
+    }
+
+    private RegisteredState register(LetheDb db, RegisteredKeyValueStateBackendMetaInfo<?, ?> meta,
+            boolean fromSavepoint) throws IOException {
+        ColumnFamilyOptions options = optionsOf(meta, fromSavepoint);
         RegisteredState state = new RegisteredState(columnFamily(db, meta.getName(), options), meta, window);
         states.put(meta.getName(), state);
         return state;
     }
 
-    /** Registers a state from a snapshot's meta info; the first registration of a name wins. */
-    public RegisteredState registerRestored(LetheDb db, StateMetaInfoSnapshot meta) throws IOException {
+    /**
+     * The options a new column family of this state is created with. Window contents restored from a
+     * canonical savepoint carry the maximum delete key, and so do the clears of those windows: such
+     * tombstones leave a time-ordered family only by merging every older file, so it is leveled.
+     */
+    private ColumnFamilyOptions optionsOf(RegisteredKeyValueStateBackendMetaInfo<?, ?> meta, boolean fromSavepoint) {
+        if (StateExpiries.carriesTtlTimestamps(meta.getStateSerializer())) {
+            return ttlColumnFamilyOptions;
+        }
+        boolean windows = !fromSavepoint && window.isActive() && StateExpiries.holdsWindowContents(meta.getName(),
+                meta.getStateType(), meta.getNamespaceSerializer(), window);
+        return windows ? windowColumnFamilyOptions : columnFamilyOptions;
+    }
+
+    /**
+     * Registers a state from a snapshot's meta info; the first registration of a name wins.
+     *
+     * @param fromSavepoint whether its entries come from a canonical savepoint (not a native checkpoint)
+     */
+    public RegisteredState registerRestored(LetheDb db, StateMetaInfoSnapshot meta, boolean fromSavepoint)
+            throws IOException {
         RegisteredState state = states.get(meta.getName());
-        return state != null ? state : register(db, new RegisteredKeyValueStateBackendMetaInfo<>(meta));
+        return state != null ? state : register(db, new RegisteredKeyValueStateBackendMetaInfo<>(meta), fromSavepoint);
     }
 
     /** Forgets every state (the backend is disposed). */

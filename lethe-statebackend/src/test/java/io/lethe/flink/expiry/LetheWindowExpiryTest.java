@@ -1,5 +1,6 @@
 package io.lethe.flink.expiry;
 
+import io.lethe.engine.CompactionStyle;
 import io.lethe.engine.Statistics;
 import io.lethe.engine.Ticker;
 import io.lethe.flink.LetheKeyedStateBackend;
@@ -16,7 +17,9 @@ import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -207,7 +210,8 @@ class LetheWindowExpiryTest {
     }
 
     /** Main output and late side output of one run. */
-    private record Output(List<String> main, List<String> late, StateExpiry expiry, Statistics statistics) {}
+    private record Output(List<String> main, List<String> late, StateExpiry expiry, Statistics statistics,
+            String contentsCompaction) {}
 
     private static Output run(Scenario s, StateBackend backend) throws Exception {
         List<String> main = new ArrayList<>();
@@ -216,6 +220,7 @@ class LetheWindowExpiryTest {
         long checkpoint = 0;
         StateExpiry expiry = null;
         Statistics statistics = null;
+        String contentsCompaction = null;
         for (Object step : s.steps) {
             if (step instanceof Event e) {
                 h.processElement(new StreamRecord<>(Tuple2.of(e.key(), e.value()), e.ts()));
@@ -248,9 +253,11 @@ class LetheWindowExpiryTest {
             expiry = lethe.expiryOf("window-contents");
             lethe.db().waitForBackgroundWork();
             statistics = lethe.db().statistics();
+            var contents = lethe.db().columnFamily("window-contents");
+            contentsCompaction = contents == null ? null : lethe.db().property(contents, "lethe.compaction-style");
         }
         h.close();
-        return new Output(main, late, expiry, statistics);
+        return new Output(main, late, expiry, statistics, contentsCompaction);
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> harness(Scenario s,
@@ -369,6 +376,7 @@ class LetheWindowExpiryTest {
         Output out = run(s, letheBackend());
         assertEquals(40 * 20, out.main().size());
         assertTrue(out.expiry().status().startsWith("active"), out.expiry().status());
+        assertEquals("time-ordered", out.contentsCompaction(), "window contents are compacted time-ordered");
         Statistics st = out.statistics();
         Statistics.ColumnFamily contents = st.columnFamilies().stream()
                 .filter(cf -> cf.name().equals("window-contents")).findFirst().orElseThrow();
@@ -381,6 +389,50 @@ class LetheWindowExpiryTest {
         assertEquals(0, entries, "expired window contents are still in the files");
         assertEquals(0, tombstones, "clears left tombstones in the files");
         assertTrue(st.get(Ticker.PAGES_DROPPED) > 0, "no page was dropped whole");
+        // Leveled on request, with the same output.
+        Output leveled = run(s, letheBackend().with(LetheOptions.WINDOW_COMPACTION, CompactionStyle.LEVELED));
+        assertEquals("leveled", leveled.contentsCompaction());
+        assertEquals(out.main(), leveled.main());
+    }
+
+    /**
+     * Window contents restored from a canonical savepoint carry the maximum delete key, and so do
+     * their clears: the restored column family is leveled, where such tombstones leave through
+     * ordinary compactions. Restored from a native checkpoint, it stays time-ordered.
+     */
+    @Test
+    void windowContentsRestoredFromACanonicalSavepointAreLeveled() throws Exception {
+        Scenario s = tumbling100();
+        KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> h = harness(s, letheBackend(), null);
+        for (int i = 0; i < 200; i++) {
+            h.processElement(new StreamRecord<>(Tuple2.of(i % 20, (long) i), i));
+        }
+        h.processWatermark(99);
+        assertEquals("time-ordered", contentsCompaction(h));
+        OperatorSubtaskState checkpoint = h.snapshot(1, 1);
+        OperatorSubtaskState savepoint = h.snapshotWithLocalState(2, 2,
+                SavepointType.savepoint(SavepointFormatType.CANONICAL)).getJobManagerOwnedState();
+        h.close();
+        for (boolean canonical : new boolean[] {false, true}) {
+            h = harness(s, letheBackend(), canonical ? savepoint : checkpoint);
+            h.processWatermark(300);  // fires window [100, 200) from the restored contents
+            assertEquals(canonical ? "leveled" : "time-ordered", contentsCompaction(h), canonical ? "savepoint" : "checkpoint");
+            assertEquals(20, h.extractOutputStreamRecords().size());
+            h.close();
+        }
+    }
+
+    /** Tumbling windows of 100 ms holding every element, fired by event time; no input yet. */
+    private static Scenario tumbling100() {
+        return new Scenario(0, "tumbling 100 ms, 20 keys", () -> new WindowOperatorBuilder<
+                Tuple2<Integer, Long>, Integer, TimeWindow>(TumblingEventTimeWindows.of(Duration.ofMillis(100)),
+                EventTimeTrigger.create(), new ExecutionConfig(), EVENT, e -> e.f0, BasicTypeInfo.INT_TYPE_INFO)
+                .process(new Contents()), true, false);
+    }
+
+    private static String contentsCompaction(KeyedOneInputStreamOperatorTestHarness<?, ?, ?> h) {
+        LetheKeyedStateBackend<?> lethe = lethe(h);
+        return lethe.db().property(lethe.db().columnFamily("window-contents"), "lethe.compaction-style");
     }
 
     /**
@@ -392,10 +444,7 @@ class LetheWindowExpiryTest {
      */
     @Test
     void aCheckpointRightAfterEveryWindowFiredHoldsNoTableFile() throws Exception {
-        Scenario s = new Scenario(0, "tumbling 100 ms, 20 keys", () -> new WindowOperatorBuilder<
-                Tuple2<Integer, Long>, Integer, TimeWindow>(TumblingEventTimeWindows.of(Duration.ofMillis(100)),
-                EventTimeTrigger.create(), new ExecutionConfig(), EVENT, e -> e.f0, BasicTypeInfo.INT_TYPE_INFO)
-                .process(new Contents()), true, false);
+        Scenario s = tumbling100();
         StateBackend backend = letheBackend().with(LetheOptions.DELETE_PERSISTENCE_THRESHOLD, Duration.ofMinutes(10));
         KeyedOneInputStreamOperatorTestHarness<Integer, Tuple2<Integer, Long>, String> h = harness(s, backend, null);
         try {
