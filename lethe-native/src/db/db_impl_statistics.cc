@@ -96,6 +96,28 @@ DbStatistics DBImpl::GetStatistics() {
   return st;
 }
 
+// The properties that show a family's options as it was created:
+// "lethe.pages-per-tile" (0 when the engine chooses h for each new file),
+// "lethe.compression" (its compression, then that of its last level) and
+// "lethe.compaction-style"; null for any other name.
+static std::string (*CreatedOptionProperty(std::string_view property))(const ColumnFamilyOptions&) {
+  if (property == "lethe.pages-per-tile") {
+    return [](const ColumnFamilyOptions& o) { return std::to_string(o.pages_per_tile); };
+  }
+  if (property == "lethe.compression") {
+    return [](const ColumnFamilyOptions& o) {
+      return std::string(CompressionName(o.compression)) + "," +
+             CompressionName(o.bottommost_compression.value_or(o.compression));
+    };
+  }
+  if (property == "lethe.compaction-style") {
+    return [](const ColumnFamilyOptions& o) {
+      return std::string(o.compaction_style == CompactionStyle::kTimeOrdered ? "time-ordered" : "leveled");
+    };
+  }
+  return nullptr;
+}
+
 bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std::string* value) {
   value->clear();
   DbStatistics st = GetStatistics();
@@ -156,34 +178,13 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     *value = std::to_string(oldest);
     return true;
   }
-  if (property == "lethe.pages-per-tile") {
-    // As the family was created (and its record in the manifest keeps):
-    // 0 when the engine chooses h for each new file.
+  // Options as the family was created (and its record in the manifest keeps).
+  if (auto text = CreatedOptionProperty(property); text != nullptr) {
     std::lock_guard<std::mutex> l(mu_);
     Status s;
     ColumnFamilyData* cfd = Resolve(cf, &s);
     if (cfd == nullptr) return false;
-    *value = std::to_string(cfd->options.pages_per_tile);
-    return true;
-  }
-  if (property == "lethe.compression") {
-    // As the family was created: its compression, then that of its last level.
-    std::lock_guard<std::mutex> l(mu_);
-    Status s;
-    ColumnFamilyData* cfd = Resolve(cf, &s);
-    if (cfd == nullptr) return false;
-    const ColumnFamilyOptions& o = cfd->options;
-    *value = std::string(CompressionName(o.compression)) + "," +
-             CompressionName(o.bottommost_compression.value_or(o.compression));
-    return true;
-  }
-  if (property == "lethe.compaction-style") {
-    // As the family was created.
-    std::lock_guard<std::mutex> l(mu_);
-    Status s;
-    ColumnFamilyData* cfd = Resolve(cf, &s);
-    if (cfd == nullptr) return false;
-    *value = cfd->options.compaction_style == CompactionStyle::kTimeOrdered ? "time-ordered" : "leveled";
+    *value = text(cfd->options);
     return true;
   }
   if (property == "lethe.files") {
