@@ -669,6 +669,38 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_checkpoint(JNIEnv* e
   });
 }
 
+JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_beginCheckpoint(JNIEnv* env, jclass, jlong db,
+                                                                            jstring dir) {
+  return Guarded<jlong>(env, 0, [&]() -> jlong {
+    std::unique_ptr<lethe::PendingCheckpoint> checkpoint;
+    Status s = Db(db)->BeginCheckpoint(JString(env, dir), &checkpoint);
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return 0;
+    }
+    g_live_objects++;
+    return reinterpret_cast<jlong>(checkpoint.release());
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_finishCheckpoint(JNIEnv* env, jclass, jlong checkpoint) {
+  Guarded<int>(env, 0, [&] {
+    Status s = reinterpret_cast<lethe::PendingCheckpoint*>(checkpoint)->Finish();
+    if (!s.ok()) ThrowStatus(env, s);
+    return 0;
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_releaseCheckpoint(JNIEnv* env, jclass, jlong checkpoint) {
+  Guarded<int>(env, 0, [&] {
+    if (checkpoint != 0) {
+      delete reinterpret_cast<lethe::PendingCheckpoint*>(checkpoint);
+      g_live_objects--;
+    }
+    return 0;
+  });
+}
+
 JNIEXPORT jobjectArray JNICALL Java_io_lethe_engine_internal_Native_liveFiles(JNIEnv* env, jclass, jlong db,
                                                                               jboolean flush) {
   return Guarded<jobjectArray>(env, nullptr, [&]() -> jobjectArray {

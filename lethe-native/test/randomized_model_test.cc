@@ -159,6 +159,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   }
 
   void TearDown() override {
+    open_copy_ = OpenCopy{};  // abandoned: before the database goes
     ReleaseSnapshots();
     db_.reset();
     neighbour_.reset();
@@ -438,6 +439,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   }
 
   void Reopen(bool crash) {
+    FinishOpenCopy();
     ReleaseSnapshots();
     if (!set_.use_wal) {
       ASSERT_TRUE(db_->Flush().ok());
@@ -641,12 +643,36 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
   }
 
+  // Half of the copies are finished at once; the others after the database
+  // has moved on, at the next checkpoint or reopen.
   void DoCheckpoint() {
+    FinishOpenCopy();
     std::string dir = "/ckpt" + std::to_string(step_);
-    Status s = db_->Checkpoint(dir);
+    std::unique_ptr<PendingCheckpoint> copy;
+    Status s = db_->BeginCheckpoint(dir, &copy);
     ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    if (rnd_->OneIn(2)) {
+      open_copy_ = OpenCopy{std::move(copy), dir, model_};
+      return;
+    }
+    s = copy->Finish();
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    CopyFinished(dir, model_);
+  }
+
+  void FinishOpenCopy() {
+    if (open_copy_.copy == nullptr) return;
+    Record("finish-checkpoint(" + open_copy_.dir + ")");
+    Status s = open_copy_.copy->Finish();
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    OpenCopy done = std::move(open_copy_);
+    open_copy_ = OpenCopy{};
+    CopyFinished(done.dir, done.model);
+  }
+
+  void CopyFinished(const std::string& dir, const Model& model) {
     // Check the copy now, and again later after the source has moved on.
-    pending_checkpoints_.emplace_back(dir, model_);
+    pending_checkpoints_.emplace_back(dir, model);
     VerifyCheckpoint(pending_checkpoints_.back());
     if (pending_checkpoints_.size() > 2) {
       VerifyCheckpoint(pending_checkpoints_.front());
@@ -672,6 +698,12 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   WriteOptions write_options_;
   std::unique_ptr<DB> db_;
   std::unique_ptr<DB> neighbour_;  // on the same memory budget, if any
+  // A checkpoint begun and not finished yet (destroyed before db_).
+  struct OpenCopy {
+    std::unique_ptr<PendingCheckpoint> copy;
+    std::string dir;
+    Model model;
+  } open_copy_;
   Model model_;
   std::vector<std::pair<const Snapshot*, Model>> snapshots_;
   struct HeldIterator {

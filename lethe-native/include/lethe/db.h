@@ -45,6 +45,15 @@ class Snapshot {
   virtual ~Snapshot() = default;
 };
 
+// A copy of a database begun by DB::BeginCheckpoint.
+class PendingCheckpoint {
+ public:
+  virtual ~PendingCheckpoint() = default;
+  // Writes the memtables taken when it began and the manifest; the copy is
+  // complete and durable when this returns OK. At most once.
+  virtual Status Finish() = 0;
+};
+
 // One file of a live-file listing (relative name inside the DB directory).
 struct LiveFile {
   std::string name;
@@ -144,11 +153,26 @@ class DB {
   virtual Status WaitForBackgroundWork() = 0;
 
   // Makes an openable copy of the database in directory `dir` (which must not
-  // exist), hard-linking table files where possible. Memtables are flushed
-  // first, so the copy needs no WAL. Table files whose every entry lies under
-  // their family's horizon (and that hold no range tombstone) are left out:
-  // the copy reads the latest state, which sees none of their entries.
+  // exist), hard-linking table files where possible: BeginCheckpoint, then
+  // Finish. The copy holds every write made before it began and needs no WAL.
   virtual Status Checkpoint(const std::string& dir) = 0;
+  // Begins a copy, as Checkpoint, in two steps, so that a caller that must
+  // not wait long (Flink's synchronous snapshot part) does only the first:
+  // this call links the table files into `dir` and takes the memtables as
+  // they are now, without flushing them; PendingCheckpoint::Finish (any
+  // thread, while the database goes on) writes those memtables into `dir` as
+  // level-0 files of the copy's own, and its manifest. The memtables stay in
+  // memory, so data that dies there (fired windows, cleared state) is never
+  // written to this database's files. Those copies of the memtables cost
+  // uploads, not local writes; once the ones written since the last flush
+  // reach a quarter of the write buffer, a checkpoint flushes first instead,
+  // as a memtable that lives across many checkpoints would be copied by
+  // each. Table files whose every entry lies under their family's horizon
+  // (and that hold no range tombstone) are left out: the copy reads the
+  // latest state, which sees none of their entries. The pending checkpoint
+  // must be destroyed before the database; destroyed unfinished, it removes
+  // `dir`.
+  virtual Status BeginCheckpoint(const std::string& dir, std::unique_ptr<PendingCheckpoint>* checkpoint) = 0;
   // The files that make up the current state: tables, the manifest and
   // CURRENT. If flush is true, memtables are flushed first.
   virtual Status GetLiveFiles(bool flush, std::vector<LiveFile>* files) = 0;

@@ -72,6 +72,8 @@ enum class CompactionReason : int {
   X(kBytesWrittenWal, bytes_written_wal, "Bytes appended to the write-ahead log.")                  \
   X(kBytesWrittenFlush, bytes_written_flush, "Bytes of table files written by flushes.")            \
   X(kBytesWrittenCompaction, bytes_written_compaction, "Bytes of table files written by compactions.") \
+  X(kBytesWrittenCheckpointImage, bytes_written_checkpoint_image,                                    \
+    "Bytes of table files checkpoints wrote from memtables into their copies (the memtables stay).") \
   X(kBytesReadCompaction, bytes_read_compaction, "Bytes of table files read by compactions.")       \
   X(kBytesReadTable, bytes_read_table, "Bytes of pages read from table files by user reads.")       \
   X(kFlushes, flushes, "Memtable flushes.")                                                         \

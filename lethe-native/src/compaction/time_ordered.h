@@ -10,7 +10,7 @@
 // last page. What is merged, always a run of neighbours in level 0's order
 // (so that for every key the newer versions stay in front of the older):
 //  * young files: a run of at least level0_compaction_trigger neighbours,
-//    each smaller than level1_bytes (the small flushes that checkpoints and
+//    each smaller than level1_bytes (the small flushes that Flush calls and
 //    memory pressure cut), into one file;
 //  * at time_ordered_max_files files, the two neighbours smallest together,
 //    so that data which never leaves by delete key cannot pile up;

@@ -147,6 +147,7 @@ class DBImpl final : public DB {
   Status CompactAll() override;
   Status WaitForBackgroundWork() override;
   Status Checkpoint(const std::string& dir) override;
+  Status BeginCheckpoint(const std::string& dir, std::unique_ptr<PendingCheckpoint>* checkpoint) override;
   Status GetLiveFiles(bool flush, std::vector<LiveFile>* files) override;
   DbStatistics GetStatistics() override;
   bool GetProperty(ColumnFamilyHandle* cf, std::string_view property, std::string* value) override;
@@ -204,6 +205,11 @@ class DBImpl final : public DB {
 
   // Statistics (db_impl_statistics.cc): one family's memtables and levels (mu_ held).
   ColumnFamilyStatistics ColumnFamilyStatisticsOf(const ColumnFamilyData& cfd, uint64_t now);
+
+  // Checkpoints (db_impl_checkpoint.cc): a copy begun, its memtables taken.
+  class CheckpointCopy;
+  // Takes the state into copy: files, memtables, manifest fields. REQUIRES: write_mu_ and mu_ held
+  void CaptureCheckpoint(CheckpointCopy* copy);
 
   // Background work (db_impl_background.cc).
   void FlushThread();
@@ -352,6 +358,9 @@ class DBImpl final : public DB {
   std::atomic<uint64_t> mem_bytes_{0};  // written since the last switch
   bool imm_to_files_ = false;           // the pending flush must write files (mu_)
   uint64_t resident_bytes_ = 0;         // memory of the families' resident memtables (mu_)
+  // Bytes checkpoints wrote from memtables into their copies since the
+  // memtables last went to files (BeginCheckpoint).
+  std::atomic<uint64_t> checkpoint_image_bytes_{0};
   size_t uncharged_bytes_ = 0;  // written but not yet charged to the budget (write_mu_)
 
   std::multiset<SequenceNumber> snapshots_;

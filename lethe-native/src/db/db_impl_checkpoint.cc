@@ -1,8 +1,13 @@
-// DBImpl: checkpoints and the live-file listing.
+// DBImpl: checkpoints (a copy of the files and memtables) and the live-file listing.
 #include <algorithm>
 #include <map>
 
+#include "compaction/compaction_stream.h"
+#include "compaction/table_writer.h"
 #include "db/db_impl.h"
+#include "db/table_output_rules.h"
+#include "iterator/merging_iterator.h"
+#include "iterator/sequence_bound_iterator.h"
 #include "version/version_edit.h"
 #include "wal/log_writer.h"
 #include "util/kill_point.h"
@@ -32,67 +37,198 @@ static void LeaveOutHiddenFiles(VersionEdit* snapshot) {
               files.end());
 }
 
-Status DBImpl::Checkpoint(const std::string& dir) {
+// The memtables of one family as a checkpoint took them, newest first.
+struct MemtableImage {
+  uint32_t cf = 0;
+  ColumnFamilyOptions options;
+  std::vector<std::shared_ptr<MemTable>> memtables;
+  std::shared_ptr<const ColumnFamilyFiles> files;
+  uint64_t oldest_tombstone_time_us = 0;
+};
+
+// Removes a copy's directory and what is in it.
+static void RemoveCopy(Env* env, const std::string& dir) {
+  std::vector<std::string> children;
+  if (env->GetChildren(dir, &children).ok()) {
+    for (const auto& c : children) env->RemoveFile(dir + "/" + c);
+  }
+  env->RemoveDir(dir);
+}
+
+class DBImpl::CheckpointCopy final : public PendingCheckpoint {
+ public:
+  CheckpointCopy(DBImpl* db, std::string dir) : db_(db), dir_(std::move(dir)) {}
+  ~CheckpointCopy() override {
+    if (!finished_) RemoveCopy(db_->env_, dir_);
+  }
+  Status LinkFiles();
+  Status Finish() override;
+
+ private:
+  friend class DBImpl;
+  Status WriteImage(const MemtableImage& image, uint64_t* bytes);
+  Status WriteManifest();
+
+  DBImpl* const db_;
+  const std::string dir_;
+  VersionEdit snapshot_;
+  VersionRef version_;  // keeps the linked files' records alive
+  uint64_t manifest_number_ = 0;
+  SequenceNumber seq_ = 0;  // the copy holds every write up to it
+  std::vector<MemtableImage> images_;
+  bool finished_ = false;
+};
+
+void DBImpl::CaptureCheckpoint(CheckpointCopy* copy) {
+  versions_->SetLastSequence(last_sequence_.load());
+  versions_->EncodeSnapshot(&copy->snapshot_);
+  LeaveOutHiddenFiles(&copy->snapshot_);
+  copy->version_ = versions_->current();
+  copy->manifest_number_ = versions_->manifest_number();
+  copy->seq_ = last_sequence_.load();
+  for (const auto& [id, cfd] : cfds_) {
+    MemtableImage image;
+    image.cf = id;
+    image.options = cfd->options;
+    image.options.pages_per_tile = TileSizeFor(*cfd);
+    for (const auto& m : {cfd->mem, cfd->imm, cfd->resident}) {
+      if (m != nullptr && !m->empty()) image.memtables.push_back(m);
+    }
+    if (image.memtables.empty()) continue;
+    image.files = copy->version_->cfs.count(id) ? copy->version_->cfs.at(id) : nullptr;
+    for (uint64_t t : {cfd->first_tombstone_time_us.load(), cfd->imm_first_tombstone_time_us}) {
+      if (t != 0) image.oldest_tombstone_time_us = image.oldest_tombstone_time_us == 0 ? t : std::min(image.oldest_tombstone_time_us, t);
+    }
+    copy->images_.push_back(std::move(image));
+  }
+}
+
+Status DBImpl::BeginCheckpoint(const std::string& dir, std::unique_ptr<PendingCheckpoint>* checkpoint) {
   if (dir.empty()) return Status::InvalidArgument("checkpoint directory must not be empty");
   if (env_->FileExists(dir)) return Status::InvalidArgument(dir, "checkpoint directory exists");
-  Status s = Flush();
-  if (!s.ok()) return s;
-
-  // Capture a consistent state; holding the version keeps its files alive.
-  VersionEdit snapshot;
-  VersionRef version;
-  uint64_t manifest_number;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    versions_->SetLastSequence(last_sequence_.load());
-    versions_->EncodeSnapshot(&snapshot);
-    LeaveOutHiddenFiles(&snapshot);
-    version = versions_->current();
-    manifest_number = versions_->manifest_number();
+  if (checkpoint_image_bytes_.load() >= options_.write_buffer_size / 4) {
+    Status s = Flush();
+    if (!s.ok()) return s;
   }
-  // The copy needs no WAL: its log number points past every log.
-  snapshot.SetLogNumber(snapshot.next_file_number_.value(), /*names_wal=*/false);
-
-  s = env_->CreateDirIfMissing(dir);
+  auto copy = std::make_unique<CheckpointCopy>(this, dir);
+  {
+    std::lock_guard<std::mutex> w(write_mu_);
+    std::lock_guard<std::mutex> l(mu_);
+    if (!bg_error_.ok()) return bg_error_;
+    CaptureCheckpoint(copy.get());
+  }
+  Status s = env_->CreateDirIfMissing(dir);
   if (!s.ok()) return s;
-  auto cleanup = [&](Status err) {
-    std::vector<std::string> children;
-    if (env_->GetChildren(dir, &children).ok()) {
-      for (const auto& c : children) env_->RemoveFile(dir + "/" + c);
-    }
-    env_->RemoveDir(dir);
-    return err;
-  };
-  for (const VersionEdit::NewFile& f : snapshot.new_files_) {
+  s = copy->LinkFiles();
+  if (!s.ok()) return s;  // the copy's destructor removes the directory
+  *checkpoint = std::move(copy);
+  return Status::OK();
+}
+
+Status DBImpl::Checkpoint(const std::string& dir) {
+  std::unique_ptr<PendingCheckpoint> copy;
+  Status s = BeginCheckpoint(dir, &copy);
+  return s.ok() ? copy->Finish() : s;
+}
+
+Status DBImpl::CheckpointCopy::LinkFiles() {
+  Env* env = db_->env_;
+  for (const VersionEdit::NewFile& f : snapshot_.new_files_) {
     for (uint64_t number : {f.meta.number, f.meta.patch_file}) {
       if (number == 0) continue;
-      std::string src = TableFileName(dbname_, number), dst = TableFileName(dir, number);
-      s = env_->LinkFile(src, dst);
+      std::string src = TableFileName(db_->dbname_, number), dst = TableFileName(dir_, number);
+      Status s = env->LinkFile(src, dst);
       if (s.IsNotSupported()) {
         std::string data;
-        s = ReadFileToString(env_, src, &data);
-        if (s.ok()) s = WriteStringToFile(env_, data, dst, /*sync=*/true);
+        s = ReadFileToString(env, src, &data);
+        if (s.ok()) s = WriteStringToFile(env, data, dst, /*sync=*/true);
       }
-      if (!s.ok()) return cleanup(s);
+      if (!s.ok()) return s;
       KillPoint("checkpoint.linked");
     }
   }
+  return Status::OK();
+}
+
+Status DBImpl::CheckpointCopy::Finish() {
+  if (finished_) return Status::InvalidArgument(dir_, "checkpoint already finished");
+  uint64_t bytes = 0;
+  for (const MemtableImage& image : images_) {
+    Status s = WriteImage(image, &bytes);
+    if (!s.ok()) return s;
+  }
+  db_->Record(Ticker::kBytesWrittenCheckpointImage, bytes);
+  db_->checkpoint_image_bytes_ += bytes;
+  Status s = WriteManifest();
+  if (!s.ok()) return s;
+  finished_ = true;
+  return Status::OK();
+}
+
+// Writes a family's memtables, as they were at seq_, into level-0 files of
+// the copy: newer than every file it links (memtables and residents always
+// are), so they come first in its level 0. The copy has no snapshots, so
+// only the newest visible version of each key is kept.
+Status DBImpl::CheckpointCopy::WriteImage(const MemtableImage& image, uint64_t* bytes) {
+  std::vector<std::unique_ptr<InternalIterator>> iters;
+  std::vector<RangeTombstone> tombstones;
+  for (const auto& m : image.memtables) {
+    iters.push_back(NewSequenceBoundIterator(m->NewIterator(), seq_));
+    for (RangeTombstone& t : m->RangeTombstones()) {
+      if (t.seq <= seq_) tombstones.push_back(std::move(t));
+    }
+  }
+  std::unique_ptr<InternalIterator> input = NewMergingIterator(std::move(iters));
+  const SecondaryDeletes* secondary = image.files != nullptr ? &image.files->secondary : nullptr;
+  DBImpl* db = db_;
+  auto deeper = [db, files = image.files](std::string_view lo, std::string_view hi) {
+    return files != nullptr && (lo != hi || db->FilesMayContain(*files, lo, TableOpen::kNever));
+  };
+  CompactionStream stream(input.get(), tombstones, {}, deeper, secondary);
+  TableWriterOptions wo;
+  wo.dbname = dir_;
+  wo.env = db_->env_;
+  wo.cf_options = image.options;
+  wo.bottommost = true;  // written once, off the caller's path: the codec of files that stay
+  wo.now_us = db_->clock_->NowMicros();
+  wo.oldest_tombstone_time_us = image.oldest_tombstone_time_us;
+  wo.secondary_applied_seq = SecondaryAppliedSeq(secondary, {});
+  wo.estimate_covered = CoveredEntriesEstimate(image.files, 0);
+  wo.new_file_number = [db] {
+    std::lock_guard<std::mutex> l(db->mu_);
+    return db->versions_->NewFileNumber();
+  };
+  TableWriterResult result;
+  Status s = WriteTables(wo, &stream, &result);
+  if (!s.ok()) return s;
+  *bytes += result.bytes_written;
+  for (FileMetaData& f : result.files) {
+    snapshot_.AddFile(image.cf, 0, f);
+    snapshot_.SetNextFileNumber(std::max(snapshot_.next_file_number_.value(), f.number + 1));
+  }
+  return Status::OK();
+}
+
+Status DBImpl::CheckpointCopy::WriteManifest() {
+  Env* env = db_->env_;
+  // The copy needs no WAL: its log number points past every log.
+  snapshot_.SetLogNumber(snapshot_.next_file_number_.value(), /*names_wal=*/false);
+  Status s = env->SyncDir(dir_);  // the images' names
   std::unique_ptr<WritableFile> file;
-  s = env_->NewWritableFile(ManifestFileName(dir, manifest_number), &file);
-  if (!s.ok()) return cleanup(s);
+  if (s.ok()) s = env->NewWritableFile(ManifestFileName(dir_, manifest_number_), &file);
+  if (!s.ok()) return s;
   log::Writer writer(std::move(file), /*checksums=*/true);
   std::string record;
-  snapshot.EncodeTo(&record);
+  snapshot_.EncodeTo(&record);
   s = writer.AddRecord(record);
   if (s.ok()) s = writer.Sync();
   if (s.ok()) s = writer.Close();
   if (s.ok()) {
-    std::string current = ManifestFileName("", manifest_number).substr(1) + "\n";
-    s = WriteStringToFile(env_, current, CurrentFileName(dir), /*sync=*/true);
+    std::string current = ManifestFileName("", manifest_number_).substr(1) + "\n";
+    s = WriteStringToFile(env, current, CurrentFileName(dir_), /*sync=*/true);
   }
-  if (s.ok()) s = env_->SyncDir(dir);
-  if (!s.ok()) return cleanup(s);
-  return Status::OK();
+  if (s.ok()) s = env->SyncDir(dir_);
+  return s;
 }
 
 Status DBImpl::GetLiveFiles(bool flush, std::vector<LiveFile>* files) {

@@ -10,7 +10,7 @@
 // all databases' write buffers), it stays as the family's resident memtable:
 // readers see it between the immutable memtable and the files, the next
 // flush merges it with the next immutable one, and a flush that must reach
-// files (Flush, checkpoints) writes it out.
+// files (Flush) writes it out; a checkpoint copies it.
 //
 // A resident memtable holds values and merge operands only: survivors that
 // include a point or range tombstone go to files. So a delete is never kept
@@ -57,7 +57,7 @@ struct DBImpl::FlushJob {
   uint64_t tombstone_time;  // imm's (a resident memtable holds none)
   std::shared_ptr<const ColumnFamilyFiles> files;
   bool try_in_memory;
-  bool requested;  // by Flush (a checkpoint waits for it), not by a full memtable
+  bool requested;  // by Flush (a caller waits for it), not by a full memtable
   // Outcome: kept in memory (kept then holds the survivors, or is null when
   // none survived), or written to files; and how many entries survived.
   bool in_memory = false;
@@ -190,6 +190,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   InstallFlushed(jobs);
   imm_pending_ = false;
   imm_to_files_ = false;
+  if (to_files) checkpoint_image_bytes_ = 0;  // what checkpoints copied is in files now
   write_share_->Flushed(resident_bytes_);
   KillPoint("flush.installed");
   Record(Ticker::kFlushes, 1);

@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * never expires).
  *
  * <p>Thread-safe. {@link #close()} is idempotent, waits for calls in flight, then closes the
- * iterators and snapshots made by this database. Any use after close throws {@link
+ * iterators, snapshots and pending checkpoints made by this database. Any use after close throws {@link
  * IllegalStateException} without reaching native code. Keys and values are never retained: the
  * arrays may be reused after a call returns.
  */
@@ -33,6 +33,7 @@ public final class LetheDb implements AutoCloseable {
     private final Map<Integer, ColumnFamilyHandle> columnFamilies = new ConcurrentHashMap<>();
     private final Set<LetheIterator> iterators = ConcurrentHashMap.newKeySet();
     private final Set<Snapshot> snapshots = ConcurrentHashMap.newKeySet();
+    private final Set<PendingCheckpoint> checkpoints = ConcurrentHashMap.newKeySet();
     private final ColumnFamilyHandle defaultColumnFamily;
 
     private LetheDb(String path, long handle) {
@@ -396,12 +397,30 @@ public final class LetheDb implements AutoCloseable {
         }
     }
 
-    /** Makes an openable copy in {@code dir} (which must not exist), hard-linking table files. */
+    /** Makes an openable copy in {@code dir} (which must not exist), hard-linking table files: begun and finished at once. */
     public void checkpoint(String dir) throws LetheException {
         Objects.requireNonNull(dir, "dir");
         guard.acquire();
         try {
             Native.checkpoint(handle, dir);
+        } finally {
+            guard.release();
+        }
+    }
+
+    /**
+     * Begins a copy in {@code dir} (which must not exist): links the table files and takes the
+     * memtables as they are, without flushing them; {@link PendingCheckpoint#finish()} (from any
+     * thread, while this database goes on) writes them and completes the copy. See the engine's
+     * {@code DB::BeginCheckpoint}.
+     */
+    public PendingCheckpoint beginCheckpoint(String dir) throws LetheException {
+        Objects.requireNonNull(dir, "dir");
+        guard.acquire();
+        try {
+            PendingCheckpoint checkpoint = new PendingCheckpoint(this, Native.beginCheckpoint(handle, dir), dir);
+            checkpoints.add(checkpoint);
+            return checkpoint;
         } finally {
             guard.release();
         }
@@ -470,6 +489,10 @@ public final class LetheDb implements AutoCloseable {
             Native.releaseSnapshot(handle, s.takeHandle());
         }
         snapshots.clear();
+        for (PendingCheckpoint c : checkpoints) {
+            Native.releaseCheckpoint(c.takeHandle());
+        }
+        checkpoints.clear();
         for (ColumnFamilyHandle cf : columnFamilies.values()) {
             cf.markDropped();
         }
@@ -479,25 +502,25 @@ public final class LetheDb implements AutoCloseable {
     // ---- Internals shared with iterators, snapshots and batches.
 
     void releaseSnapshot(Snapshot snapshot) {
-        if (!guard.tryAcquire()) {
-            return;  // closing the database released it
-        }
-        try {
-            if (snapshots.remove(snapshot)) {
-                Native.releaseSnapshot(handle, snapshot.takeHandle());
-            }
-        } finally {
-            guard.release();
-        }
+        release(snapshots, snapshot, s -> Native.releaseSnapshot(handle, s.takeHandle()));
+    }
+
+    void releaseCheckpoint(PendingCheckpoint checkpoint) {
+        release(checkpoints, checkpoint, c -> Native.releaseCheckpoint(c.takeHandle()));
     }
 
     void closeIterator(LetheIterator iterator) {
+        release(iterators, iterator, it -> Native.closeIterator(it.takeHandle()));
+    }
+
+    /** Frees a child of this database once; a no-op when closing the database freed it. */
+    private <T> void release(Set<T> children, T child, java.util.function.Consumer<T> free) {
         if (!guard.tryAcquire()) {
-            return;  // closing the database closed it
+            return;  // closing the database freed it
         }
         try {
-            if (iterators.remove(iterator)) {
-                Native.closeIterator(iterator.takeHandle());
+            if (children.remove(child)) {
+                free.accept(child);
             }
         } finally {
             guard.release();

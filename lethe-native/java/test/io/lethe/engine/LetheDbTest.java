@@ -276,6 +276,32 @@ class LetheDbTest {
     }
 
     @Test
+    void checkpointInTwoStepsHoldsWhatWasWrittenBeforeItBegan() throws Exception {
+        db.put(cf, b("a"), b("1"));
+        db.put(cf, b("b"), b("1"));
+        Path ckpt = dir.resolve("ckpt");
+        PendingCheckpoint pending = db.beginCheckpoint(ckpt.toString());
+        assertTrue(Files.isDirectory(ckpt));
+        db.put(cf, b("a"), b("2"));
+        db.delete(cf, b("b"));
+        long flushes = db.statistics().get(Ticker.FLUSHES);
+        pending.finish();
+        assertThrows(IllegalStateException.class, pending::finish);
+        pending.close();  // finished: the copy stays
+        assertEquals(flushes, db.statistics().get(Ticker.FLUSHES));
+        assertTrue(db.statistics().get(Ticker.BYTES_WRITTEN_CHECKPOINT_IMAGE) > 0);
+        try (LetheDb copy = LetheDb.open(ckpt.toString(), DbOptions.builder().build())) {
+            assertEquals("1", s(copy.get(copy.defaultColumnFamily(), b("a"))));
+            assertEquals("1", s(copy.get(copy.defaultColumnFamily(), b("b"))));
+        }
+        assertEquals("2", s(db.get(cf, b("a"))));
+
+        Path abandoned = dir.resolve("abandoned");
+        db.beginCheckpoint(abandoned.toString()).close();
+        assertFalse(Files.exists(abandoned));
+    }
+
+    @Test
     void liveFilesStatisticsAndProperties() throws Exception {
         java.util.Random random = new java.util.Random(7);
         for (int i = 0; i < 3000; i++) {

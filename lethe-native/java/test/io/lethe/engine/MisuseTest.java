@@ -37,6 +37,7 @@ class MisuseTest {
         assertThrows(IllegalStateException.class, db::compactAll);
         assertThrows(IllegalStateException.class, db::statistics);
         assertThrows(IllegalStateException.class, () -> db.checkpoint(dir.resolve("c").toString()));
+        assertThrows(IllegalStateException.class, () -> db.beginCheckpoint(dir.resolve("c").toString()));
         assertThrows(IllegalStateException.class, () -> db.liveFiles(false));
         assertThrows(IllegalStateException.class, () -> db.createColumnFamily("x", ColumnFamilyOptions.DEFAULT));
         assertThrows(IllegalStateException.class, db::defaultColumnFamily);
@@ -57,6 +58,18 @@ class MisuseTest {
         assertThrows(IllegalStateException.class, it::key);
         it.close();  // harmless after the database closed it
         snap.close();
+    }
+
+    @Test
+    void closingTheDatabaseAbandonsAPendingCheckpoint() throws Exception {
+        LetheDb db = LetheDb.open(dir.resolve("db").toString(), DbOptions.builder().build());
+        db.put(db.defaultColumnFamily(), b("k"), b("v"));
+        PendingCheckpoint pending = db.beginCheckpoint(dir.resolve("c").toString());
+        assertThrows(LetheException.class, () -> db.beginCheckpoint(dir.resolve("c").toString()));  // exists
+        db.close();
+        assertTrue(Files.notExists(dir.resolve("c")));
+        assertThrows(IllegalStateException.class, pending::finish);
+        pending.close();  // harmless after the database closed it
     }
 
     @Test

@@ -110,6 +110,14 @@ public final class Native {
 
     public static native void checkpoint(long db, String dir) throws LetheException;
 
+    /** A checkpoint begun (lethe::PendingCheckpoint); finished or released exactly once, before the db closes. */
+    public static native long beginCheckpoint(long db, String dir) throws LetheException;
+
+    public static native void finishCheckpoint(long checkpoint) throws LetheException;
+
+    /** Frees it; unfinished, its directory is removed. */
+    public static native void releaseCheckpoint(long checkpoint);
+
     /** Per file: name, size and "1" if immutable, flattened. */
     public static native String[] liveFiles(long db, boolean flush) throws LetheException;
 

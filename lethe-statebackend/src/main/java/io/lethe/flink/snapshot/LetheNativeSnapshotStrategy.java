@@ -1,6 +1,7 @@
 package io.lethe.flink.snapshot;
 
 import io.lethe.engine.LetheDb;
+import io.lethe.engine.PendingCheckpoint;
 import io.lethe.flink.expiry.WindowExpiry;
 import io.lethe.flink.timers.EngineTimerQueues;
 import io.lethe.flink.timers.QueueRecord;
@@ -67,11 +68,12 @@ import java.util.stream.Stream;
  * checkpoint metadata accepts).
  *
  * <p>Synchronous part: timer queues kept in the engine hand it their buffered writes and move
- * their horizons past their fired timers; the engine writes an openable copy of itself into
- * {@code chk-<id>} under the instance directory (it flushes first; table files are hard links, so
- * this costs no copy), and the state meta infos, heap timer queues and engine queues' records are
- * captured. Asynchronous part: table files
- * ({@code *.sst}, immutable) are uploaded as shared state (several at a time, {@link FileTransfer}), every other file (manifest, CURRENT) as
+ * their horizons past their fired timers; the engine begins a copy of itself in {@code chk-<id>}
+ * under the instance directory (its table files as hard links, which cost no copy, and its
+ * memtables taken as they are, not flushed), and the state meta infos, heap timer queues and engine
+ * queues' records are captured. Asynchronous part: the engine finishes the copy (writes the
+ * memtables it took into table files of the copy's own, while the task goes on writing), then table
+ * files ({@code *.sst}, immutable) are uploaded as shared state (several at a time, {@link FileTransfer}), every other file (manifest, CURRENT) as
  * private state, and a metadata stream in the format of {@link LetheNativeSnapshotFormat}.
  *
  * <p>Incremental: a table file already uploaded by the last <em>completed</em> checkpoint is not
@@ -161,6 +163,8 @@ public final class LetheNativeSnapshotStrategy<K>
     /** What one checkpoint reads in its asynchronous part; released when that part ends. */
     public static final class NativeResources implements SnapshotResources {
         final File directory;
+        /** The engine's copy in {@code directory}, finished by the asynchronous part; null without one. */
+        final PendingCheckpoint copy;
         final List<StateMetaInfoSnapshot> metaInfos;
         final List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots;
         final Map<String, CheckpointFile> confirmedTables;
@@ -171,12 +175,13 @@ public final class LetheNativeSnapshotStrategy<K>
         final boolean local;
         private volatile boolean kept;
 
-        NativeResources(File directory, boolean local, List<StateMetaInfoSnapshot> metaInfos,
+        NativeResources(File directory, PendingCheckpoint copy, boolean local, List<StateMetaInfoSnapshot> metaInfos,
                 List<HeapPriorityQueueStateSnapshot<?>> queueSnapshots, Map<String, CheckpointFile> confirmedTables,
                 Map<String, Long> floors, WindowExpiry.Record window, Map<String, QueueRecord> engineQueues) {
             this.window = window;
             this.engineQueues = engineQueues;
             this.directory = directory;
+            this.copy = copy;
             this.local = local;
             this.metaInfos = metaInfos;
             this.queueSnapshots = queueSnapshots;
@@ -187,6 +192,9 @@ public final class LetheNativeSnapshotStrategy<K>
         @Override
         public void release() {
             queueSnapshots.forEach(HeapPriorityQueueStateSnapshot::release);
+            if (copy != null) {
+                copy.close();  // unfinished: the engine removes what it wrote
+            }
             if (directory != null && !kept) {
                 try {
                     FileUtils.deleteDirectory(directory);
@@ -219,7 +227,8 @@ public final class LetheNativeSnapshotStrategy<K>
             engineQueues = engineTimers.records();
         }
         if (metas.isEmpty()) {
-            return new NativeResources(null, false, metas, queueSnapshots, Map.of(), floors, window.get(), engineQueues);
+            return new NativeResources(null, null, false, metas, queueSnapshots, Map.of(), floors, window.get(),
+                    engineQueues);
         }
         Map<String, CheckpointFile> confirmed = confirmedTables();
         boolean local = localRecovery.isLocalBackupEnabled();
@@ -228,8 +237,8 @@ public final class LetheNativeSnapshotStrategy<K>
             // Left by a checkpoint of the same id that failed before its cleanup: never reused.
             FileUtils.deleteDirectory(directory);
         }
-        db.checkpoint(directory.getAbsolutePath());
-        return new NativeResources(directory, local, metas, queueSnapshots, confirmed, floors, window.get(),
+        PendingCheckpoint copy = db.beginCheckpoint(directory.getAbsolutePath());
+        return new NativeResources(directory, copy, local, metas, queueSnapshots, confirmed, floors, window.get(),
                 engineQueues);
     }
 
@@ -301,6 +310,7 @@ public final class LetheNativeSnapshotStrategy<K>
         CloseableRegistry uploaded = new CloseableRegistry();
         boolean completed = false;
         try {
+            resources.copy.finish();
             List<Path> files;
             try (Stream<Path> list = Files.list(resources.directory.toPath())) {
                 files = list.sorted().toList();

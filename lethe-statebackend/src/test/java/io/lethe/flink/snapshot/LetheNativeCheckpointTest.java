@@ -1,5 +1,8 @@
 package io.lethe.flink.snapshot;
 
+import io.lethe.engine.LetheDb;
+import io.lethe.engine.Ticker;
+import io.lethe.flink.LetheKeyedStateBackend;
 import io.lethe.flink.LetheOptions;
 import io.lethe.flink.LetheStateBackend;
 import io.lethe.flink.testing.TestCheckpoints;
@@ -31,6 +34,7 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
 import org.apache.flink.runtime.state.StreamStateHandle;
@@ -59,6 +63,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.RunnableFuture;
 import java.util.stream.Collectors;
 
 /**
@@ -116,6 +121,16 @@ class LetheNativeCheckpointTest {
         }
     }
 
+    /**
+     * Writes the engine's memtables to table files, which checkpoints share; what is still in memory
+     * a checkpoint copies into a table of its own, which no other checkpoint shares.
+     */
+    private static void toFiles(AbstractKeyedStateBackend<Integer> b) throws Exception {
+        LetheDb db = ((LetheKeyedStateBackend<Integer>) b).db();
+        db.flush();
+        db.waitForBackgroundWork();
+    }
+
     private IncrementalRemoteKeyedStateHandle checkpoint(AbstractKeyedStateBackend<Integer> b, long id,
             CheckpointOptions options) throws Exception {
         return (IncrementalRemoteKeyedStateHandle) snapshots.take(b, id, options);
@@ -169,6 +184,7 @@ class LetheNativeCheckpointTest {
         AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
         SharedStateRegistryImpl registry = new SharedStateRegistryImpl();
         put(b, 0, 5000);
+        toFiles(b);
         IncrementalRemoteKeyedStateHandle first = checkpoint(b, 1);
         assertEquals(0, placeholders(first), "nothing to share with yet");
         assertFalse(tables(first.getSharedState()).isEmpty(), "tables must be shared state");
@@ -202,10 +218,33 @@ class LetheNativeCheckpointTest {
     }
 
     @Test
+    void theAsynchronousPartCopiesTheStateOfTheSynchronousOneWithoutAFlush() throws Exception {
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
+        put(b, 0, 1000);
+        LetheDb db = ((LetheKeyedStateBackend<Integer>) b).db();
+        long flushes = db.statistics().get(Ticker.FLUSHES);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = b.snapshot(1, 1, snapshots.streams,
+                CheckpointOptions.forCheckpointWithDefaultLocation());
+        // The task writes on before the asynchronous part runs: none of it is in the checkpoint.
+        ValueState<String> state = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUES);
+        for (int k = 0; k < 2000; k++) {
+            b.setCurrentKey(k);
+            state.update("later-" + k);
+        }
+        f.run();
+        KeyedStateHandle handle = f.get().getJobManagerOwnedSnapshot();
+        assertEquals(flushes, db.statistics().get(Ticker.FLUSHES), "the memtables are copied, not flushed");
+        assertTrue(db.statistics().get(Ticker.BYTES_WRITTEN_CHECKPOINT_IMAGE) > 0);
+        assertValues(backend(true, all, List.of(handle)), 0, 1000, all);
+    }
+
+    @Test
     void uncompletedCheckpointsAreNeverABaseAndFullCheckpointsShareNothing() throws Exception {
         KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
         AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
         put(b, 0, 3000);
+        toFiles(b);
         checkpoint(b, 1);  // never completes
         put(b, 3000, 3100);
         assertEquals(0, placeholders(checkpoint(b, 2)), "checkpoint 1 never completed");

@@ -1,0 +1,172 @@
+// Checkpoints copy the memtables into the copy instead of flushing them
+// (DB::BeginCheckpoint): the database writes no file for a checkpoint, what
+// dies in memory never reaches its files, the copy holds exactly what was
+// written before the checkpoint began, and once the copies written since the
+// last flush reach a quarter of the write buffer a checkpoint flushes again.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "lethe/db.h"
+#include "test_util.h"
+
+namespace lethe {
+namespace {
+
+class CheckpointImageTest : public MemDbTest {
+ protected:
+  void SetUp() override {
+    options_.use_wal = false;
+    options_.write_buffer_size = 4 << 20;
+    Reopen();
+  }
+
+  static std::string Key(int i) { return "k" + std::to_string(100000 + i); }
+
+  // Values no codec shrinks, so that copied bytes follow written bytes.
+  std::string RandomValue(size_t n) {
+    std::string v(n, '\0');
+    for (char& c : v) c = static_cast<char>(rnd_() & 0xff);
+    return v;
+  }
+
+  std::unique_ptr<DB> OpenCopy(const std::string& dir) {
+    std::unique_ptr<DB> copy;
+    Status s = DB::Open(options_, dir, &copy);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return copy;
+  }
+
+  std::string CopyScan(const std::string& dir) {
+    std::unique_ptr<DB> copy = OpenCopy(dir);
+    return copy != nullptr ? ScanOf(copy.get()) : "";
+  }
+
+  // Files, memtable entries and point tombstones in files, new data and
+  // deletes of both in the memtable.
+  void WriteMixedState() {
+    for (int i = 0; i < 500; i++) Put(Key(i), "file" + std::to_string(i));
+    ASSERT_TRUE(db_->Flush().ok());
+    for (int i = 400; i < 900; i++) Put(Key(i), "mem" + std::to_string(i));
+    for (int i = 0; i < 50; i++) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, Key(i * 3)).ok());
+    ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, Key(200), Key(250)).ok());
+    ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, Key(600), Key(620)).ok());
+  }
+
+  std::mt19937_64 rnd_{42};
+};
+
+TEST_F(CheckpointImageTest, MemtablesGoIntoTheCopyAndStayInMemory) {
+  WriteMixedState();
+  const std::string expected = Scan();
+  const DbStatistics before = db_->GetStatistics();
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  const DbStatistics after = db_->GetStatistics();
+  EXPECT_EQ(after.flushes, before.flushes);
+  EXPECT_EQ(after.bytes_written_flush, before.bytes_written_flush);
+  EXPECT_GT(after.bytes_written_checkpoint_image, 0u);
+  EXPECT_EQ(after.column_families[0].memtable_entries, before.column_families[0].memtable_entries);
+  EXPECT_EQ(CopyScan("/ckpt"), expected);
+  EXPECT_EQ(Scan(), expected);
+
+  // The copy is a database of its own: writes to it stay there.
+  std::unique_ptr<DB> copy = OpenCopy("/ckpt");
+  ASSERT_TRUE(copy->Put(WriteOptions(), copy->DefaultColumnFamily(), Key(0), "copy").ok());
+  EXPECT_EQ(Get(Key(0)), "NOT_FOUND");
+}
+
+TEST_F(CheckpointImageTest, TheCopyHoldsWhatWasWrittenBeforeItBegan) {
+  WriteMixedState();
+  const std::string at_begin = Scan();
+  std::unique_ptr<PendingCheckpoint> pending;
+  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", &pending).ok());
+  // The database goes on: overwrites, deletes of both kinds, a flush.
+  for (int i = 300; i < 700; i++) Put(Key(i), "after" + std::to_string(i));
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, Key(401)).ok());
+  ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, Key(0), Key(100)).ok());
+  ASSERT_TRUE(db_->Flush().ok());
+  Put(Key(2000), "new");
+  const std::string now = Scan();
+  ASSERT_NE(now, at_begin);
+  ASSERT_TRUE(pending->Finish().ok());
+  EXPECT_TRUE(pending->Finish().IsInvalidArgument());
+  pending.reset();  // finished: the copy stays
+  EXPECT_EQ(CopyScan("/ckpt"), at_begin);
+  EXPECT_EQ(Scan(), now);
+}
+
+TEST_F(CheckpointImageTest, WhatDiesInMemoryIsNeverWritten) {
+  // A window's entries, then its clear: nothing of it lives.
+  for (int i = 0; i < 2000; i++) Put(Key(i), std::string(200, 'w'), 7);
+  for (int i = 0; i < 2000; i++) ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, Key(i)).ok());
+  Put(Key(5000), "live");
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  const DbStatistics st = db_->GetStatistics();
+  EXPECT_EQ(st.bytes_written_flush, 0u);
+  EXPECT_EQ(st.live_bytes, 0u);
+  // The copy has the live entry and no tombstone: no file under it holds the keys.
+  EXPECT_LT(st.bytes_written_checkpoint_image, 8192u);
+  EXPECT_EQ(CopyScan("/ckpt"), Key(5000) + "=live ");
+}
+
+TEST_F(CheckpointImageTest, AQuarterOfTheWriteBufferCopiedSendsTheNextCheckpointToFiles) {
+  options_.write_buffer_size = 1 << 20;  // a quarter: 256 KiB
+  Reopen();
+  for (int i = 0; i < 1000; i++) Put(Key(i), RandomValue(100));  // about 100 KiB in every copy
+  uint64_t flushes = 0;
+  for (int round = 0; round < 3; round++) {
+    ASSERT_TRUE(db_->Checkpoint("/ckpt" + std::to_string(round)).ok());
+    EXPECT_EQ(db_->GetStatistics().flushes, flushes) << "round " << round;
+  }
+  EXPECT_GE(db_->GetStatistics().bytes_written_checkpoint_image, 256u << 10);
+  // Past the quarter: this checkpoint flushes, and the memtable it leaves is empty.
+  ASSERT_TRUE(db_->Checkpoint("/ckpt3").ok());
+  DbStatistics st = db_->GetStatistics();
+  EXPECT_EQ(st.flushes, flushes + 1);
+  EXPECT_EQ(st.column_families[0].memtable_entries, 0u);
+  const uint64_t copied = st.bytes_written_checkpoint_image;
+  // The count starts again: the next checkpoints copy the memtable, not flush.
+  Put(Key(5000), "next");
+  ASSERT_TRUE(db_->Checkpoint("/ckpt4").ok());
+  st = db_->GetStatistics();
+  EXPECT_EQ(st.flushes, flushes + 1);
+  EXPECT_GT(st.bytes_written_checkpoint_image, copied);
+  EXPECT_EQ(CopyScan("/ckpt4"), Scan());
+}
+
+TEST_F(CheckpointImageTest, AnUnfinishedCopyIsRemoved) {
+  Put(Key(1), "v");
+  std::unique_ptr<PendingCheckpoint> pending;
+  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", &pending).ok());
+  EXPECT_TRUE(env_->FileExists("/ckpt"));
+  EXPECT_TRUE(db_->BeginCheckpoint("/ckpt", &pending).IsInvalidArgument());  // exists
+  pending.reset();
+  EXPECT_FALSE(env_->FileExists("/ckpt"));
+  EXPECT_TRUE(db_->BeginCheckpoint("", &pending).IsInvalidArgument());
+}
+
+// In a time-ordered family, level 0's order is the read order: the copy of
+// the memtables must come before every file, which holds older versions.
+TEST_F(CheckpointImageTest, TheMemtablesComeFirstInATimeOrderedFamily) {
+  options_.cf_defaults.compaction_style = CompactionStyle::kTimeOrdered;
+  Reopen();
+  for (int i = 0; i < 100; i++) Put(Key(i), "old", 1);
+  ASSERT_TRUE(db_->Flush().ok());
+  for (int i = 0; i < 100; i += 2) Put(Key(i), "new", 2);
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, Key(1), 2).ok());
+  const std::string expected = Scan();
+  ASSERT_TRUE(db_->Checkpoint("/ckpt").ok());
+  std::unique_ptr<DB> copy = OpenCopy("/ckpt");
+  EXPECT_EQ(ScanOf(copy.get()), expected);
+  std::string files;
+  ASSERT_TRUE(copy->GetProperty(copy->DefaultColumnFamily(), "lethe.num-files-at-level0", &files));
+  EXPECT_EQ(files, "2");
+  std::string v;
+  EXPECT_TRUE(copy->Get(ReadOptions(), copy->DefaultColumnFamily(), Key(1), &v).IsNotFound());
+  ASSERT_TRUE(copy->Get(ReadOptions(), copy->DefaultColumnFamily(), Key(2), &v).ok());
+  EXPECT_EQ(v, "new");
+}
+
+}  // namespace
+}  // namespace lethe
