@@ -670,10 +670,12 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_checkpoint(JNIEnv* e
 }
 
 JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_beginCheckpoint(JNIEnv* env, jclass, jlong db,
-                                                                            jstring dir) {
+                                                                            jstring dir, jboolean sync) {
   return Guarded<jlong>(env, 0, [&]() -> jlong {
     std::unique_ptr<lethe::PendingCheckpoint> checkpoint;
-    Status s = Db(db)->BeginCheckpoint(JString(env, dir), &checkpoint);
+    lethe::CheckpointOptions options;
+    options.sync = sync != JNI_FALSE;
+    Status s = Db(db)->BeginCheckpoint(JString(env, dir), options, &checkpoint);
     if (!s.ok()) {
       ThrowStatus(env, s);
       return 0;

@@ -43,6 +43,16 @@ class CheckpointImageTest : public MemDbTest {
     return copy != nullptr ? ScanOf(copy.get()) : "";
   }
 
+  // Whether the copy in dir opens and reads exactly `expected`, without an error.
+  bool ReadsWhole(const std::string& dir, const std::string& expected) {
+    std::unique_ptr<DB> copy;
+    if (!DB::Open(options_, dir, &copy).ok()) return false;
+    std::string r;
+    auto it = copy->NewIterator(ReadOptions(), copy->DefaultColumnFamily());
+    for (it->SeekToFirst(); it->Valid(); it->Next()) r.append(it->key()).append("=").append(it->value()).append(" ");
+    return it->status().ok() && r == expected;
+  }
+
   // Files, memtable entries and point tombstones in files, new data and
   // deletes of both in the memtable.
   void WriteMixedState() {
@@ -80,7 +90,7 @@ TEST_F(CheckpointImageTest, TheCopyHoldsWhatWasWrittenBeforeItBegan) {
   WriteMixedState();
   const std::string at_begin = Scan();
   std::unique_ptr<PendingCheckpoint> pending;
-  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", &pending).ok());
+  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", CheckpointOptions(), &pending).ok());
   // The database goes on: overwrites, deletes of both kinds, a flush.
   for (int i = 300; i < 700; i++) Put(Key(i), "after" + std::to_string(i));
   ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, Key(401)).ok());
@@ -138,12 +148,31 @@ TEST_F(CheckpointImageTest, AQuarterOfTheWriteBufferCopiedSendsTheNextCheckpoint
 TEST_F(CheckpointImageTest, AnUnfinishedCopyIsRemoved) {
   Put(Key(1), "v");
   std::unique_ptr<PendingCheckpoint> pending;
-  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", &pending).ok());
+  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", CheckpointOptions(), &pending).ok());
   EXPECT_TRUE(env_->FileExists("/ckpt"));
-  EXPECT_TRUE(db_->BeginCheckpoint("/ckpt", &pending).IsInvalidArgument());  // exists
+  EXPECT_TRUE(db_->BeginCheckpoint("/ckpt", CheckpointOptions(), &pending).IsInvalidArgument());  // exists
   pending.reset();
   EXPECT_FALSE(env_->FileExists("/ckpt"));
-  EXPECT_TRUE(db_->BeginCheckpoint("", &pending).IsInvalidArgument());
+  EXPECT_TRUE(db_->BeginCheckpoint("", CheckpointOptions(), &pending).IsInvalidArgument());
+}
+
+// A staging copy (sync off) is complete when Finish returns, but not
+// durable: a crash may take what Finish wrote. A synced copy survives one.
+TEST_F(CheckpointImageTest, OnlyASyncedCopySurvivesACrash) {
+  WriteMixedState();
+  const std::string expected = Scan();
+  CheckpointOptions staging;
+  staging.sync = false;
+  for (const auto& [dir, options] : {std::pair{"/staged", staging}, std::pair{"/synced", CheckpointOptions()}}) {
+    std::unique_ptr<PendingCheckpoint> pending;
+    ASSERT_TRUE(db_->BeginCheckpoint(dir, options, &pending).ok());
+    ASSERT_TRUE(pending->Finish().ok());
+    EXPECT_EQ(CopyScan(dir), expected) << dir;
+  }
+  db_.reset();
+  env_->SimulateCrash();
+  EXPECT_FALSE(ReadsWhole("/staged", expected));
+  EXPECT_TRUE(ReadsWhole("/synced", expected));
 }
 
 // In a time-ordered family, level 0's order is the read order: the copy of

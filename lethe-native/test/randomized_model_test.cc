@@ -649,7 +649,9 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     FinishOpenCopy();
     std::string dir = "/ckpt" + std::to_string(step_);
     std::unique_ptr<PendingCheckpoint> copy;
-    Status s = db_->BeginCheckpoint(dir, &copy);
+    CheckpointOptions options;
+    options.sync = set_.crashes || rnd_->OneIn(2);  // a crash may take an unsynced copy
+    Status s = db_->BeginCheckpoint(dir, options, &copy);
     ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
     if (rnd_->OneIn(2)) {
       open_copy_ = OpenCopy{std::move(copy), dir, model_};

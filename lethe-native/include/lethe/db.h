@@ -54,6 +54,14 @@ class PendingCheckpoint {
   virtual Status Finish() = 0;
 };
 
+// How DB::BeginCheckpoint makes a copy.
+struct CheckpointOptions {
+  // Whether Finish makes the copy durable (syncs its files and directory).
+  // Off for a copy that is read once and then removed, a staging area for an
+  // upload: what Finish writes then may never reach the device.
+  bool sync = true;
+};
+
 // One file of a live-file listing (relative name inside the DB directory).
 struct LiveFile {
   std::string name;
@@ -172,7 +180,8 @@ class DB {
   // latest state, which sees none of their entries. The pending checkpoint
   // must be destroyed before the database; destroyed unfinished, it removes
   // `dir`.
-  virtual Status BeginCheckpoint(const std::string& dir, std::unique_ptr<PendingCheckpoint>* checkpoint) = 0;
+  virtual Status BeginCheckpoint(const std::string& dir, const CheckpointOptions& options,
+                                 std::unique_ptr<PendingCheckpoint>* checkpoint) = 0;
   // The files that make up the current state: tables, the manifest and
   // CURRENT. If flush is true, memtables are flushed first.
   virtual Status GetLiveFiles(bool flush, std::vector<LiveFile>* files) = 0;

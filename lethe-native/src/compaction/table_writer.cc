@@ -62,7 +62,7 @@ class OutputFile {
       have_bounds = true;
     }
     Status s = builder_->Finish();
-    if (s.ok()) s = file_->Sync();
+    if (s.ok() && options.sync) s = file_->Sync();
     if (s.ok()) s = file_->Close();
     if (!s.ok()) return s;
     const TableProperties& p = builder_->properties();

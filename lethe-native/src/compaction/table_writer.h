@@ -22,6 +22,7 @@ struct TableWriterOptions {
   Env* env = nullptr;
   ColumnFamilyOptions cf_options;
   uint64_t max_file_bytes = UINT64_MAX;  // flushes write one file
+  bool sync = true;  // each output synced before it counts as written
   // The outputs go to the last non-empty level: cf_options'
   // bottommost_compression applies, when set.
   bool bottommost = false;

@@ -147,7 +147,8 @@ class DBImpl final : public DB {
   Status CompactAll() override;
   Status WaitForBackgroundWork() override;
   Status Checkpoint(const std::string& dir) override;
-  Status BeginCheckpoint(const std::string& dir, std::unique_ptr<PendingCheckpoint>* checkpoint) override;
+  Status BeginCheckpoint(const std::string& dir, const CheckpointOptions& options,
+                         std::unique_ptr<PendingCheckpoint>* checkpoint) override;
   Status GetLiveFiles(bool flush, std::vector<LiveFile>* files) override;
   DbStatistics GetStatistics() override;
   bool GetProperty(ColumnFamilyHandle* cf, std::string_view property, std::string* value) override;

@@ -57,7 +57,8 @@ static void RemoveCopy(Env* env, const std::string& dir) {
 
 class DBImpl::CheckpointCopy final : public PendingCheckpoint {
  public:
-  CheckpointCopy(DBImpl* db, std::string dir) : db_(db), dir_(std::move(dir)) {}
+  CheckpointCopy(DBImpl* db, std::string dir, const CheckpointOptions& options)
+      : db_(db), dir_(std::move(dir)), options_(options) {}
   ~CheckpointCopy() override {
     if (!finished_) RemoveCopy(db_->env_, dir_);
   }
@@ -71,6 +72,7 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
 
   DBImpl* const db_;
   const std::string dir_;
+  const CheckpointOptions options_;
   VersionEdit snapshot_;
   VersionRef version_;  // keeps the linked files' records alive
   uint64_t manifest_number_ = 0;
@@ -103,14 +105,15 @@ void DBImpl::CaptureCheckpoint(CheckpointCopy* copy) {
   }
 }
 
-Status DBImpl::BeginCheckpoint(const std::string& dir, std::unique_ptr<PendingCheckpoint>* checkpoint) {
+Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& options,
+                               std::unique_ptr<PendingCheckpoint>* checkpoint) {
   if (dir.empty()) return Status::InvalidArgument("checkpoint directory must not be empty");
   if (env_->FileExists(dir)) return Status::InvalidArgument(dir, "checkpoint directory exists");
   if (checkpoint_image_bytes_.load() >= options_.write_buffer_size / 4) {
     Status s = Flush();
     if (!s.ok()) return s;
   }
-  auto copy = std::make_unique<CheckpointCopy>(this, dir);
+  auto copy = std::make_unique<CheckpointCopy>(this, dir, options);
   {
     std::lock_guard<std::mutex> w(write_mu_);
     std::lock_guard<std::mutex> l(mu_);
@@ -127,7 +130,7 @@ Status DBImpl::BeginCheckpoint(const std::string& dir, std::unique_ptr<PendingCh
 
 Status DBImpl::Checkpoint(const std::string& dir) {
   std::unique_ptr<PendingCheckpoint> copy;
-  Status s = BeginCheckpoint(dir, &copy);
+  Status s = BeginCheckpoint(dir, CheckpointOptions(), &copy);
   return s.ok() ? copy->Finish() : s;
 }
 
@@ -190,6 +193,7 @@ Status DBImpl::CheckpointCopy::WriteImage(const MemtableImage& image, uint64_t* 
   wo.env = db_->env_;
   wo.cf_options = image.options;
   wo.bottommost = true;  // written once, off the caller's path: the codec of files that stay
+  wo.sync = options_.sync;
   wo.now_us = db_->clock_->NowMicros();
   wo.oldest_tombstone_time_us = image.oldest_tombstone_time_us;
   wo.secondary_applied_seq = SecondaryAppliedSeq(secondary, {});
@@ -213,7 +217,7 @@ Status DBImpl::CheckpointCopy::WriteManifest() {
   Env* env = db_->env_;
   // The copy needs no WAL: its log number points past every log.
   snapshot_.SetLogNumber(snapshot_.next_file_number_.value(), /*names_wal=*/false);
-  Status s = env->SyncDir(dir_);  // the images' names
+  Status s = options_.sync ? env->SyncDir(dir_) : Status::OK();  // the images' names
   std::unique_ptr<WritableFile> file;
   if (s.ok()) s = env->NewWritableFile(ManifestFileName(dir_, manifest_number_), &file);
   if (!s.ok()) return s;
@@ -221,13 +225,13 @@ Status DBImpl::CheckpointCopy::WriteManifest() {
   std::string record;
   snapshot_.EncodeTo(&record);
   s = writer.AddRecord(record);
-  if (s.ok()) s = writer.Sync();
+  if (s.ok() && options_.sync) s = writer.Sync();
   if (s.ok()) s = writer.Close();
   if (s.ok()) {
     std::string current = ManifestFileName("", manifest_number_).substr(1) + "\n";
-    s = WriteStringToFile(env, current, CurrentFileName(dir_), /*sync=*/true);
+    s = WriteStringToFile(env, current, CurrentFileName(dir_), options_.sync);
   }
-  if (s.ok()) s = env->SyncDir(dir_);
+  if (s.ok() && options_.sync) s = env->SyncDir(dir_);
   return s;
 }
 

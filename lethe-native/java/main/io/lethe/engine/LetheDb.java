@@ -412,13 +412,22 @@ public final class LetheDb implements AutoCloseable {
      * Begins a copy in {@code dir} (which must not exist): links the table files and takes the
      * memtables as they are, without flushing them; {@link PendingCheckpoint#finish()} (from any
      * thread, while this database goes on) writes them and completes the copy. See the engine's
-     * {@code DB::BeginCheckpoint}.
+     * {@code DB::BeginCheckpoint}. The copy is durable once finished.
      */
     public PendingCheckpoint beginCheckpoint(String dir) throws LetheException {
+        return beginCheckpoint(dir, true);
+    }
+
+    /**
+     * As {@link #beginCheckpoint(String)}; without {@code durable}, finishing does not sync the copy:
+     * for a copy that is read once and removed (a staging area for an upload), whose bytes then may
+     * never reach the device.
+     */
+    public PendingCheckpoint beginCheckpoint(String dir, boolean durable) throws LetheException {
         Objects.requireNonNull(dir, "dir");
         guard.acquire();
         try {
-            PendingCheckpoint checkpoint = new PendingCheckpoint(this, Native.beginCheckpoint(handle, dir), dir);
+            PendingCheckpoint checkpoint = new PendingCheckpoint(this, Native.beginCheckpoint(handle, dir, durable), dir);
             checkpoints.add(checkpoint);
             return checkpoint;
         } finally {

@@ -237,7 +237,9 @@ public final class LetheNativeSnapshotStrategy<K>
             // Left by a checkpoint of the same id that failed before its cleanup: never reused.
             FileUtils.deleteDirectory(directory);
         }
-        PendingCheckpoint copy = db.beginCheckpoint(directory.getAbsolutePath());
+        // Without local recovery the copy is a staging area, removed after the upload: not synced,
+        // so what the engine writes into it (its memtables) may never reach the disk.
+        PendingCheckpoint copy = db.beginCheckpoint(directory.getAbsolutePath(), local);
         return new NativeResources(directory, copy, local, metas, queueSnapshots, confirmed, floors, window.get(),
                 engineQueues);
     }
