@@ -98,8 +98,9 @@ void DBImpl::CaptureCheckpoint(CheckpointCopy* copy) {
     }
     if (image.memtables.empty()) continue;
     image.files = copy->version_->cfs.count(id) ? copy->version_->cfs.at(id) : nullptr;
+    uint64_t& oldest = image.oldest_tombstone_time_us;  // 0: no tombstone
     for (uint64_t t : {cfd->first_tombstone_time_us.load(), cfd->imm_first_tombstone_time_us}) {
-      if (t != 0) image.oldest_tombstone_time_us = image.oldest_tombstone_time_us == 0 ? t : std::min(image.oldest_tombstone_time_us, t);
+      if (t != 0) oldest = oldest == 0 ? t : std::min(oldest, t);
     }
     copy->images_.push_back(std::move(image));
   }
