@@ -670,11 +670,13 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_checkpoint(JNIEnv* e
 }
 
 JNIEXPORT jlong JNICALL Java_io_lethe_engine_internal_Native_beginCheckpoint(JNIEnv* env, jclass, jlong db,
-                                                                            jstring dir, jboolean sync) {
+                                                                            jstring dir, jboolean sync,
+                                                                            jboolean flush_first) {
   return Guarded<jlong>(env, 0, [&]() -> jlong {
     std::unique_ptr<lethe::PendingCheckpoint> checkpoint;
     lethe::CheckpointOptions options;
     options.sync = sync != JNI_FALSE;
+    options.flush_first = flush_first != JNI_FALSE;
     Status s = Db(db)->BeginCheckpoint(JString(env, dir), options, &checkpoint);
     if (!s.ok()) {
       ThrowStatus(env, s);

@@ -145,6 +145,22 @@ TEST_F(CheckpointImageTest, AQuarterOfTheWriteBufferCopiedSendsTheNextCheckpoint
   EXPECT_EQ(CopyScan("/ckpt4"), Scan());
 }
 
+TEST_F(CheckpointImageTest, FlushFirstLeavesNoMemtableToCopy) {
+  WriteMixedState();
+  const std::string expected = Scan();
+  const DbStatistics before = db_->GetStatistics();
+  CheckpointOptions options;
+  options.flush_first = true;
+  std::unique_ptr<PendingCheckpoint> pending;
+  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", options, &pending).ok());
+  ASSERT_TRUE(pending->Finish().ok());
+  const DbStatistics after = db_->GetStatistics();
+  EXPECT_EQ(after.flushes, before.flushes + 1);
+  EXPECT_EQ(after.bytes_written_checkpoint_image, before.bytes_written_checkpoint_image);
+  EXPECT_EQ(after.column_families[0].memtable_entries, 0u);
+  EXPECT_EQ(CopyScan("/ckpt"), expected);
+}
+
 TEST_F(CheckpointImageTest, AnUnfinishedCopyIsRemoved) {
   Put(Key(1), "v");
   std::unique_ptr<PendingCheckpoint> pending;

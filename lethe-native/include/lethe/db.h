@@ -60,6 +60,10 @@ struct CheckpointOptions {
   // Off for a copy that is read once and then removed, a staging area for an
   // upload: what Finish writes then may never reach the device.
   bool sync = true;
+  // Flush the memtables first, so that the copy holds none of them: the
+  // synchronous part of a checkpoint then costs a flush, and its
+  // asynchronous part writes nothing (RocksDB's checkpoints work this way).
+  bool flush_first = false;
 };
 
 // One file of a live-file listing (relative name inside the DB directory).

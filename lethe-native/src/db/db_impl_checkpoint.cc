@@ -110,7 +110,7 @@ Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& 
                                std::unique_ptr<PendingCheckpoint>* checkpoint) {
   if (dir.empty()) return Status::InvalidArgument("checkpoint directory must not be empty");
   if (env_->FileExists(dir)) return Status::InvalidArgument(dir, "checkpoint directory exists");
-  if (checkpoint_image_bytes_.load() >= options_.write_buffer_size / 4) {
+  if (options.flush_first || checkpoint_image_bytes_.load() >= options_.write_buffer_size / 4) {
     Status s = Flush();
     if (!s.ok()) return s;
   }

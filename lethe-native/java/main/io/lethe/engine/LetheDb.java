@@ -415,19 +415,21 @@ public final class LetheDb implements AutoCloseable {
      * {@code DB::BeginCheckpoint}. The copy is durable once finished.
      */
     public PendingCheckpoint beginCheckpoint(String dir) throws LetheException {
-        return beginCheckpoint(dir, true);
+        return beginCheckpoint(dir, true, false);
     }
 
     /**
      * As {@link #beginCheckpoint(String)}; without {@code durable}, finishing does not sync the copy:
      * for a copy that is read once and removed (a staging area for an upload), whose bytes then may
-     * never reach the device.
+     * never reach the device. With {@code flushFirst} the memtables are flushed first, so the copy
+     * holds none of them (this call then costs a flush, and finishing writes nothing).
      */
-    public PendingCheckpoint beginCheckpoint(String dir, boolean durable) throws LetheException {
+    public PendingCheckpoint beginCheckpoint(String dir, boolean durable, boolean flushFirst) throws LetheException {
         Objects.requireNonNull(dir, "dir");
         guard.acquire();
         try {
-            PendingCheckpoint checkpoint = new PendingCheckpoint(this, Native.beginCheckpoint(handle, dir, durable), dir);
+            long h = Native.beginCheckpoint(handle, dir, durable, flushFirst);
+            PendingCheckpoint checkpoint = new PendingCheckpoint(this, h, dir);
             checkpoints.add(checkpoint);
             return checkpoint;
         } finally {

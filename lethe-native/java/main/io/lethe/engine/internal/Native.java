@@ -111,7 +111,8 @@ public final class Native {
     public static native void checkpoint(long db, String dir) throws LetheException;
 
     /** A checkpoint begun (lethe::PendingCheckpoint); finished or released exactly once, before the db closes. */
-    public static native long beginCheckpoint(long db, String dir, boolean sync) throws LetheException;
+    public static native long beginCheckpoint(long db, String dir, boolean sync, boolean flushFirst)
+            throws LetheException;
 
     public static native void finishCheckpoint(long checkpoint) throws LetheException;
 

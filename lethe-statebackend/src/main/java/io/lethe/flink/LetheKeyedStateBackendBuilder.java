@@ -71,6 +71,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
     private TimerQueueSettings timerSettings =
             new TimerQueueSettings(LetheOptions.TIMER_SERVICE_CACHE_SIZE.defaultValue(), false);
     private int transferThreads = LetheOptions.CHECKPOINT_TRANSFER_THREADS.defaultValue();
+    private boolean copyMemtables = LetheOptions.CHECKPOINT_COPY_MEMTABLES.defaultValue();
 
     /**
      * @param instanceBasePath the engine's fresh working directory; deleted when the build fails
@@ -143,6 +144,12 @@ public final class LetheKeyedStateBackendBuilder<K> {
             TimerQueueSettings settings) {
         this.timerService = factory;
         this.timerSettings = settings;
+        return this;
+    }
+
+    /** Whether native checkpoints copy the memtables instead of flushing them ({@link LetheOptions#CHECKPOINT_COPY_MEMTABLES}). */
+    public LetheKeyedStateBackendBuilder<K> setCopyMemtables(boolean copy) {
+        this.copyMemtables = copy;
         return this;
     }
 
@@ -247,7 +254,7 @@ public final class LetheKeyedStateBackendBuilder<K> {
         LetheNativeSnapshotStrategy<K> snapshots = new LetheNativeSnapshotStrategy<>(restored.db(), instanceBasePath,
                 keySerializerProvider.currentSchemaSerializer(), states::all,
                 () -> queues.getRegisteredPQStates().values(), range, restored.backendUid(), incrementalCheckpoints,
-                restored.tables(), restored.checkpointId(), window::record, engineTimers, transfer,
+                copyMemtables, restored.tables(), restored.checkpointId(), window::record, engineTimers, transfer,
                 parameters.getEnv().getTaskStateManager().createLocalRecoveryConfig());
         ExpiryDriver expiryDriver = new ExpiryDriver(restored.db(), parameters.getTtlTimeProvider(),
                 columnFamilyOptions.deletePersistenceThreshold());

@@ -314,6 +314,19 @@ public final class LetheOptions {
                             + " downloaded (as state.backend.rocksdb.checkpoint.transfer.thread.num). 1 moves them"
                             + " one after another on the checkpoint's own thread.");
 
+    public static final ConfigOption<Boolean> CHECKPOINT_COPY_MEMTABLES =
+            ConfigOptions.key("state.backend.lethe.checkpoint.copy-memtables")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription("true: a native checkpoint takes the engine's memtables as they are in its"
+                            + " synchronous part (which then costs links and references only) and copies what"
+                            + " lives in them into a table of the checkpoint in its asynchronous part; data that"
+                            + " dies in memory (fired windows, cleared state) never reaches local disk, at the"
+                            + " cost of a longer asynchronous part and of uploading a memtable again at each"
+                            + " checkpoint it lives through (bounded: once the copies since the last flush reach"
+                            + " a quarter of the write buffer, a checkpoint flushes). false: the synchronous part"
+                            + " flushes the memtables, as RocksDB's backend does.");
+
     public static final ConfigOption<Integer> TIMER_SERVICE_CACHE_SIZE =
             ConfigOptions.key("state.backend.lethe.timer-service.cache-size")
                     .intType()

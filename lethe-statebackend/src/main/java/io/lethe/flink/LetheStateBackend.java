@@ -80,6 +80,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.TIMER_SERVICE_COUNT_PENDING,
             LetheOptions.TIMER_SERVICE_COMPRESSION,
             LetheOptions.CHECKPOINT_TRANSFER_THREADS,
+            LetheOptions.CHECKPOINT_COPY_MEMTABLES,
             LetheOptions.ASYNC_STATE_EXECUTOR,
             LetheOptions.ASYNC_STATE_INLINE_BATCH_SIZE,
             LetheOptions.MULTI_GET_THREADS,
@@ -224,6 +225,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
                             settings.get(LetheOptions.TIMER_SERVICE_CACHE_SIZE),
                             settings.get(LetheOptions.TIMER_SERVICE_COUNT_PENDING)))
                     .setTransferThreads(settings.get(LetheOptions.CHECKPOINT_TRANSFER_THREADS))
+                    .setCopyMemtables(settings.get(LetheOptions.CHECKPOINT_COPY_MEMTABLES))
                     .build();
         } catch (IOException | RuntimeException e) {
             if (memory != null) {

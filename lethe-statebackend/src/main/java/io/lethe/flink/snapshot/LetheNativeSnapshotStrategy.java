@@ -118,6 +118,7 @@ public final class LetheNativeSnapshotStrategy<K>
     private final KeyGroupRange keyGroupRange;
     private final UUID backendUid;
     private final boolean incremental;
+    private final boolean copyMemtables;
     private final Supplier<WindowExpiry.Record> window;
     private final EngineTimerQueues engineTimers;
     private final FileTransfer transfer;
@@ -128,6 +129,8 @@ public final class LetheNativeSnapshotStrategy<K>
     private long lastCompletedCheckpointId;
 
     /**
+     * @param copyMemtables whether the engine's copy takes its memtables as they are (written in the
+     *     asynchronous part) instead of flushing them in the synchronous one
      * @param restoredTables the table files of the checkpoint this backend was restored from, with
      *     the checksums of their bytes, by its id, when the restored engine is that checkpoint's
      *     files unchanged (no rescaling); empty otherwise
@@ -136,7 +139,7 @@ public final class LetheNativeSnapshotStrategy<K>
      */
     public LetheNativeSnapshotStrategy(LetheDb db, File instanceBasePath, TypeSerializer<K> keySerializer,
             Supplier<Collection<RegisteredState>> kvStates, Supplier<Collection<HeapPriorityQueueSnapshotRestoreWrapper<?>>> queues,
-            KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental,
+            KeyGroupRange keyGroupRange, UUID backendUid, boolean incremental, boolean copyMemtables,
             SortedMap<Long, List<CheckpointFile>> restoredTables, long lastCompletedCheckpointId,
             Supplier<WindowExpiry.Record> window, EngineTimerQueues engineTimers, FileTransfer transfer,
             LocalRecoveryConfig localRecovery) {
@@ -152,6 +155,7 @@ public final class LetheNativeSnapshotStrategy<K>
         this.keyGroupRange = keyGroupRange;
         this.backendUid = backendUid;
         this.incremental = incremental;
+        this.copyMemtables = copyMemtables;
         this.uploadedTables = new TreeMap<>(restoredTables);
         this.lastCompletedCheckpointId = lastCompletedCheckpointId;
     }
@@ -239,7 +243,7 @@ public final class LetheNativeSnapshotStrategy<K>
         }
         // Without local recovery the copy is a staging area, removed after the upload: not synced,
         // so what the engine writes into it (its memtables) may never reach the disk.
-        PendingCheckpoint copy = db.beginCheckpoint(directory.getAbsolutePath(), local);
+        PendingCheckpoint copy = db.beginCheckpoint(directory.getAbsolutePath(), local, !copyMemtables);
         return new NativeResources(directory, copy, local, metas, queueSnapshots, confirmed, floors, window.get(),
                 engineQueues);
     }

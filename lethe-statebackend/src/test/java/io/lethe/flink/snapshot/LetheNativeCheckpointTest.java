@@ -82,6 +82,7 @@ class LetheNativeCheckpointTest {
     private MockEnvironment env;
     private TestCheckpoints snapshots;
     private final List<AbstractKeyedStateBackend<Integer>> backends = new ArrayList<>();
+    private boolean copyMemtables = true;
 
     @BeforeEach
     void setUp() throws IOException {
@@ -105,6 +106,7 @@ class LetheNativeCheckpointTest {
         AbstractKeyedStateBackend<Integer> b = new LetheStateBackend()
                 .with(LetheOptions.USE_MANAGED_MEMORY, false)
                 .with(LetheOptions.TIMER_SERVICE_FACTORY, timers)
+                .with(LetheOptions.CHECKPOINT_COPY_MEMTABLES, copyMemtables)
                 .with(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, incremental)
                 .createKeyedStateBackend(new KeyedStateBackendParametersImpl<>(env, new JobID(), "native-test",
                         IntSerializer.INSTANCE, MAX_PARALLELISM, range, env.getTaskKvStateRegistry(),
@@ -237,6 +239,23 @@ class LetheNativeCheckpointTest {
         assertEquals(flushes, db.statistics().get(Ticker.FLUSHES), "the memtables are copied, not flushed");
         assertTrue(db.statistics().get(Ticker.BYTES_WRITTEN_CHECKPOINT_IMAGE) > 0);
         assertValues(backend(true, all, List.of(handle)), 0, 1000, all);
+    }
+
+    @Test
+    void withoutCopiesOfTheMemtablesTheSynchronousPartFlushes() throws Exception {
+        copyMemtables = false;
+        KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+        AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
+        put(b, 0, 1000);
+        LetheDb db = ((LetheKeyedStateBackend<Integer>) b).db();
+        long flushes = db.statistics().get(Ticker.FLUSHES);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = b.snapshot(1, 1, snapshots.streams,
+                CheckpointOptions.forCheckpointWithDefaultLocation());
+        assertEquals(flushes + 1, db.statistics().get(Ticker.FLUSHES), "flushed in the synchronous part");
+        put(b, 1000, 2000);
+        f.run();
+        assertEquals(0, db.statistics().get(Ticker.BYTES_WRITTEN_CHECKPOINT_IMAGE));
+        assertValues(backend(true, all, List.of(f.get().getJobManagerOwnedSnapshot())), 0, 1000, all);
     }
 
     @Test
