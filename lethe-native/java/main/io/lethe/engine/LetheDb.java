@@ -397,7 +397,10 @@ public final class LetheDb implements AutoCloseable {
         }
     }
 
-    /** Makes an openable copy in {@code dir} (which must not exist), hard-linking table files: begun and finished at once. */
+    /**
+     * Makes an openable, durable copy in {@code dir} (which must not exist), hard-linking table files:
+     * {@link #beginCheckpoint(String)} and its finish at once.
+     */
     public void checkpoint(String dir) throws LetheException {
         Objects.requireNonNull(dir, "dir");
         guard.acquire();

@@ -26,7 +26,8 @@ public final class PendingCheckpoint implements AutoCloseable {
     }
 
     /**
-     * Completes the copy: openable and durable on return. At most once.
+     * Completes the copy: openable on return, and durable unless it was begun without durability.
+     * At most once.
      *
      * @throws IllegalStateException if it was closed, already finished, or the database closed
      */

@@ -147,7 +147,10 @@ public final class LetheKeyedStateBackendBuilder<K> {
         return this;
     }
 
-    /** Whether native checkpoints copy the memtables instead of flushing them ({@link LetheOptions#CHECKPOINT_COPY_MEMTABLES}). */
+    /**
+     * Whether native checkpoints copy the memtables instead of flushing them ({@link
+     * LetheOptions#CHECKPOINT_COPY_MEMTABLES}).
+     */
     public LetheKeyedStateBackendBuilder<K> setCopyMemtables(boolean copy) {
         this.copyMemtables = copy;
         return this;

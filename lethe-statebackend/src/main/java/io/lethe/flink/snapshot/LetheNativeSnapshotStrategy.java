@@ -73,8 +73,10 @@ import java.util.stream.Stream;
  * memtables taken as they are, not flushed), and the state meta infos, heap timer queues and engine
  * queues' records are captured. Asynchronous part: the engine finishes the copy (writes the
  * memtables it took into table files of the copy's own, while the task goes on writing), then table
- * files ({@code *.sst}, immutable) are uploaded as shared state (several at a time, {@link FileTransfer}), every other file (manifest, CURRENT) as
- * private state, and a metadata stream in the format of {@link LetheNativeSnapshotFormat}.
+ * files ({@code *.sst}, immutable) are uploaded as shared state (several at a time, {@link
+ * FileTransfer}), every other file (manifest, CURRENT) as private state, and a metadata stream in
+ * the format of {@link LetheNativeSnapshotFormat}. With {@code copyMemtables} off the engine flushes
+ * its memtables in the synchronous part instead, and the copy holds none.
  *
  * <p>Incremental: a table file already uploaded by the last <em>completed</em> checkpoint is not
  * uploaded again but referenced by a {@link PlaceholderStreamStateHandle}, which the JobManager's
