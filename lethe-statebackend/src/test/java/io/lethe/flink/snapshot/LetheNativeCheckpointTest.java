@@ -127,8 +127,18 @@ class LetheNativeCheckpointTest {
      * Writes the engine's memtables to table files, which checkpoints share; what is still in memory
      * a checkpoint copies into a table of its own, which no other checkpoint shares.
      */
+    private static LetheDb engine(AbstractKeyedStateBackend<Integer> b) {
+        return ((LetheKeyedStateBackend<Integer>) b).db();
+    }
+
+    /** Runs a checkpoint's synchronous part; running the returned future runs its asynchronous one. */
+    private RunnableFuture<SnapshotResult<KeyedStateHandle>> synchronousPart(AbstractKeyedStateBackend<Integer> b,
+            long id) throws Exception {
+        return b.snapshot(id, id, snapshots.streams, CheckpointOptions.forCheckpointWithDefaultLocation());
+    }
+
     private static void toFiles(AbstractKeyedStateBackend<Integer> b) throws Exception {
-        LetheDb db = ((LetheKeyedStateBackend<Integer>) b).db();
+        LetheDb db = engine(b);
         db.flush();
         db.waitForBackgroundWork();
     }
@@ -224,10 +234,9 @@ class LetheNativeCheckpointTest {
         KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
         AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
         put(b, 0, 1000);
-        LetheDb db = ((LetheKeyedStateBackend<Integer>) b).db();
+        LetheDb db = engine(b);
         long flushes = db.statistics().get(Ticker.FLUSHES);
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = b.snapshot(1, 1, snapshots.streams,
-                CheckpointOptions.forCheckpointWithDefaultLocation());
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = synchronousPart(b, 1);
         // The task writes on before the asynchronous part runs: none of it is in the checkpoint.
         ValueState<String> state = b.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUES);
         for (int k = 0; k < 2000; k++) {
@@ -247,10 +256,9 @@ class LetheNativeCheckpointTest {
         KeyGroupRange all = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
         AbstractKeyedStateBackend<Integer> b = backend(true, all, List.of());
         put(b, 0, 1000);
-        LetheDb db = ((LetheKeyedStateBackend<Integer>) b).db();
+        LetheDb db = engine(b);
         long flushes = db.statistics().get(Ticker.FLUSHES);
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = b.snapshot(1, 1, snapshots.streams,
-                CheckpointOptions.forCheckpointWithDefaultLocation());
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> f = synchronousPart(b, 1);
         assertEquals(flushes + 1, db.statistics().get(Ticker.FLUSHES), "flushed in the synchronous part");
         put(b, 1000, 2000);
         f.run();
