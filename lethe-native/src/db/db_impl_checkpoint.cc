@@ -7,7 +7,7 @@
 #include "db/db_impl.h"
 #include "db/table_output_rules.h"
 #include "iterator/merging_iterator.h"
-#include "iterator/sequence_bound_iterator.h"
+#include "iterator/visible_versions_iterator.h"
 #include "version/version_edit.h"
 #include "wal/log_writer.h"
 #include "util/kill_point.h"
@@ -177,7 +177,7 @@ Status DBImpl::CheckpointCopy::WriteImage(const MemtableImage& image, uint64_t* 
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;
   for (const auto& m : image.memtables) {
-    iters.push_back(NewSequenceBoundIterator(m->NewIterator(), seq_));
+    iters.push_back(NewVisibleVersionsIterator(m->NewIterator(), seq_));
     for (RangeTombstone& t : m->RangeTombstones()) {
       if (t.seq <= seq_) tombstones.push_back(std::move(t));
     }
