@@ -89,6 +89,10 @@ class BTree {
  private:
   static constexpr uint32_t kLeafSlots = 32;
   static constexpr uint32_t kInnerSlots = 32;
+  // How many slots ahead an iterator asks for an entry's memory: entries lie
+  // in the arena in the order they were written, not in key order, so each
+  // step of a scan would otherwise wait for memory.
+  static constexpr uint32_t kPrefetchAhead = 8;
 
   struct Slot {
     std::atomic<uint64_t> prefix{0};
@@ -284,6 +288,9 @@ void BTree<Keys>::Iterator::MoveTo(const Leaf* leaf) {
     version_ = v;
     pos_ = 0;
     key_ = k;
+    for (uint32_t i = 1; i <= kPrefetchAhead && i < count; i++) {
+      __builtin_prefetch(leaf->slots[i].key.load(std::memory_order_relaxed));
+    }
     return;
   }
 }
@@ -309,6 +316,10 @@ bool BTree<Keys>::Iterator::Step(int delta) {
   if (pos >= 0 && pos < static_cast<int64_t>(count)) {
     const char* k = leaf_->slots[pos].key.load(std::memory_order_acquire);
     if (k == nullptr || !Unchanged(leaf_, version_)) return false;
+    const int64_t ahead = pos + delta * kPrefetchAhead;
+    if (ahead >= 0 && ahead < static_cast<int64_t>(count)) {
+      __builtin_prefetch(leaf_->slots[ahead].key.load(std::memory_order_relaxed));
+    }
     pos_ = static_cast<uint32_t>(pos);
     key_ = k;
     return true;
