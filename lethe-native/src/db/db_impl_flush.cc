@@ -25,6 +25,7 @@
 #include "db/db_impl.h"
 #include "db/table_output_rules.h"
 #include "iterator/merging_iterator.h"
+#include "iterator/visible_versions_iterator.h"
 #include "util/kill_point.h"
 
 namespace lethe {
@@ -36,11 +37,11 @@ namespace {
 // half full after splits).
 size_t MemTableEntryBytes(const OutputEntry& e) { return e.ikey.size() + e.value.size() + 48; }
 
-// Whether survivors of `bytes` after `read` of `total` input entries will
+// Whether survivors of `bytes` after `read` of `total` input keys will
 // likely outgrow `room`: they took more than twice their share of it. Keys
 // come in order, and what dies is spread over them (overwrites, windows,
 // expired entries), so a try over new keys stops after a few thousand
-// entries instead of copying a quarter of the write buffer.
+// keys instead of copying a quarter of the write buffer.
 bool LikelyOverRoom(size_t bytes, size_t room, uint64_t read, uint64_t total) {
   if (read < 4096 || total == 0) return false;
   const double share = static_cast<double>(read) / static_cast<double>(total);
@@ -67,16 +68,23 @@ struct DBImpl::FlushJob {
   uint64_t InputEntries() const {
     return (imm != nullptr ? imm->num_entries() : 0) + (resident != nullptr ? resident->num_entries() : 0);
   }
+  // The memtables' sort keys (a key in both counts twice).
+  uint64_t InputKeys() const {
+    return (imm != nullptr ? imm->num_keys() : 0) + (resident != nullptr ? resident->num_keys() : 0);
+  }
   size_t InputBytes() const {
     return (imm != nullptr ? imm->ApproximateMemoryUsage() : 0) +
            (resident != nullptr ? resident->ApproximateMemoryUsage() : 0);
   }
 
-  // The memtables' entries merged, and their range tombstones.
-  std::unique_ptr<InternalIterator> NewInput() const {
+  // The memtables' entries merged. Without snapshots only the versions the
+  // latest state needs: a key updated many times in memory then costs a
+  // flush a seek past its older versions, not a step over each.
+  std::unique_ptr<InternalIterator> NewInput(bool snapshots) const {
     std::vector<std::unique_ptr<InternalIterator>> iters;
     for (const auto& m : {imm, resident}) {
-      if (m != nullptr) iters.push_back(m->NewIterator());
+      if (m == nullptr) continue;
+      iters.push_back(snapshots ? m->NewIterator() : NewVisibleVersionsIterator(m->NewIterator(), kMaxSequenceNumber));
     }
     return NewMergingIterator(std::move(iters));
   }
@@ -203,20 +211,20 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
 // Runs the flush's rewrite rules into memory. Gives up (job->in_memory stays
 // false) once the survivors outgrow `room` or include a tombstone.
 Status DBImpl::CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>& snapshots, size_t room) {
-  std::unique_ptr<InternalIterator> input = job->NewInput();
+  std::unique_ptr<InternalIterator> input = job->NewInput(!snapshots.empty());
   const SecondaryDeletes* secondary = job->files != nullptr ? &job->files->secondary : nullptr;
   CompactionStream stream(input.get(), job->RangeTombstones(), snapshots, job->DeeperData(this), secondary);
   std::vector<OutputEntry> survivors, key;
   size_t bytes = 0;
-  const uint64_t input_entries = job->InputEntries();
-  while (stream.NextKey(&key)) {
+  const uint64_t input_keys = job->InputKeys();
+  for (uint64_t keys_read = 1; stream.NextKey(&key); keys_read++) {
     for (OutputEntry& e : key) {
       if (TagKind(ExtractTag(e.ikey)) == EntryKind::kTombstone) return Status::OK();
       bytes += MemTableEntryBytes(e);
       survivors.push_back(std::move(e));
     }
     key.clear();
-    if (bytes > room || LikelyOverRoom(bytes, room, stream.stats().input_entries, input_entries)) return Status::OK();
+    if (bytes > room || LikelyOverRoom(bytes, room, keys_read, input_keys)) return Status::OK();
   }
   if (!stream.status().ok()) return stream.status();
   if (!stream.OutputTombstones().empty()) return Status::OK();
@@ -241,7 +249,7 @@ Status DBImpl::CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>&
 
 Status DBImpl::FlushToTables(FlushJob& job, const std::vector<SequenceNumber>& snapshots, VersionEdit* edit,
                              std::vector<FileMetaData>* outputs) {
-  std::unique_ptr<InternalIterator> input = job.NewInput();
+  std::unique_ptr<InternalIterator> input = job.NewInput(!snapshots.empty());
   const SecondaryDeletes* secondary = job.files != nullptr ? &job.files->secondary : nullptr;
   CompactionStream stream(input.get(), job.RangeTombstones(), snapshots, job.DeeperData(this), secondary);
   TableWriterOptions wo;

@@ -60,7 +60,8 @@ class BTree {
   BTree& operator=(const BTree&) = delete;
 
   // REQUIRES: no equal key is in the tree; key stays valid as long as the tree.
-  void Insert(const char* key);
+  // Returns whether no key with the same user key was in the tree.
+  bool Insert(const char* key);
 
   class Iterator {
    public:
@@ -192,6 +193,7 @@ class BTree {
   const Leaf* FindLeaf(const char* target, std::string_view user, uint64_t* version) const;
 
   // ---- writing ----
+  bool NeighbourHasUser(const Leaf* n, uint32_t pos, std::string_view user) const;
   template <class N>
   N* NewNode(const char* low, const char* high) {
     N* n = new (arena_->AllocateAligned(sizeof(N), 64)) N();
@@ -370,7 +372,7 @@ void BTree<Keys>::Iterator::Prev() {
 // ---------------------------------------------------------------- writing
 
 template <class Keys>
-void BTree<Keys>::Insert(const char* key) {
+bool BTree<Keys>::Insert(const char* key) {
   const std::string_view user = keys_.UserKey(key);
   if (CountOf(root_.load(std::memory_order_relaxed)) == Capacity(root_.load(std::memory_order_relaxed))) {
     SplitRoot(key);
@@ -388,9 +390,28 @@ void BTree<Keys>::Insert(const char* key) {
     n = c;
   }
   uint32_t pos = Bound(n, key, user, false);
+  const bool fresh = !NeighbourHasUser(static_cast<const Leaf*>(n), pos, user);
   Lock(n);
   Shift(n, pos, key, nullptr);
   Unlock(n);
+  return fresh;
+}
+
+// Whether the keys on either side of slot pos of leaf n (where a key of user
+// key `user` goes) have that user key; the versions of a user key sit side by
+// side, possibly across a leaf boundary. Only the writer calls it.
+template <class Keys>
+bool BTree<Keys>::NeighbourHasUser(const Leaf* n, uint32_t pos, std::string_view user) const {
+  auto has = [&](const Node* leaf, uint32_t i) {
+    const char* k = leaf != nullptr && i < CountOf(leaf) ? SlotsOf(leaf)[i].key.load(std::memory_order_relaxed)
+                                                          : nullptr;
+    return k != nullptr && keys_.UserKey(k) == user;
+  };
+  const Leaf* next = n->next.load(std::memory_order_relaxed);
+  const Leaf* prev = n->prev.load(std::memory_order_relaxed);
+  const bool after = pos < CountOf(n) ? has(n, pos) : has(next, 0);
+  const bool before = pos > 0 ? has(n, pos - 1) : (prev != nullptr && has(prev, CountOf(prev) - 1));
+  return after || before;
 }
 
 // Writes key into slot pos (and right_child behind it in an inner node), moving the rest up.

@@ -91,7 +91,7 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
   p += value.size();
   EncodeFixed64(p, delete_key);
-  table_.Insert(entry);
+  if (table_.Insert(entry)) num_keys_.fetch_add(1, std::memory_order_relaxed);
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   if (kind == EntryKind::kTombstone) num_point_tombstones_.fetch_add(1, std::memory_order_relaxed);
 }

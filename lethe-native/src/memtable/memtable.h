@@ -54,6 +54,8 @@ class MemTable {
     return arena_.MemoryUsage() + tombstone_bytes_.load() + (f != nullptr ? f->bytes() : 0);
   }
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
+  // Distinct sort keys among its entries.
+  uint64_t num_keys() const { return num_keys_.load(std::memory_order_relaxed); }
   // The smallest sequence number of its entries and range tombstones (0
   // while empty): the first added, unless they were added out of order (the
   // survivors of a compaction in memory).
@@ -79,6 +81,7 @@ class MemTable {
   std::unique_ptr<KeyFilter> filter_owner_;
   std::atomic<const KeyFilter*> filter_{nullptr};
   std::atomic<uint64_t> num_entries_{0};
+  std::atomic<uint64_t> num_keys_{0};
   std::atomic<SequenceNumber> first_seq_{0};
   std::atomic<uint64_t> num_point_tombstones_{0};
 

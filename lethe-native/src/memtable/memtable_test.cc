@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "util/random.h"
@@ -54,6 +55,29 @@ TEST(MemTableTest, VersionsAndSnapshots) {
 // With a filter (sized from the memtable before it), every version added is
 // found, also by a reader running while the entries arrive; absent keys are
 // not, also when more keys arrive than the filter was sized for.
+TEST(MemTableTest, CountsDistinctKeys) {
+  // Versions of a key land next to each other, also across leaves; older
+  // sequences come in after newer ones as a compaction in memory adds them.
+  for (uint32_t seed = 1; seed <= 20; seed++) {
+    Random rnd(seed);
+    MemTable mem;
+    std::set<std::string> keys;
+    const uint32_t spread = 1 + rnd.Uniform(2000);
+    std::vector<SequenceNumber> seqs(5000);
+    for (size_t i = 0; i < seqs.size(); i++) seqs[i] = i + 1;
+    for (size_t i = 1; i < seqs.size(); i++) {
+      if (rnd.OneIn(4)) std::swap(seqs[i], seqs[rnd.Uniform(static_cast<uint32_t>(i))]);
+    }
+    for (int i = 0; i < 5000; i++) {
+      const std::string key = "k" + std::to_string(rnd.Uniform(spread));
+      mem.Add(seqs[i], EntryKind::kValue, key, "v", 0);
+      keys.insert(key);
+      ASSERT_EQ(mem.num_keys(), keys.size()) << "seed " << seed << " entry " << i;
+    }
+    EXPECT_EQ(mem.num_entries(), 5000u);
+  }
+}
+
 TEST(MemTableTest, FilterHidesNoKeyFromConcurrentReaders) {
   for (size_t expected : {size_t{20000}, size_t{50}}) {
     SCOPED_TRACE("expected keys " + std::to_string(expected));
