@@ -137,10 +137,8 @@ struct Options {
   // malloc_trim), at most once per this many microseconds across the
   // process. Without it the buffers compactions free, and a closed
   // database's memory, stay resident: measured, a database holding 258 MiB
-  // had a resident set of 663 MiB after one close and reopen. Once a
-  // second: a state backend writing flat out frees hundreds of MiB between
-  // trims ten seconds apart (docs/configuration.md). 0: never.
-  uint64_t heap_trim_interval_us = 1'000'000;
+  // had a resident set of 663 MiB after one close and reopen. 0: never.
+  uint64_t heap_trim_interval_us = 10'000'000;
 
   // Write-ahead log. Flink keeps its own durability through checkpoints and
   // runs with use_wal = false; then unflushed writes are lost on a crash.

@@ -126,7 +126,7 @@ public final class DbOptions {
         private boolean avoidBlindDeletes = false;
         private boolean compactInMemory = true;
         private int multiGetThreads = 1;
-        private long heapTrimIntervalMillis = 1_000;
+        private long heapTrimIntervalMillis = 10_000;
         private MemoryBudget memoryBudget;
         private ColumnFamilyOptions defaultColumnFamilyOptions = ColumnFamilyOptions.DEFAULT;
 

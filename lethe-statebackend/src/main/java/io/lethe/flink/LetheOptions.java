@@ -62,7 +62,7 @@ public final class LetheOptions {
     public static final ConfigOption<Duration> HEAP_TRIM_INTERVAL =
             ConfigOptions.key("state.backend.lethe.memory.heap-trim-interval")
                     .durationType()
-                    .defaultValue(Duration.ofSeconds(1))
+                    .defaultValue(Duration.ofSeconds(10))
                     .withDescription("After flushes and compactions, and when an engine closes, the memory the C"
                             + " allocator holds free goes back to the operating system (glibc's malloc_trim), at"
                             + " most once per this interval in the TaskManager. Without it, the buffers that"

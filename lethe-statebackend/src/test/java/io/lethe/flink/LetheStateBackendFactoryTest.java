@@ -149,7 +149,7 @@ class LetheStateBackendFactoryTest {
     @Test
     void heapTrimIntervalReachesTheEngine() {
         Configuration c = new Configuration();
-        assertEquals(1_000, LetheOptions.dbOptions(c, 1 << 20, 1 << 20, null).heapTrimIntervalMillis(), "the default");
+        assertEquals(10_000, LetheOptions.dbOptions(c, 1 << 20, 1 << 20, null).heapTrimIntervalMillis(), "the default");
         c.setString("state.backend.lethe.memory.heap-trim-interval", "0 s");
         assertEquals(0, LetheOptions.dbOptions(c, 1 << 20, 1 << 20, null).heapTrimIntervalMillis(), "off");
     }
