@@ -402,9 +402,16 @@ bool BTree<Keys>::Insert(const char* key) {
 // side, possibly across a leaf boundary. Only the writer calls it.
 template <class Keys>
 bool BTree<Keys>::NeighbourHasUser(const Leaf* n, uint32_t pos, std::string_view user) const {
+  // The slot's prefix first: where it differs, so do the user keys, and the
+  // entry's memory is not touched (an insert of a new key would miss the
+  // cache on it).
   auto has = [&](const Node* leaf, uint32_t i) {
-    const char* k = leaf != nullptr && i < CountOf(leaf) ? SlotsOf(leaf)[i].key.load(std::memory_order_relaxed)
-                                                          : nullptr;
+    if (leaf == nullptr || i >= CountOf(leaf)) return false;
+    const Slot& slot = SlotsOf(leaf)[i];
+    if (slot.prefix.load(std::memory_order_relaxed) != PrefixAt(user, leaf->skip.load(std::memory_order_relaxed))) {
+      return false;
+    }
+    const char* k = slot.key.load(std::memory_order_relaxed);
     return k != nullptr && keys_.UserKey(k) == user;
   };
   const Leaf* next = n->next.load(std::memory_order_relaxed);
