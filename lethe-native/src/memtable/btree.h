@@ -318,7 +318,7 @@ bool BTree<Keys>::Iterator::Step(int delta) {
   if (pos >= 0 && pos < static_cast<int64_t>(count)) {
     const char* k = leaf_->slots[pos].key.load(std::memory_order_acquire);
     if (k == nullptr || !Unchanged(leaf_, version_)) return false;
-    const int64_t ahead = pos + delta * kPrefetchAhead;
+    const int64_t ahead = pos + delta * static_cast<int64_t>(kPrefetchAhead);
     if (ahead >= 0 && ahead < static_cast<int64_t>(count)) {
       __builtin_prefetch(leaf_->slots[ahead].key.load(std::memory_order_relaxed));
     }
