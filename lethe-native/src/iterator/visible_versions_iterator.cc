@@ -34,9 +34,9 @@ class VisibleVersionsIterator final : public InternalIterator {
       SkipNewer();
       return;
     }
-    const std::string done(ExtractSortKey(input_->key()));
+    done_.assign(ExtractSortKey(input_->key()));  // reuses its buffer: no allocation per key
     input_->Next();
-    SkipVersionsOf(done);
+    SkipVersionsOf(done_);
     SkipNewer();
   }
   void Prev() override { status_ = Status::NotSupported("visible versions: backward"); }
@@ -75,6 +75,7 @@ class VisibleVersionsIterator final : public InternalIterator {
   std::unique_ptr<InternalIterator> input_;
   const SequenceNumber max_seq_;
   Status status_;
+  std::string done_;  // the sort key whose newest version was just passed
 };
 
 }  // namespace
