@@ -9,6 +9,12 @@
 // memory in blocks of 2 MiB, aligned and marked for transparent huge pages:
 // a 64 MiB memtable then needs 32 TLB entries instead of 16,384. Small
 // memtables (most column families) keep small blocks.
+//
+// The 2 MiB blocks are mapped from the operating system and unmapped when the
+// arena goes, not taken from malloc's heap: a memtable freed into the heap
+// stayed resident until the next heap trim while other allocations (pages
+// read, compaction buffers) took fresh heap memory, and the huge-page advice
+// stayed on those heap ranges after the memtable left them.
 #pragma once
 
 #include <atomic>
@@ -51,11 +57,13 @@ class Arena {
   // the current block.
   char* AllocateFallback(size_t bytes);
   char* NewBlock(size_t bytes, bool huge);
+  static char* MapHugeBlock();  // kHugeBlockSize bytes on a kHugeBlockSize boundary
 
   const size_t block_size_;
   char* ptr_ = nullptr;
   size_t remaining_ = 0;
-  std::vector<char*> blocks_;  // each from malloc or aligned_alloc: freed with free
+  std::vector<char*> blocks_;       // each from malloc: freed with free
+  std::vector<char*> huge_blocks_;  // each from MapHugeBlock: unmapped
   std::atomic<size_t> usage_{0};
 };
 

@@ -1,8 +1,11 @@
 #include "memtable/arena.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -11,6 +14,15 @@ namespace lethe {
 namespace {
 
 bool HugeAligned(const char* p) { return reinterpret_cast<uintptr_t>(p) % Arena::kHugeBlockSize == 0; }
+
+// Whether the page at p is mapped in this process (mincore fails with ENOMEM on an unmapped range).
+bool Mapped(const char* p) {
+  unsigned char resident = 0;
+  void* page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{4095});
+  if (mincore(page, 4096, &resident) == 0) return true;
+  EXPECT_EQ(ENOMEM, errno);
+  return false;
+}
 
 TEST(ArenaTest, SmallArenasKeepSmallBlocksAndLargeOnesTakeHugePageBlocks) {
   Arena arena;
@@ -43,6 +55,37 @@ TEST(ArenaTest, SmallArenasKeepSmallBlocksAndLargeOnesTakeHugePageBlocks) {
   char* big = arena.Allocate(Arena::kHugeBlockSize);
   std::memset(big, 1, Arena::kHugeBlockSize);
   EXPECT_EQ(before + 8, arena.Allocate(8));
+}
+
+// A memtable's 2 MiB blocks go back to the operating system with the arena, not into malloc's heap
+// (where they stayed resident until the next heap trim).
+TEST(ArenaTest, HugeBlocksAreUnmappedWithTheArena) {
+  // As in a process that has run a while: glibc raises its mmap threshold past the size of a mapped
+  // chunk once one is freed, so later blocks of a few MiB come from the heap unless mapped apart.
+  void* volatile mapped_chunk = std::malloc(8u << 20);  // volatile: the pair is not optimised away
+  std::free(mapped_chunk);
+  std::vector<char*> huge;
+  void* later = nullptr;  // an allocation made after the arena's, alive after it
+  {
+    Arena arena;
+    while (arena.MemoryUsage() < Arena::kHugeAfter + 4 * Arena::kHugeBlockSize) {
+      const size_t before = arena.MemoryUsage();
+      char* p = arena.Allocate(1000);
+      if (before >= Arena::kHugeAfter && arena.MemoryUsage() > before) huge.push_back(p);
+    }
+    ASSERT_GE(huge.size(), 4u);
+    later = std::malloc(64 << 10);
+    for (char* p : huge) {
+      std::memset(p, 7, Arena::kHugeBlockSize);
+      EXPECT_TRUE(Mapped(p));
+      EXPECT_TRUE(Mapped(p + Arena::kHugeBlockSize - 1));
+    }
+  }
+  for (char* p : huge) {
+    EXPECT_FALSE(Mapped(p)) << "a huge block outlived its arena";
+    EXPECT_FALSE(Mapped(p + Arena::kHugeBlockSize - 1));
+  }
+  std::free(later);
 }
 
 }  // namespace
