@@ -27,6 +27,8 @@ char* Arena::AllocateFallback(size_t bytes) {
 char* Arena::NewBlock(size_t bytes, bool huge) {
   char* p = nullptr;
   if (huge) {
+    // Room first, so that recording the mapped block cannot throw and leak it.
+    if (huge_blocks_.size() == huge_blocks_.capacity()) huge_blocks_.reserve(2 * huge_blocks_.size() + 1);
     p = MapHugeBlock();
     huge_blocks_.push_back(p);
   } else {
