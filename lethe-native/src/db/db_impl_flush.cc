@@ -59,6 +59,7 @@ struct DBImpl::FlushJob {
   std::shared_ptr<const ColumnFamilyFiles> files;
   bool try_in_memory;
   bool requested;  // by Flush (a caller waits for it), not by a full memtable
+  double last_survivor_fraction;  // the family's, from its last flush
   // Outcome: kept in memory (kept then holds the survivors, or is null when
   // none survived), or written to files; and how many entries survived.
   bool in_memory = false;
@@ -75,6 +76,14 @@ struct DBImpl::FlushJob {
   size_t InputBytes() const {
     return (imm != nullptr ? imm->ApproximateMemoryUsage() : 0) +
            (resident != nullptr ? resident->ApproximateMemoryUsage() : 0);
+  }
+  // A memtable for a compaction in memory: small arena blocks when few
+  // entries survived the family's last flush, and no key filter until the
+  // survivors are counted.
+  std::shared_ptr<MemTable> NewSurvivorTable() const {
+    const double bytes = last_survivor_fraction * static_cast<double>(InputBytes());
+    const size_t block = std::clamp<size_t>(static_cast<size_t>(bytes) + 1024, 4096, Arena::kBlockSize);
+    return std::make_shared<MemTable>(0, block);
   }
 
   // The memtables' entries merged. Without snapshots only the versions the
@@ -140,6 +149,7 @@ std::vector<DBImpl::FlushJob> DBImpl::CollectFlushJobs(bool to_files, size_t roo
     job.files = version->cfs.count(id) ? version->cfs.at(id) : nullptr;
     job.try_in_memory = !to_files && cfd->imm != nullptr && WorthCompactingInMemory(*cfd, job, room);
     job.requested = imm_to_files_;
+    job.last_survivor_fraction = cfd->survivor_fraction;
     if (!to_files && cfd->in_memory_skips > 0) cfd->in_memory_skips--;
     jobs.push_back(std::move(job));
   }
@@ -208,40 +218,39 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   return TidySecondaryDeletes();
 }
 
-// Runs the flush's rewrite rules into memory. Gives up (job->in_memory stays
-// false) once the survivors outgrow `room` or include a tombstone.
+// Runs the flush's rewrite rules into a new memtable. Gives up (job->in_memory
+// stays false) once the survivors outgrow `room` or include a tombstone.
+// Survivors go straight into the memtable that keeps them: gathering them in
+// a vector first took a multi-MiB buffer per flush, grown by doubling, that
+// the background thread freed into malloc's heap.
 Status DBImpl::CompactInMemory(FlushJob* job, const std::vector<SequenceNumber>& snapshots, size_t room) {
   std::unique_ptr<InternalIterator> input = job->NewInput(!snapshots.empty());
   const SecondaryDeletes* secondary = job->files != nullptr ? &job->files->secondary : nullptr;
   CompactionStream stream(input.get(), job->RangeTombstones(), snapshots, job->DeeperData(this), secondary);
-  std::vector<OutputEntry> survivors, key;
+  std::shared_ptr<MemTable> kept = job->NewSurvivorTable();
+  std::vector<OutputEntry> key;
   size_t bytes = 0;
   const uint64_t input_keys = job->InputKeys();
   for (uint64_t keys_read = 1; stream.NextKey(&key); keys_read++) {
-    for (OutputEntry& e : key) {
-      if (TagKind(ExtractTag(e.ikey)) == EntryKind::kTombstone) return Status::OK();
+    for (const OutputEntry& e : key) {
+      const uint64_t tag = ExtractTag(e.ikey);
+      if (TagKind(tag) == EntryKind::kTombstone) return Status::OK();
       bytes += MemTableEntryBytes(e);
-      survivors.push_back(std::move(e));
+      kept->Add(TagSequence(tag), TagKind(tag), ExtractSortKey(e.ikey), e.value, e.delete_key);
     }
     key.clear();
     if (bytes > room || LikelyOverRoom(bytes, room, keys_read, input_keys)) return Status::OK();
   }
   if (!stream.status().ok()) return stream.status();
   if (!stream.OutputTombstones().empty()) return Status::OK();
-  std::shared_ptr<MemTable> kept;
-  if (!survivors.empty()) {
-    // Its size is known: small arena blocks, not a whole one for a few entries.
-    kept = std::make_shared<MemTable>(survivors.size(), std::clamp<size_t>(bytes + 1024, 4096, Arena::kBlockSize));
-    for (const OutputEntry& e : survivors) {
-      const uint64_t tag = ExtractTag(e.ikey);
-      kept->Add(TagSequence(tag), TagKind(tag), ExtractSortKey(e.ikey), e.value, e.delete_key);
-    }
-    // The arena's blocks may take more than the estimate.
+  if (!kept->empty()) {
+    kept->AddKeyFilter();
+    // The arena's blocks and the filter may take more than the estimate.
     if (kept->ApproximateMemoryUsage() > room) return Status::OK();
+    job->survivors = kept->num_entries();
+    job->kept = std::move(kept);
   }
   job->in_memory = true;
-  job->survivors = survivors.size();
-  job->kept = std::move(kept);
   Record(Ticker::kInMemoryCompactions, 1);
   Record(Ticker::kSecondaryBytesCompacted, stream.stats().secondary_removed_bytes);
   return Status::OK();

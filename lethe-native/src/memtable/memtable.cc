@@ -96,6 +96,17 @@ void MemTable::Add(SequenceNumber seq, EntryKind kind, std::string_view key,
   if (kind == EntryKind::kTombstone) num_point_tombstones_.fetch_add(1, std::memory_order_relaxed);
 }
 
+void MemTable::AddKeyFilter() {
+  if (filter_owner_ != nullptr || num_keys() == 0) return;
+  filter_owner_ = std::make_unique<KeyFilter>(num_keys());
+  std::unique_ptr<InternalIterator> it = NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string_view key = ExtractSortKey(it->key());
+    filter_owner_->Add(Hash64(key.data(), key.size()));
+  }
+  filter_.store(filter_owner_.get(), std::memory_order_release);
+}
+
 void MemTable::AddRangeTombstone(SequenceNumber seq, std::string_view start,
                                  std::string_view end) {
   NoteSequence(seq);

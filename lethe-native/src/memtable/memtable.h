@@ -38,6 +38,10 @@ class MemTable {
   void Add(SequenceNumber seq, EntryKind kind, std::string_view key, std::string_view value,
            uint64_t delete_key);
   void AddRangeTombstone(SequenceNumber seq, std::string_view start, std::string_view end);
+  // Gives a memtable made without a key filter (expected_keys 0) one sized
+  // for the keys it holds. Only before anyone else reads it: for the
+  // survivors of a compaction in memory, counted once they are all in.
+  void AddKeyFilter();
 
   // Feeds the key's entries visible at ctx->read_seq() into ctx, newest first.
   void Get(GetContext* ctx) const;

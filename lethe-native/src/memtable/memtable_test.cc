@@ -105,6 +105,27 @@ TEST(MemTableTest, FilterHidesNoKeyFromConcurrentReaders) {
   }
 }
 
+// A memtable filled without a filter (the survivors of a compaction in
+// memory) gets one sized for the keys it holds, and it hides none of them.
+TEST(MemTableTest, FilterAddedAfterFillingHoldsEveryKey) {
+  MemTable mem(0, 4096);
+  for (int i = 0; i < 20000; i++) {
+    const std::string key = "key" + std::to_string(i);
+    mem.Add(static_cast<SequenceNumber>(2 * i + 2), EntryKind::kValue, key, "new" + std::to_string(i), 0);
+    if (i % 3 == 0) mem.Add(static_cast<SequenceNumber>(2 * i + 1), EntryKind::kValue, key, "old", 0);
+  }
+  const size_t before = mem.ApproximateMemoryUsage();
+  mem.AddKeyFilter();
+  EXPECT_GE(mem.ApproximateMemoryUsage() - before, 20000u * 10 / 8);  // about 10 bits per key
+  mem.AddKeyFilter();  // a second call keeps the first filter
+  EXPECT_LT(mem.ApproximateMemoryUsage() - before, 20000u * 2);
+  for (int i = 0; i < 20000; i++) {
+    ASSERT_EQ("new" + std::to_string(i), Lookup(mem, "key" + std::to_string(i), kMaxSequenceNumber)) << i;
+  }
+  EXPECT_EQ("old", Lookup(mem, "key3", 7));
+  for (int i = 0; i < 2000; i++) EXPECT_EQ("NOT_FOUND", Lookup(mem, "absent" + std::to_string(i), kMaxSequenceNumber));
+}
+
 TEST(MemTableTest, RangeTombstoneBySequence) {
   MemTable mem;
   mem.Add(1, EntryKind::kValue, "b", "old", kMaxDeleteKey);
