@@ -161,7 +161,7 @@ final class StreamsLocalRun {
     /** The last committed value of every key of the output topic. */
     private static Map<String, String> latest(String bootstrapServers) {
         Map<String, String> last = new HashMap<>();
-        TopicReader.readCommitted(bootstrapServers, OUTPUT, Duration.ofMinutes(2), r -> last.put(r.key(), r.value()));
+        TopicReader.readDecided(bootstrapServers, OUTPUT, Duration.ofMinutes(2), r -> last.put(r.key(), r.value()));
         return last;
     }
 

@@ -137,7 +137,7 @@ class ClusterFailoverAndRescaleTest {
         awaitCommitted(name + "-out", expected.size(), Duration.ofMinutes(2));
         // A few more checkpoints: nothing may follow.
         Thread.sleep(2_500);
-        assertEquals(expected, broker.readCommitted(name + "-out"),
+        OutputLines.assertSame(expected, broker.readCommitted(name + "-out"),
                 before + " results were committed before the kill; logs in " + cluster.logDir());
         RestoredCheckpointStatistics restored = cluster.checkpoints(job).getLatestCheckpoints()
                 .getRestoredCheckpointStatistics();
@@ -160,7 +160,7 @@ class ClusterFailoverAndRescaleTest {
         JobID first = submit(name, SLOTS, null);
         awaitCommitted(out, 1, Duration.ofMinutes(1));
         String canonical = stopWithSavepoint(first, SavepointFormatType.CANONICAL);
-        int atFirstStop = broker.readCommitted(out).size();
+        int atFirstStop = broker.readDecided(out).size();
         System.out.println(atFirstStop + " results committed at the stop at parallelism 4");
 
         ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, third, 2 * third, 0);
@@ -168,7 +168,7 @@ class ClusterFailoverAndRescaleTest {
         awaitCommitted(out, atFirstStop + 1, Duration.ofMinutes(1));
         assertParallelism(second, 2);
         String nativeSavepoint = stopWithSavepoint(second, SavepointFormatType.NATIVE);
-        int atSecondStop = broker.readCommitted(out).size();
+        int atSecondStop = broker.readDecided(out).size();
         System.out.println(atSecondStop + " results committed at the stop at parallelism 2");
 
         ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, 2 * third, CLICKS, 0);
@@ -180,8 +180,8 @@ class ClusterFailoverAndRescaleTest {
         assertEquals("LetheStateBackend", cluster.stateBackend(last));
         // A few more checkpoints: nothing may follow.
         Thread.sleep(2_500);
-        assertEquals(expected, broker.readCommitted(out), atFirstStop + " results committed at the stop at parallelism 4 ("
-                + canonical + "), " + atSecondStop + " at the stop at parallelism 2 (" + nativeSavepoint + ")");
+        OutputLines.assertSame(expected, broker.readCommitted(out), atFirstStop
+                + " results committed at the stop at parallelism 4 (" + canonical + "), " + atSecondStop + " at the stop at parallelism 2 (" + nativeSavepoint + ")");
         assertTrue(0 < atFirstStop && atFirstStop < atSecondStop && atSecondStop < expected.size(),
                 "results at the stops: " + atFirstStop + ", " + atSecondStop + " of " + expected.size());
         RestoredCheckpointStatistics restored = cluster.checkpoints(last).getLatestCheckpoints()

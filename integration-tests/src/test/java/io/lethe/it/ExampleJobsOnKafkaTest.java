@@ -84,7 +84,7 @@ class ExampleJobsOnKafkaTest {
         ClickWindows.main(new String[] {"--bootstrap-servers", broker.bootstrapServers(), "--input-topic", "clicks",
                 "--output-topic", "page-views", "--bounded", "--window", "5 s"});
         List<String> expected = STREAM.referencePageViewLines(CLICKS, Duration.ofSeconds(5), false);
-        assertEquals(expected, broker.readCommitted("page-views"));
+        OutputLines.assertSame(expected, broker.readDecided("page-views"), "");
         assertEquals("LetheStateBackend", stateBackendOf(cluster, "Lethe example: click-windows"));
     }
 
@@ -99,7 +99,7 @@ class ExampleJobsOnKafkaTest {
             }
         }
         Collections.sort(expected);
-        assertEquals(expected, broker.readCommitted("unique-clicks"));
+        OutputLines.assertSame(expected, broker.readDecided("unique-clicks"), "");
         assertEquals("LetheStateBackend", stateBackendOf(cluster, "Lethe example: ttl-dedup"));
     }
 

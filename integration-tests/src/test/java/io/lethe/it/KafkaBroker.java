@@ -99,6 +99,15 @@ abstract class KafkaBroker implements AutoCloseable {
         return lines;
     }
 
+    /**
+     * {@link #readCommitted} once every transaction on {@code topic} is decided, for a topic whose
+     * writers stopped (a finished or stopped job): its last commit markers may still be on their way.
+     */
+    List<String> readDecided(String topic) {
+        TopicReader.awaitDecided(bootstrapServers(), topic, Duration.ofSeconds(60));
+        return readCommitted(topic);
+    }
+
     /** Kafka's own image, in Docker. */
     private static final class Container extends KafkaBroker {
         private final KafkaContainer container;

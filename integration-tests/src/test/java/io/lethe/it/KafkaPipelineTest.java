@@ -31,8 +31,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,28 +65,16 @@ class KafkaPipelineTest {
     static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
-    @TempDir
-    static Path brokerDir;
-    private static KafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.start(brokerDir);
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
     /** The job: Kafka, de-duplication (TTL state), windows, exactly-once Kafka sink. */
     private static JobClient start(Configuration conf, int parallelism, String name, boolean bounded,
             boolean injectFailure) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
-        DataStream<Click> clicks = KafkaIo.clicks(env, broker.bootstrapServers(), name + "-in", name, bounded);
+        String servers = KAFKA.broker().bootstrapServers();
+        DataStream<Click> clicks = KafkaIo.clicks(env, servers, name + "-in", name, bounded);
         if (injectFailure) {
             clicks = clicks.map(new SlowFirstAttempt()).name("slow first attempt").uid("slow");
         }
@@ -96,7 +82,7 @@ class KafkaPipelineTest {
         if (injectFailure) {
             results = results.map(new FailAfterUncommittedOutput()).name("fail once").uid("fail-once");
         }
-        results.sinkTo(KafkaIo.exactlyOnceSink(broker.bootstrapServers(), name + "-out", name, Duration.ofMinutes(5)))
+        results.sinkTo(KafkaIo.exactlyOnceSink(servers, name + "-out", name, Duration.ofMinutes(5)))
                 .uid("results-sink");
         return env.executeAsync(name);
     }
@@ -118,20 +104,20 @@ class KafkaPipelineTest {
     void outputEqualsThePlainComputation(@TempDir Path dir) throws Exception {
         String name = "clean";
         createTopics(name);
-        ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
+        ClickProducer.produce(KAFKA.broker().bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
         start(lethe(dir), 2, name, true, false).getJobExecutionResult().get(3, TimeUnit.MINUTES);
-        assertEquals(expected(), broker.readCommitted(name + "-out"));
+        OutputLines.assertSame(expected(), KAFKA.broker().readDecided(name + "-out"), "");
     }
 
     @Test
     void aTaskFailureInTheMiddleChangesNothing(@TempDir Path dir) throws Exception {
         String name = "failure";
         createTopics(name);
-        ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
+        ClickProducer.produce(KAFKA.broker().bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
         FailAfterUncommittedOutput.failedAfter = 0;
         start(lethe(dir), 2, name, true, true).getJobExecutionResult().get(3, TimeUnit.MINUTES);
         assertTrue(FailAfterUncommittedOutput.failedAfter > 0, "no failure was injected");
-        assertEquals(expected(), broker.readCommitted(name + "-out"), "after a failure that followed "
+        OutputLines.assertSame(expected(), KAFKA.broker().readDecided(name + "-out"), "after a failure that followed "
                 + FailAfterUncommittedOutput.failedAfter + " results not yet covered by a checkpoint");
     }
 
@@ -141,16 +127,16 @@ class KafkaPipelineTest {
             throws Exception {
         String name = "rescale-" + format.name().toLowerCase();
         createTopics(name);
-        ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, 0, CLICKS / 2, 0);
+        ClickProducer.produce(KAFKA.broker().bootstrapServers(), name + "-in", STREAM, 0, CLICKS / 2, 0);
         Configuration conf = lethe(dir);
         JobClient first = start(conf, 2, name, false, false);
         // Some windows fired and were committed before the stop.
         int before = awaitCommitted(name + "-out", 1, Duration.ofMinutes(2));
         String savepoint = first.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(), format)
                 .get(2, TimeUnit.MINUTES);
-        int atStop = broker.readCommitted(name + "-out").size();
+        int atStop = KAFKA.broker().readDecided(name + "-out").size();
 
-        ClickProducer.produce(broker.bootstrapServers(), name + "-in", STREAM, CLICKS / 2, CLICKS, 0);
+        ClickProducer.produce(KAFKA.broker().bootstrapServers(), name + "-in", STREAM, CLICKS / 2, CLICKS, 0);
         endMarkers(name + "-in");
         Configuration resume = new Configuration(conf);
         resume.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
@@ -161,8 +147,8 @@ class KafkaPipelineTest {
             // A few more checkpoints: nothing may follow.
             Thread.sleep(1_500);
             assertEquals(JobStatus.RUNNING, second.getJobStatus().get());
-            assertEquals(expected, broker.readCommitted(name + "-out"), before + " results committed before the stop, "
-                    + atStop + " at the stop (savepoint " + savepoint + ")");
+            OutputLines.assertSame(expected, KAFKA.broker().readCommitted(name + "-out"), before
+                    + " results committed before the stop, " + atStop + " at the stop (savepoint " + savepoint + ")");
             assertTrue(atStop > 0 && atStop < expected.size(), atStop + " of " + expected.size() + " at the stop");
         } finally {
             second.cancel().get(1, TimeUnit.MINUTES);
@@ -177,7 +163,7 @@ class KafkaPipelineTest {
     private static void endMarkers(String topic) throws Exception {
         long end = STREAM.click(CLICKS - 1).timestamp + Duration.ofHours(1).toMillis();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
             for (int p = 0; p < PARTITIONS; p++) {
@@ -187,7 +173,7 @@ class KafkaPipelineTest {
     }
 
     private static void createTopics(String name) throws Exception {
-        broker.createInputAndOutput(name, PARTITIONS);
+        KAFKA.broker().createInputAndOutput(name, PARTITIONS);
     }
 
     /** The expected lines, sorted: windows over the clicks without their repeats. */
@@ -197,7 +183,7 @@ class KafkaPipelineTest {
 
     /** Waits until {@code topic} holds at least {@code count} committed records; returns how many. */
     private static int awaitCommitted(String topic, int count, Duration timeout) throws InterruptedException {
-        return broker.awaitCommitted(topic, count, timeout, () -> "");
+        return KAFKA.broker().awaitCommitted(topic, count, timeout, () -> "");
     }
 
     /** Slows the first attempt down so that checkpoints complete while the stream runs. */

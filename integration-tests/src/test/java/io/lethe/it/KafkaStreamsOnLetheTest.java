@@ -12,9 +12,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -47,26 +46,13 @@ class KafkaStreamsOnLetheTest {
     private static final long BASE = System.currentTimeMillis() / 1000 * 1000;
     private static final Pattern RESTORED = Pattern.compile("RESTORED (\\S+) (\\d+) (\\d+)");
 
-    @TempDir
-    static Path brokerDir;
-    private static KafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.start(brokerDir);
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
     @Test
     void killedInstancesRestoreAndCountExactlyOnce(@TempDir Path dir) throws Exception {
         for (String topic : List.of(RunningCountsApp.EVENTS, RunningCountsApp.COUNTS, RunningCountsApp.WINDOW_COUNTS)) {
-            broker.createTopic(topic, 4);
+            KAFKA.broker().createTopic(topic, 4);
         }
         List<Instance> started = new ArrayList<>();
         try (KafkaProducer<String, String> producer = producer(); Output output = new Output()) {
@@ -118,7 +104,7 @@ class KafkaStreamsOnLetheTest {
 
     private static KafkaProducer<String, String> producer() {
         return new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers(),
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
@@ -141,7 +127,7 @@ class KafkaStreamsOnLetheTest {
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx256m", "-Dlog4j2.configurationFile=" + logConfig, "-cp", System.getProperty("java.class.path"),
                     RunningCountsApp.class.getName(),
-                    broker.bootstrapServers(), state.toString())
+                    KAFKA.broker().bootstrapServers(), state.toString())
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             Instance instance = new Instance(p, log, name);
             started.add(instance);
@@ -208,7 +194,7 @@ class KafkaStreamsOnLetheTest {
 
         Output() {
             consumer = new KafkaConsumer<>(Map.of(
-                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers(),
                     ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                     ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                     ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()));

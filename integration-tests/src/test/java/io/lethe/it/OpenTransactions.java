@@ -1,8 +1,8 @@
 package io.lethe.it;
 
+import io.lethe.examples.TopicReader;
+
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * What holds a {@code read_committed} reader of a topic back, for failure messages: per partition
@@ -30,11 +28,9 @@ final class OpenTransactions {
     static String describe(KafkaBroker broker, String topic) {
         StringBuilder s = new StringBuilder("Topic ").append(topic).append(":");
         try (Admin admin = broker.admin()) {
-            List<TopicPartition> partitions = admin.describeTopics(List.of(topic)).allTopicNames()
-                    .get(30, TimeUnit.SECONDS).get(topic).partitions().stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            Map<TopicPartition, Long> end = endOffsets(admin, partitions, IsolationLevel.READ_UNCOMMITTED);
-            Map<TopicPartition, Long> stable = endOffsets(admin, partitions, IsolationLevel.READ_COMMITTED);
+            List<TopicPartition> partitions = TopicReader.partitions(admin, topic);
+            Map<TopicPartition, Long> end = TopicReader.endOffsets(admin, partitions, IsolationLevel.READ_UNCOMMITTED);
+            Map<TopicPartition, Long> stable = TopicReader.endOffsets(admin, partitions, IsolationLevel.READ_COMMITTED);
             Map<TopicPartition, List<ProducerState>> producers = new TreeMap<>(
                     (a, b) -> Integer.compare(a.partition(), b.partition()));
             admin.describeProducers(partitions).all().get(30, TimeUnit.SECONDS)
@@ -65,13 +61,5 @@ final class OpenTransactions {
             s.append(" (could not describe it: ").append(e).append(")");
         }
         return s.toString();
-    }
-
-    private static Map<TopicPartition, Long> endOffsets(Admin admin, List<TopicPartition> partitions,
-            IsolationLevel isolation) throws Exception {
-        Map<TopicPartition, OffsetSpec> latest = partitions.stream()
-                .collect(Collectors.toMap(Function.identity(), tp -> OffsetSpec.latest()));
-        return admin.listOffsets(latest, new ListOffsetsOptions(isolation)).all().get(30, TimeUnit.SECONDS)
-                .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     }
 }

@@ -20,7 +20,7 @@ record OutputCheck(long keys, long fingerprint) {
 
     static OutputCheck of(String bootstrapServers, String topic) {
         Map<String, String> last = new HashMap<>();
-        TopicReader.readCommitted(bootstrapServers, topic, Duration.ofMinutes(10), r -> {
+        TopicReader.readDecided(bootstrapServers, topic, Duration.ofMinutes(10), r -> {
             if (!r.key().startsWith("drain-") && (r.key().hashCode() & SAMPLE_MASK) == 0) {
                 last.put(r.key(), r.value());
             }
