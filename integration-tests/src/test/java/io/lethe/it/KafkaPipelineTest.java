@@ -151,7 +151,21 @@ class KafkaPipelineTest {
                     + " results committed before the stop, " + atStop + " at the stop (savepoint " + savepoint + ")");
             assertTrue(atStop > 0 && atStop < expected.size(), atStop + " of " + expected.size() + " at the stop");
         } finally {
-            second.cancel().get(1, TimeUnit.MINUTES);
+            cancelAndAwaitTheEnd(second);
+        }
+    }
+
+    /**
+     * Cancels a job and waits until it has ended: the cancel's future completes once the request
+     * is taken, while the job's tasks may still write checkpoint files into the test's directory.
+     */
+    private static void cancelAndAwaitTheEnd(JobClient job) throws Exception {
+        job.cancel().get(1, TimeUnit.MINUTES);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        JobStatus status;
+        while (!(status = job.getJobStatus().get(1, TimeUnit.MINUTES)).isGloballyTerminalState()) {
+            assertTrue(System.nanoTime() < deadline, "the job is still " + status + " a minute after its cancel");
+            Thread.sleep(50);
         }
     }
 
