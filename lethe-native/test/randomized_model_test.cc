@@ -736,9 +736,13 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   // and every file is still in level 0.
   void CheckTimeOrdered() {
     EXPECT_GT(level0_compactions_, 0u);
-    if (set_.delete_persistence_threshold_us > 0) EXPECT_GT(delete_driven_, 0u);
+    if (set_.delete_persistence_threshold_us > 0) {
+      EXPECT_GT(delete_driven_, 0u);
+    }
     for (const ColumnFamilyStatistics& cf : db_->GetStatistics().column_families) {
-      for (size_t l = 1; l < cf.levels.size(); l++) EXPECT_EQ(cf.levels[l].files, 0u) << cf.name << " level " << l;
+      for (size_t l = 1; l < cf.levels.size(); l++) {
+        EXPECT_EQ(cf.levels[l].files, 0u) << cf.name << " level " << l;
+      }
     }
   }
 };

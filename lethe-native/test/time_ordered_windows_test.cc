@@ -45,10 +45,14 @@ class TimeOrderedWindowsTest : public MemDbTest, public ::testing::WithParamInte
   void Window(int w) {
     for (int i = 0; i < kKeys; i++) {
       Put(Key(i, w), Value(i, w), static_cast<uint64_t>(w));
-      if (i == kKeys / 2) ASSERT_TRUE(db_->Flush().ok());
+      if (i == kKeys / 2) {
+        ASSERT_TRUE(db_->Flush().ok());
+      }
     }
     ASSERT_TRUE(db_->Flush().ok());
-    if (w >= kKept) ASSERT_TRUE(db_->AdvanceHorizon(cf_, static_cast<uint64_t>(w - kKept + 1)).ok());
+    if (w >= kKept) {
+      ASSERT_TRUE(db_->AdvanceHorizon(cf_, static_cast<uint64_t>(w - kKept + 1)).ok());
+    }
     ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
   }
 };
@@ -93,7 +97,9 @@ TEST_P(TimeOrderedWindowsTest, SmallFlushesMergeIntoOneFile) {
     EXPECT_EQ(st.column_families[0].levels.size(), 1u) << "every file in level 0";
     EXPECT_LT(st.column_families[0].levels[0].files, 4u);
   }
-  for (int i = 0; i < kKeys; i += 5) EXPECT_EQ(Get(Key(i, 3)), Value(i, 3));
+  for (int i = 0; i < kKeys; i += 5) {
+    EXPECT_EQ(Get(Key(i, 3)), Value(i, 3));
+  }
 }
 
 // 100 characters of 16 symbols: an entropy coder's gain (ZSTD: about 50
@@ -156,7 +162,9 @@ TEST_F(MemDbTest, TimeOrderedClearsLeaveByPageDropsWithoutMerges) {
       }
     }
     ASSERT_TRUE(db_->Flush().ok());
-    if (w >= 3) ASSERT_TRUE(db_->AdvanceHorizon(cf_, static_cast<uint64_t>(w - 2)).ok());
+    if (w >= 3) {
+      ASSERT_TRUE(db_->AdvanceHorizon(cf_, static_cast<uint64_t>(w - 2)).ok());
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(30));  // past D_th
     ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
   }
