@@ -60,6 +60,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -72,10 +73,11 @@ import java.util.stream.Stream;
  * under the instance directory (its table files as hard links, which cost no copy, and its
  * memtables taken as they are, not flushed), and the state meta infos, heap timer queues and engine
  * queues' records are captured. Asynchronous part: the engine finishes the copy (writes the
- * memtables it took into table files of the copy's own, while the task goes on writing), then table
- * files ({@code *.sst}, immutable) are uploaded as shared state (several at a time, {@link
- * FileTransfer}), every other file (manifest, CURRENT) as private state, and a metadata stream in
- * the format of {@link LetheNativeSnapshotFormat}. With {@code copyMemtables} off the engine flushes
+ * memtables it took into table files of the copy's own, while the task goes on writing) on one of
+ * the transfer threads while the others upload the linked table files, then the files the copy
+ * wrote are uploaded: table files ({@code *.sst}, immutable) as shared state (several at a time,
+ * {@link FileTransfer}), every other file (manifest, CURRENT) as private state; last a metadata
+ * stream in the format of {@link LetheNativeSnapshotFormat}. With {@code copyMemtables} off the engine flushes
  * its memtables in the synchronous part instead, and the copy holds none.
  *
  * <p>Incremental: a table file already uploaded by the last <em>completed</em> checkpoint is not
@@ -318,30 +320,25 @@ public final class LetheNativeSnapshotStrategy<K>
         CloseableRegistry uploaded = new CloseableRegistry();
         boolean completed = false;
         try {
-            resources.copy.finish();
-            List<Path> files;
-            try (Stream<Path> list = Files.list(resources.directory.toPath())) {
-                files = list.sorted().toList();
-            }
-            List<Callable<CheckpointFile>> work = new ArrayList<>();
             List<StreamStateHandle> reused = new ArrayList<>();
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                boolean table = name.endsWith(TABLE_FILE_SUFFIX);
-                CheckpointFile placeholder = table ? placeholder(confirmed.get(name), name, streamFactory) : null;
-                if (placeholder != null) {
-                    reused.add(placeholder.file().getHandle());
-                    work.add(() -> placeholder);
-                } else {
-                    CheckpointedStateScope scope = table ? tableScope : CheckpointedStateScope.EXCLUSIVE;
-                    work.add(() -> uploadFile(file, scope, streamFactory, snapshotRegistry, uploaded));
-                }
-            }
+            // The linked tables are all there: they upload while the engine writes its memtables.
+            List<Path> linked = list(resources.directory, true);
+            List<Callable<CheckpointFile>> work = new ArrayList<>();
+            work.add(() -> {
+                resources.copy.finish();
+                return null;
+            });
+            work.addAll(uploads(linked, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused));
+            List<CheckpointFile> done = new ArrayList<>(transfer.run(work).subList(1, work.size()));
+            List<Path> written = list(resources.directory, false);
+            written.removeAll(linked);
+            done.addAll(transfer.run(
+                    uploads(written, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused)));
             long persistedBytes = 0;
             List<CheckpointFile> tables = new ArrayList<>();
             List<HandleAndLocalPath> others = new ArrayList<>();
             Map<String, FileChecksum> checksums = new LinkedHashMap<>();
-            for (CheckpointFile f : transfer.run(work)) {
+            for (CheckpointFile f : done) {
                 String name = f.file().getLocalPath();
                 checksums.put(name, f.checksum());
                 if (!(f.file().getHandle() instanceof PlaceholderStreamStateHandle)) {
@@ -381,6 +378,38 @@ public final class LetheNativeSnapshotStrategy<K>
                 IOUtils.closeQuietly(uploaded);
             }
         }
+    }
+
+    /** The directory's files by name; only its table files with {@code tablesOnly}. */
+    private static List<Path> list(File directory, boolean tablesOnly) throws IOException {
+        try (Stream<Path> list = Files.list(directory.toPath())) {
+            return list.filter(p -> !tablesOnly || p.getFileName().toString().endsWith(TABLE_FILE_SUFFIX))
+                    .sorted()
+                    .collect(Collectors.toCollection(ArrayList::new));
+        }
+    }
+
+    /**
+     * One task per file: a placeholder for a table the last completed checkpoint uploaded (its handle
+     * added to {@code reused}), an upload for every other file.
+     */
+    private static List<Callable<CheckpointFile>> uploads(List<Path> files, Map<String, CheckpointFile> confirmed,
+            CheckpointedStateScope tableScope, CheckpointStreamFactory streamFactory,
+            CloseableRegistry snapshotRegistry, CloseableRegistry uploaded, List<StreamStateHandle> reused) {
+        List<Callable<CheckpointFile>> work = new ArrayList<>();
+        for (Path file : files) {
+            String name = file.getFileName().toString();
+            boolean table = name.endsWith(TABLE_FILE_SUFFIX);
+            CheckpointFile placeholder = table ? placeholder(confirmed.get(name), name, streamFactory) : null;
+            if (placeholder != null) {
+                reused.add(placeholder.file().getHandle());
+                work.add(() -> placeholder);
+            } else {
+                CheckpointedStateScope scope = table ? tableScope : CheckpointedStateScope.EXCLUSIVE;
+                work.add(() -> uploadFile(file, scope, streamFactory, snapshotRegistry, uploaded));
+            }
+        }
+        return work;
     }
 
     /**
