@@ -25,9 +25,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * JMH's 99.9 % confidence half-width; a read's operation names its threads, e.g. {@code getHit x2})
  * and {@code engine-ops.settings.csv} to the output directory.
  *
- * <p>Arguments: {@code [quick|full] [output directory] [keys]}. Quick: 200 k keys, one round of one
- * 1 s warmup and one 1 s iteration (no confidence interval: the quick mode only shows that every
- * operation runs). Full: 1 M keys, three rounds of two 2 s warmups and ten 1 s iterations (enough
+ * <p>Arguments: {@code [quick|full] [output directory] [keys]}. Quick: 200 k keys, reads on 1 and 2
+ * threads, one round of one 1 s warmup and one 1 s iteration (no confidence interval: the quick mode
+ * only shows that every operation runs). Full: 1 M keys, three rounds of two 2 s warmups and ten 1 s iterations (enough
  * for a confidence interval narrow enough to decide a verdict).
  */
 public final class EngineBenchmarkRunner {
@@ -62,7 +62,7 @@ public final class EngineBenchmarkRunner {
         for (int round = 1; round <= rounds; round++) {
             System.out.printf("engine operations: round %d of %d%n", round, rounds);
             String[] order = round % 2 == 1 ? new String[] {"lethe", "rocksdb"} : new String[] {"rocksdb", "lethe"};
-            for (int threads : new int[] {1, 2, 4}) {
+            for (int threads : full ? new int[] {1, 2, 4} : new int[] {1, 2}) {
                 String ops = threads == 1 ? ".*" : READS;
                 OptionsBuilder opts = timing.options(EngineBenchmark.class.getSimpleName() + "\\." + ops + "$", order);
                 opts.param("keys", keys).threads(threads);
@@ -86,7 +86,7 @@ public final class EngineBenchmarkRunner {
         }
         writeSettings(out.resolve("engine-ops.settings.csv"), new String[][] {
             {"what", "JMH throughput of single operations on a loaded database: writes on one thread, reads"
-                    + " on 1, 2 and 4 threads (x2, x4) sharing it"},
+                    + " on 1, 2 and 4 threads (x2, x4) sharing it" + (full ? "" : " (quick mode: 1 and 2)")},
             {"keys", keys + " keys of 16 B at even positions with random 100 B values (4096 distinct, so they"
                     + " do not compress), loaded in a scattered order, then flushed and compacted completely;"
                     + " both engines measured once no flush or compaction runs or is pending"},
