@@ -141,6 +141,32 @@ TEST_F(MemoryBudgetTest, WriteBuffersAreChargedWhatTheMemtableHolds) {
   EXPECT_GE(charged + 128 * kKiB, held);
 }
 
+// A memtable counts until it is destroyed: flushed while an iterator still
+// reads it, it keeps its memory, so it stays charged (and the page cache
+// gives that room up) until the iterator lets it go.
+TEST_F(MemoryBudgetTest, AFlushedMemtableCountsWhileAReaderHoldsIt) {
+  auto budget = NewBudget(4 * kMiB, 0.5);  // flush due past 7/8 of 2 MiB
+  auto db = Open("/db", budget, false);
+  Fill(db.get(), 'x', 0, 10000);  // about 1.1 MiB
+  const size_t written = budget->GetUsage().write_buffers;
+  ASSERT_GT(written, kMiB);
+  auto it = db->NewIterator(ReadOptions(), db->DefaultColumnFamily());
+  ASSERT_TRUE(db->Flush().ok());
+  MemoryBudget::Usage held = budget->GetUsage();
+  EXPECT_GE(held.flushed_write_buffers, written);
+  EXPECT_EQ(held.write_buffers, held.flushed_write_buffers);
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key(), Key(0));
+  it.reset();
+  EXPECT_EQ(budget->GetUsage().flushed_write_buffers, 0u);
+  EXPECT_EQ(budget->GetUsage().write_buffers, 0u);
+  // Without a reader the flush lets it go at once.
+  Fill(db.get(), 'y', 0, 1000);
+  ASSERT_TRUE(db->Flush().ok());
+  EXPECT_EQ(budget->GetUsage().write_buffers, 0u);
+}
+
 TEST_F(MemoryBudgetTest, AnIdleDatabaseFlushesWhenAnotherNeedsTheRoom) {
   auto budget = NewBudget(4 * kMiB, 0.25);  // flush due past 7/8 MiB of mutable memtables
   auto idle = Open("/idle", budget);

@@ -4,7 +4,9 @@
 // its one capacity:
 // - write buffers: all memtables together take at most write_buffer_ratio
 //   of the capacity; past that, the database with the largest memtable
-//   flushes it (each database's own write_buffer_size still applies);
+//   flushes it (each database's own write_buffer_size still applies). A
+//   memtable counts until it is destroyed: one that was flushed while an
+//   iterator or a checkpoint's copy still reads it keeps its memory;
 // - open tables' index, filters and range tombstones, in full. By default
 //   every table stays open for good (pinned, read without a lock): their
 //   memory is counted, squeezes the page cache, and may take the budget past
@@ -34,6 +36,7 @@ class MemoryBudget {
   struct Usage {
     size_t capacity = 0;
     size_t write_buffers = 0;       // memtables of every database, flushed or not yet
+    size_t flushed_write_buffers = 0;  // of those, flushed ones that readers still hold
     size_t table_readers = 0;       // open tables' index, filters and tombstones
     size_t pinned_table_readers = 0;  // the part of table_readers kept open for good
     size_t page_cache = 0;          // decoded pages held

@@ -209,7 +209,12 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   imm_pending_ = false;
   imm_to_files_ = false;
   if (to_files) checkpoint_image_bytes_ = 0;  // what checkpoints copied is in files now
-  write_share_->Flushed(resident_bytes_);
+  std::shared_ptr<void> charge = write_share_->Flushed(resident_bytes_);
+  for (FlushJob& job : jobs) {
+    for (const auto& m : {job.imm, job.resident}) {
+      if (m != nullptr) m->HoldUntilFreed(charge);
+    }
+  }
   KillPoint("flush.installed");
   Record(Ticker::kFlushes, 1);
   version.reset();  // files replaced meanwhile go now

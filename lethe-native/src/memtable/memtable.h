@@ -67,6 +67,11 @@ class MemTable {
   uint64_t num_point_tombstones() const { return num_point_tombstones_.load(); }
   bool empty() const { return num_entries() == 0 && !HasRangeTombstones(); }
 
+  // Keeps `token` until this memtable is destroyed, its memory freed: the
+  // memory budget's charge for it once flushed. Under the writers'
+  // synchronization, once.
+  void HoldUntilFreed(std::shared_ptr<void> token) { charge_ = std::move(token); }
+
  private:
   // The table's view of an entry: its internal key's order and its sort key.
   struct EntryKeys {
@@ -77,6 +82,8 @@ class MemTable {
   class Iter;
   void NoteSequence(SequenceNumber seq);  // under the writer's synchronization
 
+  // First, so that it goes last: the charge ends once the arena is freed.
+  std::shared_ptr<void> charge_;
   const size_t expected_keys_;
   Arena arena_;
   Table table_;

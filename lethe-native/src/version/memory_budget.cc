@@ -163,12 +163,27 @@ void MemoryBudgetImpl::Switched(WriteBufferShare* w, size_t uncharged) {
   ReserveLocked();
 }
 
-void MemoryBudgetImpl::Flushed(WriteBufferShare* w, size_t resident) {
+std::shared_ptr<void> MemoryBudgetImpl::Flushed(WriteBufferShare* w, size_t resident) {
+  size_t flushed;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (w->gone_) return nullptr;
+    // The flush's inputs (the old residents among them) stay charged until
+    // freed; the residents it keeps are charged anew.
+    flushed = w->immutable_;
+    flushed_held_ += flushed;
+    write_buffers_ += resident;
+    w->immutable_ = resident;
+    w->resident_ = resident;
+    ReserveLocked();
+  }
+  return std::shared_ptr<void>(nullptr, [budget = shared_from_this(), flushed](void*) { budget->Freed(flushed); });
+}
+
+void MemoryBudgetImpl::Freed(size_t bytes) {
   std::lock_guard<std::mutex> l(mu_);
-  if (w->gone_) return;
-  write_buffers_ = write_buffers_ - w->immutable_ + resident;
-  w->immutable_ = resident;
-  w->resident_ = resident;
+  write_buffers_ -= bytes;
+  flushed_held_ -= bytes;
   ReserveLocked();
 }
 
@@ -199,6 +214,7 @@ MemoryBudget::Usage MemoryBudgetImpl::GetUsage() const {
   if (pages_) u.page_cache = pages_->usage();
   std::lock_guard<std::mutex> l(mu_);
   u.write_buffers = write_buffers_;
+  u.flushed_write_buffers = flushed_held_;
   u.table_readers = table_readers_;
   u.pinned_table_readers = pinned_;
   return u;
@@ -206,7 +222,7 @@ MemoryBudget::Usage MemoryBudgetImpl::GetUsage() const {
 
 void WriteBufferShare::Charge(size_t bytes) { budget_->Charge(this, bytes); }
 void WriteBufferShare::Switched(size_t uncharged) { budget_->Switched(this, uncharged); }
-void WriteBufferShare::Flushed(size_t resident) { budget_->Flushed(this, resident); }
+std::shared_ptr<void> WriteBufferShare::Flushed(size_t resident) { return budget_->Flushed(this, resident); }
 
 void WriteBufferShare::Close() {
   {

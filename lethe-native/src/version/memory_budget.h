@@ -4,11 +4,13 @@
 // database's write_buffer_size; the same counters then feed its statistics.
 //
 // Write buffers: each database registers a WriteBufferShare and charges what
-// it writes to its memtable. On a shared budget, once the mutable memtables
-// take more than 7/8 of the write-buffer limit, or everything charged
-// exceeds the limit while mutable memtables hold at least half of it, the
-// share with the largest mutable memtable is asked to flush (its wake
-// function runs, and flush_requested() turns true until it switches).
+// it writes to its memtable, until that memtable is destroyed (a flushed one
+// that a reader still holds takes its memory). On a shared budget, once the
+// mutable memtables take more than 7/8 of the write-buffer limit, or
+// everything charged exceeds the limit while mutable memtables hold at least
+// half of it, the share with the largest mutable memtable is asked to flush
+// (its wake function runs, and flush_requested() turns true until it
+// switches).
 //
 // Lock order: a database's mutex before the budget's; the budget's is never
 // held while a wake function runs.
@@ -46,8 +48,12 @@ class WriteBufferShare {
   // `uncharged` bytes written to it not charged yet.
   void Switched(size_t uncharged);
   // The immutable memtable was flushed and let go; the database keeps
-  // `resident` bytes of memtables compacted in memory.
-  void Flushed(size_t resident = 0);
+  // `resident` bytes of memtables compacted in memory. What the memtables
+  // that went into the flush were charged stays counted until the returned
+  // token is destroyed: the database hands it to those memtables, which
+  // readers (an iterator, a checkpoint's copy) may keep alive long after.
+  // Null once the share is closed.
+  [[nodiscard]] std::shared_ptr<void> Flushed(size_t resident = 0);
   // Whether the budget asked for the mutable memtable to be flushed.
   bool flush_requested() const { return requested_.load(std::memory_order_acquire); }
 
@@ -100,10 +106,11 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
   // others keep; unbounded on a fixed one (the database's write buffer
   // bounds it).
   size_t ResidentRoom(const WriteBufferShare& w) const;
-  // Whether all write buffers together exceed their share (shared budgets).
+  // Whether the write buffers not flushed yet exceed their share (shared
+  // budgets): waiting for a flush cannot free flushed ones that readers hold.
   bool WriteBuffersOverLimit() const {
     std::lock_guard<std::mutex> l(mu_);
-    return shared_ && write_buffers_ > write_buffer_limit_;
+    return shared_ && write_buffers_ - flushed_held_ > write_buffer_limit_;
   }
   // wake runs (on a writer's thread) when the budget asks for a flush.
   std::shared_ptr<WriteBufferShare> NewWriteBufferShare(std::function<void()> wake);
@@ -115,7 +122,9 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
   MemoryBudgetImpl(bool shared, size_t capacity, size_t write_buffer_limit, bool bound_readers);
   void Charge(WriteBufferShare* w, size_t bytes);
   void Switched(WriteBufferShare* w, size_t uncharged);
-  void Flushed(WriteBufferShare* w, size_t resident);
+  std::shared_ptr<void> Flushed(WriteBufferShare* w, size_t resident);
+  // Flushed memtables of `bytes` were destroyed.
+  void Freed(size_t bytes);
   void Unregister(WriteBufferShare* w);
   void Wake(const std::shared_ptr<WriteBufferShare>& w);
   // Deletes a tracked reader and gives its memory back.
@@ -144,7 +153,8 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
     std::weak_ptr<WriteBufferShare> owner;
   };
   std::vector<ShareRef> shares_;
-  size_t write_buffers_ = 0;  // charged, mutable and immutable
+  size_t write_buffers_ = 0;  // charged, mutable, immutable and flushed but held
+  size_t flushed_held_ = 0;   // the part of write_buffers_ flushed, not yet destroyed
   size_t mutable_unrequested_ = 0;  // mutable memtables not asked to flush
   size_t table_readers_ = 0;
   std::atomic<size_t> pinned_{0};  // changed under mu_
