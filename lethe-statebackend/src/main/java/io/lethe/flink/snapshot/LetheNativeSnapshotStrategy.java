@@ -77,8 +77,8 @@ import java.util.stream.Stream;
  * the transfer threads while the others upload the linked table files, then the files the copy
  * wrote are uploaded: table files ({@code *.sst}, immutable) as shared state (several at a time,
  * {@link FileTransfer}), every other file (manifest, CURRENT) as private state; last a metadata
- * stream in the format of {@link LetheNativeSnapshotFormat}. With {@code copyMemtables} off the engine flushes
- * its memtables in the synchronous part instead, and the copy holds none.
+ * stream in the format of {@link LetheNativeSnapshotFormat}. With {@code copyMemtables} off the
+ * engine flushes its memtables in the synchronous part instead, and the copy holds none.
  *
  * <p>Incremental: a table file already uploaded by the last <em>completed</em> checkpoint is not
  * uploaded again but referenced by a {@link PlaceholderStreamStateHandle}, which the JobManager's
@@ -321,19 +321,8 @@ public final class LetheNativeSnapshotStrategy<K>
         boolean completed = false;
         try {
             List<StreamStateHandle> reused = new ArrayList<>();
-            // The linked tables are all there: they upload while the engine writes its memtables.
-            List<Path> linked = list(resources.directory, true);
-            List<Callable<CheckpointFile>> work = new ArrayList<>();
-            work.add(() -> {
-                resources.copy.finish();
-                return null;
-            });
-            work.addAll(uploads(linked, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused));
-            List<CheckpointFile> done = new ArrayList<>(transfer.run(work).subList(1, work.size()));
-            List<Path> written = list(resources.directory, false);
-            written.removeAll(linked);
-            done.addAll(transfer.run(
-                    uploads(written, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused)));
+            List<CheckpointFile> done = uploadCopy(resources, confirmed, tableScope, streamFactory, snapshotRegistry,
+                    uploaded, reused);
             long persistedBytes = 0;
             List<CheckpointFile> tables = new ArrayList<>();
             List<HandleAndLocalPath> others = new ArrayList<>();
@@ -378,6 +367,29 @@ public final class LetheNativeSnapshotStrategy<K>
                 IOUtils.closeQuietly(uploaded);
             }
         }
+    }
+
+    /**
+     * Uploads the copy's files: the linked tables, which are all there, while the engine writes its
+     * memtables into the copy on one of the transfer threads; then the files it wrote.
+     */
+    private List<CheckpointFile> uploadCopy(NativeResources resources, Map<String, CheckpointFile> confirmed,
+            CheckpointedStateScope tableScope, CheckpointStreamFactory streamFactory,
+            CloseableRegistry snapshotRegistry, CloseableRegistry uploaded, List<StreamStateHandle> reused)
+            throws Exception {
+        List<Path> linked = list(resources.directory, true);
+        List<Callable<CheckpointFile>> work = new ArrayList<>();
+        work.add(() -> {
+            resources.copy.finish();
+            return null;  // dropped below: results come in the tasks' order
+        });
+        work.addAll(uploads(linked, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused));
+        List<CheckpointFile> done = new ArrayList<>(transfer.run(work).subList(1, work.size()));
+        List<Path> written = list(resources.directory, false);
+        written.removeAll(linked);
+        done.addAll(transfer.run(
+                uploads(written, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused)));
+        return done;
     }
 
     /** The directory's files by name; only its table files with {@code tablesOnly}. */
