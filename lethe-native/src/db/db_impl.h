@@ -226,6 +226,7 @@ class DBImpl final : public DB {
   Status FlushToTables(FlushJob& job, const std::vector<SequenceNumber>& snapshots, VersionEdit* edit,
                        std::vector<FileMetaData>* outputs);
   void InstallFlushed(std::vector<FlushJob>& jobs);  // mu_ held
+  void HandOverCharge(std::vector<FlushJob> jobs);   // mu_ held
   // Bytes a compaction in memory may keep, all families together (mu_ held).
   size_t InMemoryRoom();
   // Runs one compaction plan of cfd; REQUIRES compaction_mu_ held, mu_ held via l.

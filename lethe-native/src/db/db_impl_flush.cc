@@ -209,12 +209,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   imm_pending_ = false;
   imm_to_files_ = false;
   if (to_files) checkpoint_image_bytes_ = 0;  // what checkpoints copied is in files now
-  std::shared_ptr<void> charge = write_share_->Flushed(resident_bytes_);
-  for (FlushJob& job : jobs) {
-    for (const auto& m : {job.imm, job.resident}) {
-      if (m != nullptr) m->HoldUntilFreed(charge);
-    }
-  }
+  HandOverCharge(std::move(jobs));
   KillPoint("flush.installed");
   Record(Ticker::kFlushes, 1);
   version.reset();  // files replaced meanwhile go now
@@ -291,6 +286,18 @@ Status DBImpl::FlushToTables(FlushJob& job, const std::vector<SequenceNumber>& s
     outputs->push_back(std::move(f));
   }
   return Status::OK();
+}
+
+// The flushed memtables stay charged until they are destroyed. Those no
+// reader holds go here, before the flush is counted: who sees it counted sees
+// their bytes given back.
+void DBImpl::HandOverCharge(std::vector<FlushJob> jobs) {
+  std::shared_ptr<void> charge = write_share_->Flushed(resident_bytes_);
+  for (FlushJob& job : jobs) {
+    for (const auto& m : {job.imm, job.resident}) {
+      if (m != nullptr) m->HoldUntilFreed(charge);
+    }
+  }
 }
 
 void DBImpl::InstallFlushed(std::vector<FlushJob>& jobs) {
