@@ -85,7 +85,8 @@ final class JobBackends {
                 + " tiles of one page but 8 in states with a TTL, LZ4 page compression with ZSTD in the last level,"
                 + " window contents compacted time-ordered (state.backend.lethe.window-compaction: files stay in"
                 + " level 0, written with ZSTD, and leave by the horizon), checkpoints that copy the memtables into"
-                + " the checkpoint (with ZSTD, in the asynchronous part) instead of flushing them, managed memory"},
+                + " the checkpoint (with ZSTD, in the asynchronous part) instead of flushing them, checkpoint files"
+                + " moved four at a time, managed memory"},
         {"lethe-h8", "as lethe, with delete tiles of 8 pages in every state (state.backend.lethe.pages-per-tile: 8)"},
         {"rocksdb", "Flink's RocksDB backend (frocksdbjni 8.10): timers in RocksDB (its default), Bloom filter 10"
                 + " bits/key (state.backend.rocksdb.use-bloom-filter: true), managed memory (its default),"

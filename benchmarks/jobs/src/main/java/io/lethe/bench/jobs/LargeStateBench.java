@@ -4,6 +4,7 @@ import org.apache.flink.configuration.MemorySize;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,6 +40,8 @@ public final class LargeStateBench {
     static final List<String> JOBS = List.of("keyed", "keyed-async", "windowed");
     /** Full mode's steady phase in seconds, where not the default (passed on to each run's JVM). */
     static final String STEADY_SECONDS_PROPERTY = "lethe.bench.largestate.steady-seconds";
+    /** The code a run measures ({@code git describe --always --dirty}), passed on to each run's JVM. */
+    static final String CODE_PROPERTY = "lethe.bench.largestate.code";
     private static final String[] FILES = {"", "-timeline", "-checkpoints"};
 
     private LargeStateBench() {}
@@ -72,12 +75,13 @@ public final class LargeStateBench {
                 sizes.steadySeconds(), sizes.coldSeconds(), MANAGED_MEMORY, HEAP, out);
         List<String> failed = new ArrayList<>();
         String limit = null;
+        String code = codeVersion();
         for (String run : runs) {
             String job = run.substring(0, run.indexOf('/'));
             String backend = run.substring(run.indexOf('/') + 1);
             System.out.printf(Locale.ROOT, "%s on %s (logical state %s):%n", job, backend,
                     ExpiryJobBench.mib(sizes.logicalBytes(job)));
-            Child child = runChild(job, backend, full, out);
+            Child child = runChild(job, backend, full, out, code);
             limit = child.limit();
             if (child.exit() != 0) {
                 failed.add(run + " (exit code " + child.exit() + ")");
@@ -111,7 +115,7 @@ public final class LargeStateBench {
     private record Child(int exit, String limit) {}
 
     /** Runs one job on one backend in a JVM of its own, in a memory cgroup where the machine allows one. */
-    private static Child runChild(String job, String backend, boolean full, Path out)
+    private static Child runChild(String job, String backend, boolean full, Path out, String code)
             throws IOException, InterruptedException {
         MemoryCgroup cgroup = null;
         String limit;
@@ -124,7 +128,7 @@ public final class LargeStateBench {
             limit = "none (" + e.getMessage() + "): the page cache may hold the state";
             System.out.println("  no memory limit: " + e.getMessage());
         }
-        Map<String, String> properties = new TreeMap<>();
+        Map<String, String> properties = new TreeMap<>(Map.of(CODE_PROPERTY, code));
         for (String property : List.of(ExperimentSettings.PROPERTY + backend, STEADY_SECONDS_PROPERTY)) {
             String value = System.getProperty(property);
             if (value != null) {
@@ -134,6 +138,20 @@ public final class LargeStateBench {
         ContainedJvm.Exit exit = ContainedJvm.run(cgroup, HEAP, properties, LargeStateRun.class,
                 List.of(job, backend, full ? "full" : "quick", out.toString()));
         return new Child(exit.code(), limit);
+    }
+
+    /** The checkout's commit, with "-dirty" when it has changes ({@code git describe}); "unknown" outside one. */
+    static String codeVersion() {
+        try {
+            Process p = new ProcessBuilder("git", "describe", "--always", "--dirty").redirectErrorStream(true).start();
+            String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return p.waitFor() == 0 && !s.isEmpty() ? s : "unknown";
+        } catch (IOException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
     }
 
     /**
@@ -179,14 +197,14 @@ public final class LargeStateBench {
     }
 
     /**
-     * CSV lines (a header, then rows of plain comma-separated values) with their columns in the order
-     * of {@code header}, when they hold the same columns in another order (as files written before a
-     * column moved do); otherwise unchanged.
+     * CSV lines (a header, then rows of plain comma-separated values) with the columns of {@code header}
+     * in its order, when every column they hold is among them (as files written before a column moved or
+     * was added are): a column they lack stays empty. Otherwise unchanged.
      */
     static List<String> inColumnOrder(List<String> lines, String header) {
         List<String> from = List.of(lines.get(0).split(",", -1));
         List<String> to = List.of(header.split(",", -1));
-        if (from.equals(to) || from.size() != to.size() || !new HashSet<>(from).equals(new HashSet<>(to))) {
+        if (from.equals(to) || !new HashSet<>(to).containsAll(from)) {
             return lines;
         }
         List<String> result = new ArrayList<>(List.of(header));
@@ -194,7 +212,8 @@ public final class LargeStateBench {
             String[] values = line.split(",", -1);
             List<String> moved = new ArrayList<>();
             for (String column : to) {
-                moved.add(values[from.indexOf(column)]);
+                int at = from.indexOf(column);
+                moved.add(at < 0 ? "" : values[at]);
             }
             result.add(String.join(",", moved));
         }

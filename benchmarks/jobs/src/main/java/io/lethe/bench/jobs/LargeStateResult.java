@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +17,8 @@ import java.util.Map;
 
 /** What one large-state run measured, as one CSV row, and its timeline and checkpoints as CSV files. */
 final class LargeStateResult {
+    private static final DateTimeFormatter STARTED = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
     private final Map<String, String> row;
     private final List<CheckpointHistory.Entry> checkpoints;
     private final double startMillis;
@@ -179,6 +184,8 @@ final class LargeStateResult {
             row.put("container_limit_bytes", cgroup == null ? "" : Long.toString(cgroup.limitBytes()));
             row.put("container_max_bytes", cgroup == null ? "" : Long.toString(cgroup.maxUsageBytes()));
             row.put("container_limit_hits", cgroup == null ? "" : Long.toString(cgroup.limitHits()));
+            row.put("started_utc", STARTED.format(Instant.ofEpochMilli((long) startMillis)));
+            row.put("code", System.getProperty(LargeStateBench.CODE_PROPERTY, "unknown"));
             return new LargeStateResult(row, stopped.checkpoints(), startMillis);
         }
     }

@@ -59,6 +59,16 @@ class LargeStateBenchTest {
     }
 
     @Test
+    void earlierRunsWithoutANewColumnKeepItEmpty(@TempDir Path out) throws IOException {
+        Files.write(out.resolve("largestate.csv"), List.of("job,backend,x", "keyed,lethe,1"));
+        Path parts = Files.createDirectories(out.resolve("largestate-parts"));
+        Files.write(parts.resolve("keyed-forst.csv"), List.of("job,backend,x,code", "keyed,forst,5,abc1234"));
+        LargeStateBench.gather(out, "");
+        assertEquals(List.of("job,backend,x,code", "keyed,lethe,1,", "keyed,forst,5,abc1234"),
+                Files.readAllLines(out.resolve("largestate.csv")));
+    }
+
+    @Test
     void aRunWithOtherColumnsThanTheEarlierOnesIsRefused(@TempDir Path out) throws IOException {
         Files.write(out.resolve("largestate.csv"), List.of("job,backend,x", "keyed,lethe,1"));
         Path parts = Files.createDirectories(out.resolve("largestate-parts"));

@@ -8,6 +8,7 @@ import io.lethe.bench.suite.Csv.Row;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -103,6 +104,7 @@ final class LargeStateSection {
         for (String job : Csv.distinct(rows, "job", JOBS)) {
             List<String> backends = Csv.distinct(Csv.where(rows, "job", job), "backend", BACKENDS);
             r.md().append("### ").append(job).append("\n\n");
+            r.md().append(runs(rows, job, backends)).append("\n\n");
             speed(rows, job, backends);
             durability(rows, job, backends);
             versusBestPeer(rows, job);
@@ -114,6 +116,19 @@ final class LargeStateSection {
             }
         }
         r.raw("largestate", "largestate-timeline", "largestate-checkpoints");
+    }
+
+    /** When each backend's run started, on which code and for how long it ran steady: one round may mix days. */
+    static String runs(List<Row> rows, String job, List<String> backends) {
+        List<String> runs = new ArrayList<>();
+        for (String backend : backends) {
+            for (Row row : Csv.where(rows, "job", job, "backend", backend)) {
+                String when = row.s("started_utc").isEmpty() ? "start and code not recorded"
+                        : "started " + row.s("started_utc") + " UTC on " + row.s("code");
+                runs.add(String.format(Locale.ROOT, "%s %s, steady %.0f s", backend, when, row.d("steady_seconds")));
+            }
+        }
+        return "Runs: " + String.join("; ", runs) + ".";
     }
 
     private void speed(List<Row> rows, String job, List<String> backends) {
