@@ -140,6 +140,34 @@ TEST_P(TimeOrderedWindowsTest, FlushesTakeTheBottommostCodecWhenTimeOrdered) {
   }
 }
 
+// A flush no caller waits for is not a requested one: when checkpoints'
+// copies pass their share, the memtables go to files in the background, in
+// the codec of files that stay.
+TEST_P(TimeOrderedWindowsTest, ABackgroundFlushAfterCheckpointCopiesTakesTheBottommostCodec) {
+  options_.use_wal = false;  // checkpoints copy the memtables
+  options_.cf_defaults.compression = Compression::kLZ4;
+  options_.cf_defaults.bottommost_compression = Compression::kZSTD;
+  options_.cf_defaults.level0_compaction_trigger = 100;
+  Reopen();  // 1 MiB of write buffer: a quarter is 256 KiB of copies
+  uint64_t x = 1;
+  for (int i = 0; i < 3000; i++) Put(Key(i, 0), Symbols(&x), 0);
+  int checkpoints = 0;
+  while (db_->GetStatistics().flushes == 0 && checkpoints < 40) {
+    ASSERT_TRUE(db_->Checkpoint("/ckpt" + std::to_string(checkpoints++)).ok());
+    ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  }
+  const DbStatistics st = db_->GetStatistics();
+  ASSERT_EQ(st.flushes, 1u) << "the copies' share asked for one flush";
+  ASSERT_GT(checkpoints, 1) << "not before the copies reached their share";
+  ASSERT_EQ(st.column_families[0].memtable_entries, 0u);
+  const double per_value = static_cast<double>(st.bytes_written_flush) / 3000;
+  if (GetParam() == CompactionStyle::kTimeOrdered) {
+    EXPECT_LT(per_value, 75) << "flushed with ZSTD";
+  } else {
+    EXPECT_GT(per_value, 75) << "leveled flushes write LZ4";
+  }
+}
+
 // Time moves only when the test says so: how long writes and flushes take
 // (much longer under the sanitizers) cannot make a budget expire early.
 class TimeOrderedClearsTest : public MemDbTest {

@@ -177,9 +177,9 @@ class DB {
   // memory, so data that dies there (fired windows, cleared state) is never
   // written to this database's files. Those copies of the memtables cost
   // uploads, not local writes; once the ones written since the last flush
-  // reach a quarter of the write buffer, a checkpoint flushes first instead,
-  // as a memtable that lives across many checkpoints would be copied by
-  // each. Table files whose every entry lies under their family's horizon
+  // reach a quarter of the write buffer, the memtables go to files in the
+  // background (no caller waits), and the next checkpoint links them, as a
+  // memtable that lives across many checkpoints would be copied by each. Table files whose every entry lies under their family's horizon
   // (and that hold no range tombstone) are left out: the copy reads the
   // latest state, which sees none of their entries. The pending checkpoint
   // must be destroyed before the database; destroyed unfinished, it removes

@@ -275,7 +275,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& l) {
   }
 }
 
-void DBImpl::SwitchMemtables(bool to_files) {
+void DBImpl::SwitchMemtables(bool to_files, bool awaited) {
   if (options_.use_wal) {
     Status s = NewLogFile();
     if (!s.ok()) {
@@ -299,6 +299,7 @@ void DBImpl::SwitchMemtables(bool to_files) {
   if (to_files) {
     for (const auto& [id, cfd] : cfds_) any = any || cfd->resident != nullptr;
     imm_to_files_ = true;
+    imm_awaited_ = awaited;
   }
   mem_bytes_ = 0;
   write_share_->Switched(uncharged_bytes_);

@@ -174,9 +174,15 @@ class DBImpl final : public DB {
   // compact_in_memory): what survives stays as the family's resident
   // memtable when it fits in a quarter of the write buffers and holds no
   // tombstone. With `to_files` the residents go to files too (Flush and so
-  // checkpoints).
+  // checkpoints); `awaited`: a caller waits for that flush (Flush), which
+  // then keeps the fast codec.
   // REQUIRES: write_mu_ and mu_ held
-  void SwitchMemtables(bool to_files = false);
+  void SwitchMemtables(bool to_files = false, bool awaited = false);
+  // Once the copies checkpoints wrote since the last flush to files reach a
+  // quarter of the write buffer, the memtables go to files in the
+  // background, so that the next checkpoint links them instead of copying
+  // them again. REQUIRES: write_mu_ and mu_ held
+  void FlushCopiesPastTheirShare();
   void InstallSuperVersion(ColumnFamilyData* cfd);  // REQUIRES: mu_ held
   // After an edit that changed files only: every family moves to the new
   // version, so that no idle family keeps the old one alive (its files from
@@ -359,6 +365,7 @@ class DBImpl final : public DB {
   bool imm_pending_ = false;
   std::atomic<uint64_t> mem_bytes_{0};  // written since the last switch
   bool imm_to_files_ = false;           // the pending flush must write files (mu_)
+  bool imm_awaited_ = false;            // and a caller waits for it (Flush) (mu_)
   uint64_t resident_bytes_ = 0;         // memory of the families' resident memtables (mu_)
   // Bytes checkpoints wrote from memtables into their copies since the
   // memtables last went to files (BeginCheckpoint).

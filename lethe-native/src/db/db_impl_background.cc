@@ -408,7 +408,7 @@ Status DBImpl::Flush() {
   bool any = false;
   for (const auto& [id, cfd] : cfds_) any = any || !cfd->mem->empty() || cfd->resident != nullptr;
   if (!any) return Status::OK();
-  SwitchMemtables(true);
+  SwitchMemtables(true, /*awaited=*/true);
   return WaitForFlush(l);
 }
 

@@ -106,11 +106,18 @@ void DBImpl::CaptureCheckpoint(CheckpointCopy* copy) {
   }
 }
 
+// Not in the checkpoint's synchronous part: a flush there held the caller
+// for up to seconds. This checkpoint has copied the memtables already.
+void DBImpl::FlushCopiesPastTheirShare() {
+  if (imm_pending_ || checkpoint_image_bytes_.load() < options_.write_buffer_size / 4) return;
+  SwitchMemtables(true);
+}
+
 Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& options,
                                std::unique_ptr<PendingCheckpoint>* checkpoint) {
   if (dir.empty()) return Status::InvalidArgument("checkpoint directory must not be empty");
   if (env_->FileExists(dir)) return Status::InvalidArgument(dir, "checkpoint directory exists");
-  if (options.flush_first || checkpoint_image_bytes_.load() >= options_.write_buffer_size / 4) {
+  if (options.flush_first) {
     Status s = Flush();
     if (!s.ok()) return s;
   }
@@ -120,6 +127,7 @@ Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& 
     std::lock_guard<std::mutex> l(mu_);
     if (!bg_error_.ok()) return bg_error_;
     CaptureCheckpoint(copy.get());
+    FlushCopiesPastTheirShare();  // if a flush ran when the last copy finished
   }
   Status s = env_->CreateDirIfMissing(dir);
   if (!s.ok()) return s;
@@ -163,6 +171,11 @@ Status DBImpl::CheckpointCopy::Finish() {
   }
   db_->Record(Ticker::kBytesWrittenCheckpointImage, bytes);
   db_->checkpoint_image_bytes_ += bytes;
+  {
+    std::lock_guard<std::mutex> w(db_->write_mu_);
+    std::lock_guard<std::mutex> l(db_->mu_);
+    db_->FlushCopiesPastTheirShare();
+  }
   Status s = WriteManifest();
   if (!s.ok()) return s;
   finished_ = true;

@@ -148,7 +148,7 @@ std::vector<DBImpl::FlushJob> DBImpl::CollectFlushJobs(bool to_files, size_t roo
     job.tombstone_time = cfd->imm != nullptr ? cfd->imm_first_tombstone_time_us : 0;
     job.files = version->cfs.count(id) ? version->cfs.at(id) : nullptr;
     job.try_in_memory = !to_files && cfd->imm != nullptr && WorthCompactingInMemory(*cfd, job, room);
-    job.requested = imm_to_files_;
+    job.requested = imm_awaited_;
     job.last_survivor_fraction = cfd->survivor_fraction;
     if (!to_files && cfd->in_memory_skips > 0) cfd->in_memory_skips--;
     jobs.push_back(std::move(job));
@@ -208,6 +208,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   InstallFlushed(jobs);
   imm_pending_ = false;
   imm_to_files_ = false;
+  imm_awaited_ = false;
   if (to_files) checkpoint_image_bytes_ = 0;  // what checkpoints copied is in files now
   HandOverCharge(std::move(jobs));
   KillPoint("flush.installed");

@@ -324,7 +324,8 @@ public final class LetheOptions {
                             + " dies in memory (fired windows, cleared state) never reaches local disk, at the"
                             + " cost of a longer asynchronous part and of uploading a memtable again at each"
                             + " checkpoint it lives through (bounded: once the copies since the last flush reach"
-                            + " a quarter of the write buffer, a checkpoint flushes). false: the synchronous part"
+                            + " a quarter of the write buffer, the memtables go to files in the background, which"
+                            + " the next checkpoint links). false: the synchronous part"
                             + " flushes the memtables, as RocksDB's backend does.");
 
     public static final ConfigOption<Integer> TIMER_SERVICE_CACHE_SIZE =
