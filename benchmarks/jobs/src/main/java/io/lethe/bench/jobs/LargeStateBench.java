@@ -262,7 +262,9 @@ public final class LargeStateBench {
                     + " state (after the OS page cache was dropped); includes scheduling (the same for every backend)");
             csv.println("memory,resident set size (VmRSS) of the run's JVM; native = RSS minus the JVM's committed heap,"
                     + " non-heap and buffers: the backend's native memory with allocator overhead and thread stacks;"
-                    + " container = what the run's cgroup holds; the page cache included");
+                    + " engine (timeline only; Lethe alone) = what Lethe's memory budget holds (decoded pages,"
+                    + " memtables, open tables' index and filters); container = what the run's cgroup holds; the"
+                    + " page cache included");
             csv.printf("memory limit,%s%n", limit == null ? "none" : limit.replace(',', ';'));
             if (!failed.isEmpty()) {
                 csv.printf("failed runs,%s%n", String.join("; ", failed));

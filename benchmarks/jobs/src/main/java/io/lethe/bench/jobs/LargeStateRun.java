@@ -121,7 +121,7 @@ public final class LargeStateRun {
         if (LargeStateJobs.asyncState(job)) {
             JobBackends.asyncExecutor(backend, conf);
         }
-        AsyncExecutorGauges.configure(conf);
+        BackendGauges.configure(conf);
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,
                 Files.createDirectories(dir.resolve("checkpoints")).toUri().toString());
@@ -157,15 +157,16 @@ public final class LargeStateRun {
         long lookups = LiveMetrics.LOOKUPS.get();
         long missing = LiveMetrics.MISSING.get();
         long fired = LiveMetrics.WINDOWS_FIRED.get();
-        long batches = AsyncExecutorGauges.sum("batches");
-        long requests = AsyncExecutorGauges.sum("requests");
+        long batches = BackendGauges.sum(BackendGauges.EXECUTOR, "batches");
+        long requests = BackendGauges.sum(BackendGauges.EXECUTOR, "requests");
         Thread.sleep(seconds * 1000);
         ensureRunning(mini, id);
         return new Phase((System.nanoTime() - start) / 1e9, LiveMetrics.RECORDS.get() - records,
                 ProcessCpu.nanos() - cpu, ExpiryJobBench.bytesWritten() - written,
                 timeline.phaseLatency(), LiveMetrics.LOOKUPS.get() - lookups, LiveMetrics.MISSING.get() - missing,
-                LiveMetrics.WINDOWS_FIRED.get() - fired, AsyncExecutorGauges.sum("batches") - batches,
-                AsyncExecutorGauges.sum("requests") - requests);
+                LiveMetrics.WINDOWS_FIRED.get() - fired,
+                BackendGauges.sum(BackendGauges.EXECUTOR, "batches") - batches,
+                BackendGauges.sum(BackendGauges.EXECUTOR, "requests") - requests);
     }
 
     /**

@@ -241,7 +241,7 @@ public final class NexmarkBench {
             long startMillis = System.currentTimeMillis();
             MiniClusters.Finished finished;
             double requestsPerBatch;
-            try (AsyncExecutorGauges.Watch executor = new AsyncExecutorGauges.Watch()) {
+            try (BackendGauges.Watch executor = new BackendGauges.Watch()) {
                 finished = MiniClusters.runSampled(mini, env.getStreamGraph(), query.name() + "/" + backend, local,
                         samples);
                 requestsPerBatch = executor.requestsPerBatch();
@@ -268,7 +268,7 @@ public final class NexmarkBench {
         if (asyncState) {
             JobBackends.asyncExecutor(backend, conf);
         }
-        AsyncExecutorGauges.configure(conf);
+        BackendGauges.configure(conf);
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, JobBackends.onDisk(backend));
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(checkpointSeconds));

@@ -18,10 +18,13 @@ final class Timeline implements AutoCloseable {
     private static final long PERIOD_MILLIS = 1_000;
     private static final long PRINT_EVERY_SAMPLES = 10;
 
-    /** One sample; {@code seconds} since the run started, latencies of the second before it in µs. */
+    /**
+     * One sample; {@code seconds} since the run started, latencies of the second before it in µs; {@code
+     * engineBytes} what Lethe's memory budget holds (0 on other backends).
+     */
     record Sample(double seconds, String phase, long records, double recordsPerSecond, long rssBytes,
-            long heapUsedBytes, long nativeBytes, long containerBytes, long localBytes, long writtenBytes,
-            double p50Micros, double p99Micros) {}
+            long heapUsedBytes, long nativeBytes, long engineBytes, long containerBytes, long localBytes,
+            long writtenBytes, double p50Micros, double p99Micros) {}
 
     private final String what;
     private final Path local;
@@ -84,13 +87,14 @@ final class Timeline implements AutoCloseable {
     private void take(double now, long records, double rate) {
         ProcessMemory memory = ProcessMemory.now();
         long localBytes = DiskUsage.of(local);
+        long engineBytes = BackendGauges.budgetHeldBytes();
         Sample s;
         synchronized (this) {
             Histogram second = LiveMetrics.LATENCY_NANOS.getIntervalHistogram();
             phaseLatency.add(second);
             boolean none = second.getTotalCount() == 0;
             s = new Sample(now, phase, records, rate, memory.rssBytes(), memory.heapUsedBytes(),
-                    memory.nativeBytes(), cgroup == null ? 0 : cgroup.usageBytes(), localBytes,
+                    memory.nativeBytes(), engineBytes, cgroup == null ? 0 : cgroup.usageBytes(), localBytes,
                     ExpiryJobBench.bytesWritten(),
                     none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
                     none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
@@ -98,10 +102,10 @@ final class Timeline implements AutoCloseable {
         }
         if (samples.size() % PRINT_EVERY_SAMPLES == 0) {
             System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s, RSS %s (heap %s,"
-                            + " native %s), container %s%n", what, s.phase(), now, records, rate,
+                            + " native %s, Lethe's budget %s), container %s%n", what, s.phase(), now, records, rate,
                     ExpiryJobBench.mib(localBytes), ExpiryJobBench.mib(s.rssBytes()),
                     ExpiryJobBench.mib(s.heapUsedBytes()), ExpiryJobBench.mib(s.nativeBytes()),
-                    ExpiryJobBench.mib(s.containerBytes()));
+                    ExpiryJobBench.mib(s.engineBytes()), ExpiryJobBench.mib(s.containerBytes()));
         }
     }
 

@@ -7,34 +7,62 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.LongStream;
 
 /**
- * A metric reporter that keeps the gauges of Lethe's asynchronous executor ({@code <operator>.lethe-async.*})
- * while they are registered, so that a run in this JVM can read how many requests Flink's controller
- * handed the executor per batch. Registered with {@link #configure}; other backends have no such gauges,
+ * A metric reporter that keeps the gauges of Lethe's engines ({@code <operator>.lethe.*}) and of its
+ * asynchronous executor ({@code <operator>.lethe-async.*}) while they are registered, so that a run in
+ * this JVM can read them: how many requests Flink's controller handed the executor per batch, and what the
+ * engines' memory budget holds. Registered with {@link #configure}; other backends have no such gauges,
  * and their sums read 0.
  */
-public final class AsyncExecutorGauges implements MetricReporter {
-    private static final String GROUP = "lethe-async";
+public final class BackendGauges implements MetricReporter {
+    /** The group of the asynchronous executor's gauges. */
+    static final String EXECUTOR = "lethe-async";
+    /** The group of the engine's gauges. */
+    static final String ENGINE = "lethe";
+    /**
+     * The engine gauges of what its memory budget holds: decoded pages, memtables, open tables' index and
+     * filters. Every engine on one budget reports the budget's totals.
+     */
+    static final List<String> BUDGET_HOLDINGS =
+            List.of("memory-page-cache-bytes", "memory-write-buffer-bytes", "memory-table-reader-bytes");
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
 
     /** Registers this reporter in a cluster's configuration. */
     static void configure(org.apache.flink.configuration.Configuration conf) {
-        conf.setString("metrics.reporter.lethe-async.factory.class", Factory.class.getName());
+        conf.setString("metrics.reporter.lethe-gauges.factory.class", Factory.class.getName());
     }
 
-    /** The sum of the gauge {@code name} ({@code batches}, {@code requests}, ...) over the executors registered now. */
-    static long sum(String name) {
-        long sum = 0;
-        for (Map.Entry<String, Gauge<?>> e : GAUGES.entrySet()) {
-            if (e.getKey().endsWith(GROUP + "." + name) && e.getValue().getValue() instanceof Number n) {
-                sum += n.longValue();
-            }
-        }
-        return sum;
+    /** The sum of the gauge {@code name} of {@code group} over the operators registered now. */
+    static long sum(String group, String name) {
+        return values(group, name).sum();
+    }
+
+    /** The largest value of the gauge {@code name} of {@code group} over the operators registered now (0: none). */
+    static long max(String group, String name) {
+        return values(group, name).max().orElse(0);
+    }
+
+    /**
+     * What the engines' memory budget holds now (the largest over the engines registered, which share the
+     * slot's budget); 0 without Lethe engines.
+     */
+    static long budgetHeldBytes() {
+        return BUDGET_HOLDINGS.stream().mapToLong(name -> max(ENGINE, name)).sum();
+    }
+
+    private static LongStream values(String group, String name) {
+        String suffix = "." + group + "." + name;
+        return GAUGES.entrySet().stream()
+                .filter(e -> e.getKey().endsWith(suffix))
+                .map(e -> e.getValue().getValue())
+                .filter(Number.class::isInstance)
+                .mapToLong(v -> ((Number) v).longValue());
     }
 
     /**
@@ -55,8 +83,8 @@ public final class AsyncExecutorGauges implements MetricReporter {
 
         private void poll() {
             while (!stopped) {
-                batches = Math.max(batches, sum("batches"));
-                requests = Math.max(requests, sum("requests"));
+                batches = Math.max(batches, sum(EXECUTOR, "batches"));
+                requests = Math.max(requests, sum(EXECUTOR, "requests"));
                 try {
                     Thread.sleep(100);
                 } catch (InterruptedException e) {
@@ -86,7 +114,8 @@ public final class AsyncExecutorGauges implements MetricReporter {
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
-        if (metric instanceof Gauge<?> gauge && id.contains(GROUP + ".")) {
+        boolean kept = id.contains("." + EXECUTOR + ".") || id.contains("." + ENGINE + ".");
+        if (metric instanceof Gauge<?> gauge && kept) {
             GAUGES.put(id, gauge);
         }
     }
@@ -100,7 +129,7 @@ public final class AsyncExecutorGauges implements MetricReporter {
     public static final class Factory implements MetricReporterFactory {
         @Override
         public MetricReporter createMetricReporter(Properties properties) {
-            return new AsyncExecutorGauges();
+            return new BackendGauges();
         }
     }
 }
