@@ -1,9 +1,9 @@
 // Databases on one memory budget: what they read stays their own, their write
 // buffers stay within the budget's share (an idle database flushes when
 // another needs the room), the page cache gives way to write buffers and open
-// tables, index partitions stay within the budget, open tables that keep
-// their whole index and go beyond the pinned share are bounded, and closing
-// gives everything back.
+// tables (and the heap is trimmed when it did), index partitions stay within
+// the budget, open tables that keep their whole index and go beyond the
+// pinned share are bounded, and closing gives everything back.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -209,6 +209,34 @@ TEST_F(MemoryBudgetTest, PageCacheGivesWayToWriteBuffersAndTables) {
   DbStatistics st = db->GetStatistics();
   EXPECT_EQ(st.memory_budget_bytes, 2 * kMiB);
   EXPECT_EQ(st.memory_write_buffer_bytes, u.write_buffers);
+}
+
+// Memtables map their memory apart from the heap, so the pages the cache
+// frees for them stay resident until the heap is trimmed: the flush thread
+// trims once the cache gave way by a sixteenth of the budget (at least
+// 1 MiB), without waiting for a flush.
+TEST_F(MemoryBudgetTest, ThePageCacheGivingWayToMemtablesTrimsTheHeap) {
+  auto budget = NewBudget(8 * kMiB, 0.5);
+  auto db = Open("/db", budget, false, 4096);
+  Fill(db.get(), 'x', 0, 60000);  // about 6 MiB
+  ASSERT_TRUE(db->Flush().ok());
+  std::string v;
+  for (int i = 0; i < 60000; i++) ASSERT_TRUE(db->Get(ReadOptions(), db->DefaultColumnFamily(), Key(i), &v).ok());
+  ASSERT_GT(budget->GetUsage().page_cache, 4 * kMiB);
+  // Flushes and compactions trim too: wait until the one after Flush() is counted, or its interval passed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const DbStatistics before = db->GetStatistics();
+  const size_t pages = budget->GetUsage().page_cache;
+  Fill(db.get(), 'y', 100000, 120000);  // about 2 MiB, below the flush rule
+  ASSERT_LT(budget->GetUsage().page_cache + kMiB, pages);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (db->GetStatistics().heap_trims == before.heap_trims && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const DbStatistics after = db->GetStatistics();
+  EXPECT_GT(after.heap_trims, before.heap_trims);
+  EXPECT_EQ(after.flushes, before.flushes);
+  EXPECT_EQ(after.compactions_level0 + after.compactions_saturation, before.compactions_level0 + before.compactions_saturation);
 }
 
 // The default: tables keep their whole index while the tables kept open take

@@ -135,9 +135,12 @@ struct Options {
   // After flushes and compactions, and when a database closes, give the
   // memory the allocator holds free back to the operating system (glibc's
   // malloc_trim), at most once per this many microseconds across the
-  // process. Without it the buffers compactions free, and a closed
-  // database's memory, stay resident: measured, a database holding 258 MiB
-  // had a resident set of 663 MiB after one close and reopen. 0: never.
+  // process; on a shared memory budget also when its page cache gave way to
+  // growing memtables by a sixteenth of its capacity, then at most once per
+  // second (or this interval, if shorter). Without it the buffers
+  // compactions free, the pages the cache gives up, and a closed database's
+  // memory stay resident: measured, a database holding 258 MiB had a
+  // resident set of 663 MiB after one close and reopen. 0: never.
   uint64_t heap_trim_interval_us = 10'000'000;
 
   // Write-ahead log. Flink keeps its own durability through checkpoints and

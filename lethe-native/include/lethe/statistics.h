@@ -128,7 +128,9 @@ enum class CompactionReason : int {
     "Files none of whose own pages remained (each dropped or patched), replaced by their patch table.") \
   X(kCompactionsPageRewrite, compactions_page_rewrite,                                              \
     "Files compacted alone, in place, because secondary deletes would have rewritten every page they held.") \
-  X(kCompactionBytesPageRewrite, compaction_bytes_page_rewrite, "Bytes written by those compactions.")
+  X(kCompactionBytesPageRewrite, compaction_bytes_page_rewrite, "Bytes written by those compactions.") \
+  X(kHeapTrims, heap_trims,                                                                        \
+    "Heap trims this database ran (the allocator's free memory given back to the operating system): after flushes and compactions, and when the page cache gave way to growing memtables.")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

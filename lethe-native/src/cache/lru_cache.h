@@ -117,16 +117,19 @@ class LruCache {
   }
 
   // Sets the reservation; when it grows, evicts what no longer fits.
-  void SetReserved(size_t bytes) {
+  // Returns the charge evicted.
+  size_t SetReserved(size_t bytes) {
     size_t before = reserved_.exchange(bytes, std::memory_order_relaxed);
-    if (bytes <= before) return;
+    if (bytes <= before) return 0;
     const size_t cap = ShardCapacity();
     Handle* dead = nullptr;
+    size_t evicted = 0;
     for (Shard& s : shards_) {
       std::lock_guard<std::mutex> l(s.mu);
-      EvictTo(s, cap, &dead);
+      evicted += EvictTo(s, cap, &dead);
     }
     Free(dead);
+    return evicted;
   }
 
   size_t capacity() const { return capacity_; }
@@ -217,8 +220,11 @@ class LruCache {
     size_t reserved = std::min(reserved_.load(std::memory_order_relaxed), capacity_);
     return (capacity_ - reserved) / kShards + 1;
   }
-  void EvictTo(Shard& s, size_t cap, Handle** dead) {
+  // Returns the charge evicted.
+  size_t EvictTo(Shard& s, size_t cap, Handle** dead) {
+    const size_t before = s.usage;
     while (s.usage > cap && s.count > keep_) s.Remove(static_cast<Handle*>(s.lru.prev), dead);
+    return before - s.usage;
   }
   static void Free(Handle* dead) {
     while (dead != nullptr) {

@@ -50,10 +50,13 @@ class Model {
       }
     }
   }
-  void SetReserved(size_t r) {
+  // Returns the charge evicted.
+  size_t SetReserved(size_t r) {
     bool grew = r > reserved_;
     reserved_ = r;
+    const size_t before = usage_;
     if (grew) Evict();
+    return before - usage_;
   }
   size_t usage() const { return usage_; }
 
@@ -112,8 +115,7 @@ void RunAgainstModel(bool keep_newest, uint64_t seed) {
       model.EraseIf([hi](const CacheKey& k) { return k.hi == hi; });
     } else {
       const size_t r = rnd.Uniform(kCapacity + 200);
-      cache.SetReserved(r);
-      model.SetReserved(r);
+      ASSERT_EQ(cache.SetReserved(r), model.SetReserved(r)) << "op " << op;
     }
     ASSERT_EQ(cache.usage(), model.usage()) << "op " << op;
   }

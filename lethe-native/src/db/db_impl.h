@@ -163,8 +163,18 @@ class DBImpl final : public DB {
   Status LogAndApply(VersionEdit* edit);
   ColumnFamilyData* AddColumnFamilyData(const ColumnFamilyDescriptor& d);
   // Gives freed heap memory back to the operating system, at most once per
-  // Options::heap_trim_interval_us across the process; without mu_ meanwhile.
-  void TrimHeap(std::unique_lock<std::mutex>& l);
+  // `interval_us` (by default Options::heap_trim_interval_us) across the
+  // process; without mu_ meanwhile.
+  void TrimHeap(std::unique_lock<std::mutex>& l, uint64_t interval_us);
+  void TrimHeap(std::unique_lock<std::mutex>& l) { TrimHeap(l, options_.heap_trim_interval_us); }
+  // The flush thread's wait for work: at most kSqueezeCheckMicros when heap
+  // trims are on, then trims if the budget's page cache gave way to
+  // memtables (MemoryBudgetImpl::SqueezedEnoughToTrim), at most once per
+  // kSqueezeTrimMicros (or the trim interval, if shorter). False if it timed out.
+  template <typename Ready>
+  bool WaitForFlushWork(std::unique_lock<std::mutex>& l, Ready ready);
+  static constexpr uint64_t kSqueezeCheckMicros = 250'000;
+  static constexpr uint64_t kSqueezeTrimMicros = 1'000'000;
 
   // Write path.
   Status ValidateBatch(const WriteBatch& batch);

@@ -99,7 +99,7 @@ uint64_t DBImpl::FadeCheckPeriod() {
 void DBImpl::FlushThread() {
   std::unique_lock<std::mutex> l(mu_);
   while (true) {
-    bg_cv_.wait(l, [this] { return shutting_down_ || (imm_pending_ && bg_error_.ok()); });
+    if (!WaitForFlushWork(l, [this] { return shutting_down_ || (imm_pending_ && bg_error_.ok()); })) continue;
     if (shutting_down_) return;
     Status s = FlushImmutable(l);
     if (!s.ok()) RecordBackgroundError(s);
@@ -108,9 +108,29 @@ void DBImpl::FlushThread() {
   }
 }
 
-void DBImpl::TrimHeap(std::unique_lock<std::mutex>& l) {
+// Memtables grow into room the page cache gives up; their blocks are mapped
+// apart from the heap, so the pages the cache frees meanwhile would stay
+// resident next to them until a flush or compaction trims the heap. Under a
+// steady write rate a flush comes every few seconds, but after a pause (a
+// window firing) the memtables grow from nearly nothing and the page cache
+// that filled the pause gives way for seconds: the trim comes then.
+template <typename Ready>
+bool DBImpl::WaitForFlushWork(std::unique_lock<std::mutex>& l, Ready ready) {
+  if (options_.heap_trim_interval_us == 0 || !budget_->shared()) {
+    bg_cv_.wait(l, ready);
+    return true;
+  }
+  if (bg_cv_.wait_for(l, std::chrono::microseconds(kSqueezeCheckMicros), ready)) return true;
+  if (budget_->SqueezedEnoughToTrim()) TrimHeap(l, std::min(options_.heap_trim_interval_us, kSqueezeTrimMicros));
+  return false;
+}
+
+void DBImpl::TrimHeap(std::unique_lock<std::mutex>& l, uint64_t interval_us) {
   l.unlock();
-  HeapTrimmer::Process().MaybeRelease(HeapTrimmer::NowMicros(), options_.heap_trim_interval_us);
+  if (HeapTrimmer::Process().MaybeRelease(HeapTrimmer::NowMicros(), interval_us)) {
+    budget_->HeapTrimmed();
+    Record(Ticker::kHeapTrims, 1);
+  }
   l.lock();
 }
 

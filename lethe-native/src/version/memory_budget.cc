@@ -96,7 +96,11 @@ void MemoryBudgetImpl::ReserveLocked() {
   size_t want = std::min((write_buffers_ + table_readers_ + kMiB - 1) / kMiB * kMiB, capacity_ - capacity_ / 8);
   if (want == reserved_) return;
   reserved_ = want;
-  pages_->SetReserved(want);
+  squeezed_.fetch_add(pages_->SetReserved(want), std::memory_order_relaxed);
+}
+
+bool MemoryBudgetImpl::SqueezedEnoughToTrim() const {
+  return squeezed_.load(std::memory_order_relaxed) >= std::max(capacity_ / 16, kMiB);
 }
 
 void MemoryBudgetImpl::ForgetNamespace(uint64_t ns) {

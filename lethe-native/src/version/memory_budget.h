@@ -112,6 +112,14 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
     std::lock_guard<std::mutex> l(mu_);
     return shared_ && write_buffers_ - flushed_held_ > write_buffer_limit_;
   }
+  // Whether the page cache gave up at least a sixteenth of the capacity (at
+  // least 1 MiB) since the last HeapTrimmed() to write buffers and table
+  // readers that grew: freed pages stay with the allocator, while memtables
+  // map fresh memory of their own, so the process holds both until the heap
+  // is trimmed. Shared budgets only.
+  bool SqueezedEnoughToTrim() const;
+  // The heap was trimmed: what the page cache gave up went back.
+  void HeapTrimmed() { squeezed_.store(0, std::memory_order_relaxed); }
   // wake runs (on a writer's thread) when the budget asks for a flush.
   std::shared_ptr<WriteBufferShare> NewWriteBufferShare(std::function<void()> wake);
 
@@ -159,6 +167,7 @@ class MemoryBudgetImpl final : public MemoryBudget, public std::enable_shared_fr
   size_t table_readers_ = 0;
   std::atomic<size_t> pinned_{0};  // changed under mu_
   size_t reserved_ = 0;  // last reservation given to the page cache
+  std::atomic<size_t> squeezed_{0};  // page bytes evicted by reservations since the last heap trim
 };
 
 }  // namespace lethe

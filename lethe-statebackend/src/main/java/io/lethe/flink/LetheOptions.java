@@ -65,9 +65,11 @@ public final class LetheOptions {
                     .defaultValue(Duration.ofSeconds(10))
                     .withDescription("After flushes and compactions, and when an engine closes, the memory the C"
                             + " allocator holds free goes back to the operating system (glibc's malloc_trim), at"
-                            + " most once per this interval in the TaskManager. Without it, the buffers that"
-                            + " compactions free and the memory of engines closed on a failover or rescale stay"
-                            + " resident. 0 turns it off (at most 1 day).");
+                            + " most once per this interval in the TaskManager; also when the page cache gave"
+                            + " growing memtables a sixteenth of the managed memory, then at most once per second."
+                            + " Without it, the buffers that compactions free, the pages the cache gives up and"
+                            + " the memory of engines closed on a failover or rescale stay resident. 0 turns it"
+                            + " off (at most 1 day).");
 
     public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
             ConfigOptions.key("state.backend.lethe.write-buffer-size")
