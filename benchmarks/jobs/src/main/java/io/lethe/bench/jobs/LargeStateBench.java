@@ -261,7 +261,9 @@ public final class LargeStateBench {
             csv.println("restore time,from submitting the restored job until its stateful operator opened with its"
                     + " state (after the OS page cache was dropped); includes scheduling (the same for every backend)");
             csv.println("memory,resident set size (VmRSS) of the run's JVM; native = RSS minus the JVM's committed heap,"
-                    + " non-heap and buffers: the backend's native memory with allocator overhead and thread stacks;"
+                    + " non-heap and buffers: the backend's native memory with allocator overhead and thread stacks"
+                    + " (it undercounts by the committed heap not yet touched); native resident (timeline only) ="
+                    + " the same with the heap's resident pages (/proc/self/smaps) in place of its committed size;"
                     + " engine (timeline only; Lethe alone) = what Lethe's memory budget holds (decoded pages,"
                     + " memtables, open tables' index and filters); container = what the run's cgroup holds; the"
                     + " page cache included");

@@ -20,11 +20,13 @@ final class Timeline implements AutoCloseable {
 
     /**
      * One sample; {@code seconds} since the run started, latencies of the second before it in µs; {@code
-     * engineBytes} what Lethe's memory budget holds (0 on other backends).
+     * nativeResidentBytes} native memory with the heap's resident pages subtracted instead of its committed
+     * size (-1: unknown; see {@link ProcessMemory}); {@code engineBytes} what Lethe's memory budget holds (0
+     * on other backends).
      */
     record Sample(double seconds, String phase, long records, double recordsPerSecond, long rssBytes,
-            long heapUsedBytes, long nativeBytes, long engineBytes, long containerBytes, long localBytes,
-            long writtenBytes, double p50Micros, double p99Micros) {}
+            long heapUsedBytes, long nativeBytes, long nativeResidentBytes, long engineBytes, long containerBytes,
+            long localBytes, long writtenBytes, double p50Micros, double p99Micros) {}
 
     private final String what;
     private final Path local;
@@ -94,7 +96,7 @@ final class Timeline implements AutoCloseable {
             phaseLatency.add(second);
             boolean none = second.getTotalCount() == 0;
             s = new Sample(now, phase, records, rate, memory.rssBytes(), memory.heapUsedBytes(),
-                    memory.nativeBytes(), engineBytes, cgroup == null ? 0 : cgroup.usageBytes(), localBytes,
+                    memory.nativeBytes(), memory.nativeBytesOfResidentHeap(), engineBytes, cgroup == null ? 0 : cgroup.usageBytes(), localBytes,
                     ExpiryJobBench.bytesWritten(),
                     none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
                     none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
