@@ -64,8 +64,10 @@ final class HeapResidency {
                     new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcHeapInfo",
                     new Object[] {null}, new String[] {String[].class.getName()});
             Matcher m = RANGE.matcher(String.valueOf(info));
-            return m.find() ? new long[] {Long.parseUnsignedLong(m.group(1), 16), Long.parseUnsignedLong(m.group(2), 16)}
-                    : null;
+            if (!m.find()) {
+                return null;
+            }
+            return new long[] {Long.parseUnsignedLong(m.group(1), 16), Long.parseUnsignedLong(m.group(2), 16)};
         } catch (JMException | RuntimeException e) {
             return null;
         }

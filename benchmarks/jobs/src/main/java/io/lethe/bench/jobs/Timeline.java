@@ -96,8 +96,8 @@ final class Timeline implements AutoCloseable {
             phaseLatency.add(second);
             boolean none = second.getTotalCount() == 0;
             s = new Sample(now, phase, records, rate, memory.rssBytes(), memory.heapUsedBytes(),
-                    memory.nativeBytes(), memory.nativeBytesOfResidentHeap(), engineBytes, cgroup == null ? 0 : cgroup.usageBytes(), localBytes,
-                    ExpiryJobBench.bytesWritten(),
+                    memory.nativeBytes(), memory.nativeBytesOfResidentHeap(), engineBytes,
+                    cgroup == null ? 0 : cgroup.usageBytes(), localBytes, ExpiryJobBench.bytesWritten(),
                     none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
                     none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
             samples.add(s);
