@@ -167,6 +167,35 @@ TEST_F(MemoryBudgetTest, AFlushedMemtableCountsWhileAReaderHoldsIt) {
   EXPECT_EQ(budget->GetUsage().write_buffers, 0u);
 }
 
+// An iterator at a snapshot keeps no memtable whose entries are all newer
+// than the snapshot: one created while the mutable memtable was empty, or
+// after writes that followed the snapshot, lets that memtable go when it is
+// flushed, and still reads the snapshot's state.
+TEST_F(MemoryBudgetTest, AnIteratorKeepsNoMemtableBegunAfterItsSnapshot) {
+  auto budget = NewBudget(4 * kMiB, 0.5);
+  auto db = Open("/db", budget, false);
+  Fill(db.get(), 'x', 0, 100);
+  ASSERT_TRUE(db->Flush().ok());
+  ReadOptions at;
+  at.snapshot = db->GetSnapshot();
+  auto before_writes = db->NewIterator(at, db->DefaultColumnFamily());
+  Fill(db.get(), 'y', 0, 10000);  // about 1.1 MiB
+  auto after_writes = db->NewIterator(at, db->DefaultColumnFamily());
+  ASSERT_GT(budget->GetUsage().write_buffers, kMiB);
+  ASSERT_TRUE(db->Flush().ok());
+  EXPECT_EQ(budget->GetUsage().flushed_write_buffers, 0u);
+  EXPECT_EQ(budget->GetUsage().write_buffers, 0u);
+  for (auto* it : {before_writes.get(), after_writes.get()}) {
+    int n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
+      ASSERT_EQ(it->value(), Value('x', n));
+    }
+    EXPECT_TRUE(it->status().ok());
+    EXPECT_EQ(n, 100);
+  }
+  db->ReleaseSnapshot(at.snapshot);
+}
+
 TEST_F(MemoryBudgetTest, AnIdleDatabaseFlushesWhenAnotherNeedsTheRoom) {
   auto budget = NewBudget(4 * kMiB, 0.25);  // flush due past 7/8 MiB of mutable memtables
   auto idle = Open("/idle", budget);

@@ -60,6 +60,21 @@ struct PinnedSources {
   std::shared_ptr<const std::vector<TombstoneSource>> tombstones;
 };
 
+// sv without its mutable memtable when none of that memtable's entries is
+// visible at seq (it is empty, or began after seq): every later write is
+// newer still, so an iterator reading at seq would only keep it alive, and
+// keep it charged to the memory budget once flushed, for nothing. A snapshot's
+// long read (a savepoint) would otherwise hold each memtable that was mutable
+// when it started until it ends.
+std::shared_ptr<const SuperVersion> WithoutUnreadMemtable(std::shared_ptr<const SuperVersion> sv, SequenceNumber seq) {
+  if (sv == nullptr || sv->mem == nullptr) return sv;
+  const MemTable& m = *sv->mem;
+  if (!m.empty() && m.first_sequence() <= seq) return sv;
+  auto kept = std::make_shared<SuperVersion>(*sv);
+  kept->mem.reset();
+  return kept;
+}
+
 Status DroppedFamily(ColumnFamilyHandle* cf) {
   return Status::InvalidArgument("column family was dropped or belongs to another database", cf->name());
 }
@@ -412,6 +427,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
   if (cfd == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(s), 0, o, nullptr);
   SequenceNumber seq = 0;
   std::shared_ptr<const SuperVersion> sv = AcquireForRead(cfd, o, 0, 1, &seq).Share();
+  sv = WithoutUnreadMemtable(std::move(sv), seq);
   if (sv == nullptr) return NewDBIterator(std::make_unique<EmptyIterator>(DroppedFamily(cf)), 0, o, nullptr);
   // Per source, newest first, its iterator and its range tombstones. A
   // memtable without entries adds no iterator (the iterator reads at `seq`,

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What a full snapshot (a checkpoint in Flink's canonical format, or a canonical savepoint)
@@ -27,6 +28,12 @@ import java.util.Map;
  * horizon has not removed yet), followed by the heap timer queues' snapshots.
  */
 public final class LetheFullSnapshotResources<K> implements FullSnapshotResources<K> {
+    /**
+     * How long an engine iterator of the snapshot reads before it is opened again at the same
+     * snapshot, letting go of the memtables flushed and the files compacted since it began.
+     */
+    static final long ITERATOR_REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
     private final LetheDb db;
     private final Snapshot snapshot;
     private final List<ColumnFamilyHandle> columnFamilies;
@@ -70,13 +77,10 @@ public final class LetheFullSnapshotResources<K> implements FullSnapshotResource
         List<LetheKeyValueStateIterator.Source> sources = new ArrayList<>();
         try {
             for (ColumnFamilyHandle cf : columnFamilies) {
-                sources.add(new LetheKeyValueStateIterator.EngineSource(
-                        db.newIterator(ReadOptions.atSnapshot(snapshot), cf), keyGroupPrefixBytes, RowCopy.AS_IS));
+                sources.add(engineSource(cf, RowCopy.AS_IS));
             }
             for (Map.Entry<String, QueueRecord> q : engineTimers.entrySet()) {
-                sources.add(new LetheKeyValueStateIterator.EngineSource(
-                        db.newIterator(ReadOptions.atSnapshot(snapshot), db.columnFamily(q.getKey())),
-                        keyGroupPrefixBytes, RowCopy.timers(q.getValue(), 0)));
+                sources.add(engineSource(db.columnFamily(q.getKey()), RowCopy.timers(q.getValue(), 0)));
             }
             for (HeapPriorityQueueStateSnapshot<?> q : queues) {
                 sources.add(new LetheKeyValueStateIterator.QueueSource(q, keyGroupPrefixBytes));
@@ -86,6 +90,12 @@ public final class LetheFullSnapshotResources<K> implements FullSnapshotResource
             sources.forEach(LetheKeyValueStateIterator.Source::close);
             throw e;
         }
+    }
+
+    private LetheKeyValueStateIterator.Source engineSource(ColumnFamilyHandle cf, RowCopy rows) throws IOException {
+        ReadOptions atSnapshot = ReadOptions.atSnapshot(snapshot);
+        return new LetheKeyValueStateIterator.EngineSource(
+                () -> db.newIterator(atSnapshot, cf), ITERATOR_REFRESH_NANOS, keyGroupPrefixBytes, rows);
     }
 
     @Override

@@ -43,24 +43,60 @@ final class LetheKeyValueStateIterator implements KeyValueStateIterator {
     /**
      * A column family read through an engine iterator; rows its {@link RowCopy} leaves behind (fired
      * timers) are skipped.
+     *
+     * <p>An engine iterator keeps the memtables and files it began on for as long as it lives, also
+     * after they were flushed or compacted away. A full snapshot reads for as long as it takes to
+     * write every state, while the job goes on writing; so once an iterator is {@code refreshNanos}
+     * old it is opened again at the same engine snapshot and positioned where the old one was, which
+     * sees the same entries and lets go of what the engine no longer needs.
      */
     static final class EngineSource implements Source {
-        private final LetheIterator it;
+        /** Opens an iterator over one column family at the snapshot's engine snapshot. */
+        interface Opener {
+            LetheIterator open() throws IOException;
+        }
+
+        private final Opener open;
+        private final long refreshNanos;
         private final int prefixBytes;
         private final byte[] prefix;
         private final RowCopy rows;
+        private LetheIterator it;
+        private long openedAt;
         private boolean started;
 
-        EngineSource(LetheIterator it, int prefixBytes, RowCopy rows) {
-            this.it = it;
+        /**
+         * @param refreshNanos the age at which the iterator is opened again
+         */
+        EngineSource(Opener open, long refreshNanos, int prefixBytes, RowCopy rows) throws IOException {
+            this.open = open;
+            this.refreshNanos = refreshNanos;
             this.prefixBytes = prefixBytes;
             this.prefix = new byte[prefixBytes];
             this.rows = rows;
+            reopen();
+        }
+
+        private void reopen() throws IOException {
+            LetheIterator fresh = open.open();
+            if (it != null) {
+                it.close();
+            }
+            it = fresh;
+            openedAt = System.nanoTime();
+        }
+
+        private boolean refreshDue() {
+            return System.nanoTime() - openedAt >= refreshNanos;
         }
 
         @Override
         public boolean startKeyGroup(int kg) throws IOException {
             CompositeKeySerializationUtils.serializeKeyGroup(kg, prefix);
+            if (refreshDue()) {
+                reopen();
+                started = false;
+            }
             if (!started || (it.isValid() && it.compareKeyTo(prefix) < 0)) {
                 it.seek(prefix);
                 started = true;
@@ -70,6 +106,15 @@ final class LetheKeyValueStateIterator implements KeyValueStateIterator {
 
         @Override
         public boolean nextInKeyGroup() throws IOException {
+            if (refreshDue()) {
+                byte[] at = it.key();
+                reopen();
+                it.seek(at);
+                // At the snapshot the entry is still there; the seek lands on it.
+                if (!it.isValid() || it.compareKeyTo(at) > 0) {
+                    return skipLeftBehind();
+                }
+            }
             it.next();
             return skipLeftBehind();
         }
