@@ -1,9 +1,11 @@
-// The JNI bridge's memory budgets (io.lethe.engine.MemoryBudget).
+// The JNI bridge's memory budgets (io.lethe.engine.MemoryBudget) and the C
+// allocator's heap (io.lethe.engine.HeapUsage).
 #include <jni.h>
 
 #include <memory>
 
 #include "jni_support.h"
+#include "lethe/heap_usage.h"
 #include "lethe/memory_budget.h"
 
 #if __has_include("io_lethe_engine_internal_Native.h")
@@ -52,6 +54,17 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_closeMemoryBudget(JN
       g_live_objects--;
     }
     return 0;
+  });
+}
+
+// {mapped, in use, free} bytes.
+JNIEXPORT jlongArray JNICALL Java_io_lethe_engine_internal_Native_heapUsage(JNIEnv* env, jclass) {
+  return Guarded<jlongArray>(env, nullptr, [&]() -> jlongArray {
+    const lethe::HeapUsage u = lethe::GetHeapUsage();
+    const jlong values[] = {static_cast<jlong>(u.mapped), static_cast<jlong>(u.in_use), static_cast<jlong>(u.free)};
+    jlongArray r = env->NewLongArray(3);
+    if (r != nullptr) env->SetLongArrayRegion(r, 0, 3, values);
+    return r;
   });
 }
 

@@ -24,6 +24,9 @@ public final class Native {
 
     public static native void closeMemoryBudget(long budget);
 
+    /** {mapped, in use, free} bytes of the C allocator's heaps. */
+    public static native long[] heapUsage();
+
     public static native long defaultColumnFamily(long db);
 
     public static native long createColumnFamily(long db, String name, long[] options) throws LetheException;

@@ -1,5 +1,6 @@
 package io.lethe.flink;
 
+import io.lethe.engine.HeapUsage;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.Statistics;
 import io.lethe.engine.Ticker;
@@ -11,7 +12,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * Engine statistics as gauges under the backend's metric group ({@code <operator>.lethe.*}): every
- * engine counter ({@link Ticker}, by its metric name) and sums over the column families and levels.
+ * engine counter ({@link Ticker}, by its metric name), sums over the column families and levels, and
+ * the C allocator's heaps of the process ({@link HeapUsage}: the same figures for every engine).
  * Reporters read gauges from their own thread every few seconds; one statistics call serves
  * all gauges for {@link #REFRESH_NANOS}, and after the engine closed the last values remain.
  *
@@ -25,6 +27,7 @@ final class LetheMetrics {
     private final LetheDb db;
     private MetricGroup group;
     private Statistics cached;
+    private HeapUsage cachedHeap;
     private long cachedAtNanos;
 
     private LetheMetrics(LetheDb db) {
@@ -60,6 +63,8 @@ final class LetheMetrics {
                 + s.get(Ticker.COMPACTIONS_PAGE_REWRITE));
         m.gauge(g, "oldest-tombstone-age-ms", s -> s.columnFamilies().stream()
                 .mapToLong(Statistics.ColumnFamily::oldestTombstoneAgeMicros).max().orElse(0) / 1000);
+        m.heapGauge(g, "native-heap-in-use-bytes", HeapUsage::inUseBytes);
+        m.heapGauge(g, "native-heap-free-bytes", HeapUsage::freeBytes);
         return m;
     }
 
@@ -74,11 +79,23 @@ final class LetheMetrics {
         });
     }
 
+    private void heapGauge(MetricGroup group, String name, ToLongFunction<HeapUsage> value) {
+        group.gauge(name, (Gauge<Long>) () -> {
+            current();
+            return heap() == null ? 0L : value.applyAsLong(heap());
+        });
+    }
+
+    private synchronized HeapUsage heap() {
+        return cachedHeap;
+    }
+
     private synchronized Statistics current() {
         long now = System.nanoTime();
         if (cached == null || now - cachedAtNanos > REFRESH_NANOS) {
             try {
                 cached = db.statistics();
+                cachedHeap = HeapUsage.now();
                 cachedAtNanos = now;
             } catch (IllegalStateException e) {
                 if (!db.isClosed()) {

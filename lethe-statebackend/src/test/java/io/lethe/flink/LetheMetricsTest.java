@@ -57,6 +57,10 @@ class LetheMetricsTest {
             long memtable = (Long) ((Gauge<?>) gauges.get("lethe.memtable-bytes")).getValue();
             assertTrue(memtable > 0, "memtable bytes " + memtable);
             assertEquals(0L, ((Gauge<?>) gauges.get("lethe.point-tombstones")).getValue());
+            // The process's C heap: the engine's pages and tables come from it.
+            long heapInUse = (Long) ((Gauge<?>) gauges.get("lethe.native-heap-in-use-bytes")).getValue();
+            long heapFree = (Long) ((Gauge<?>) gauges.get("lethe.native-heap-free-bytes")).getValue();
+            assertTrue(heapInUse > 0 && heapFree >= 0, "heap in use " + heapInUse + ", free " + heapFree);
             // Per state: whether expiry through the horizon is active, and why not.
             assertEquals("off: no TTL", ((Gauge<?>) gauges.get("lethe.expiry.v")).getValue());
             ValueStateDescriptor<String> ttl = new ValueStateDescriptor<>("t", String.class);

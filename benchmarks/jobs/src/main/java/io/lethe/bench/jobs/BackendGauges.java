@@ -16,8 +16,8 @@ import java.util.stream.LongStream;
 /**
  * A metric reporter that keeps the gauges of Lethe's engines ({@code <operator>.lethe.*}) and of its
  * asynchronous executor ({@code <operator>.lethe-async.*}) while they are registered, so that a run in
- * this JVM can read them: how many requests Flink's controller handed the executor per batch, and what the
- * engines' memory budget holds. Registered with {@link #configure}; other backends have no such gauges,
+ * this JVM can read them: how many requests Flink's controller handed the executor per batch, what the
+ * engines' memory budget holds, and what the C allocator's heaps hold in use and free. Registered with {@link #configure}; other backends have no such gauges,
  * and their sums read 0.
  */
 public final class BackendGauges implements MetricReporter {
@@ -31,6 +31,12 @@ public final class BackendGauges implements MetricReporter {
      */
     static final List<String> BUDGET_HOLDINGS =
             List.of("memory-page-cache-bytes", "memory-write-buffer-bytes", "memory-table-reader-bytes");
+    /**
+     * The engine gauges of the C allocator's heaps in the process (the same for every engine): what they have
+     * in use and what they keep free.
+     */
+    static final String HEAP_IN_USE = "native-heap-in-use-bytes";
+    static final String HEAP_FREE = "native-heap-free-bytes";
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
 
     /** Registers this reporter in a cluster's configuration. */

@@ -25,8 +25,9 @@ final class Timeline implements AutoCloseable {
      * on other backends).
      */
     record Sample(double seconds, String phase, long records, double recordsPerSecond, long rssBytes,
-            long heapUsedBytes, long nativeBytes, long nativeResidentBytes, long engineBytes, long containerBytes,
-            long localBytes, long writtenBytes, double p50Micros, double p99Micros) {}
+            long heapUsedBytes, long nativeBytes, long nativeResidentBytes, long engineBytes,
+            long nativeHeapInUseBytes, long nativeHeapFreeBytes, long containerBytes, long localBytes,
+            long writtenBytes, double p50Micros, double p99Micros) {}
 
     private final String what;
     private final Path local;
@@ -97,6 +98,8 @@ final class Timeline implements AutoCloseable {
             boolean none = second.getTotalCount() == 0;
             s = new Sample(now, phase, records, rate, memory.rssBytes(), memory.heapUsedBytes(),
                     memory.nativeBytes(), memory.nativeBytesOfResidentHeap(), engineBytes,
+                    BackendGauges.max(BackendGauges.ENGINE, BackendGauges.HEAP_IN_USE),
+                    BackendGauges.max(BackendGauges.ENGINE, BackendGauges.HEAP_FREE),
                     cgroup == null ? 0 : cgroup.usageBytes(), localBytes, ExpiryJobBench.bytesWritten(),
                     none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
                     none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
