@@ -16,7 +16,10 @@ import io.lethe.engine.internal.NativeLibrary;
  * @param freeBytes of that, kept free for later allocations
  */
 public record HeapUsage(long mappedBytes, long inUseBytes, long freeBytes) {
-    /** The heaps now; thread-safe (it briefly locks each of the allocator's arenas). */
+    /**
+     * The heaps now; thread-safe. glibc walks each arena's free chunks under that arena's lock, which takes
+     * milliseconds on a large, fragmented heap: take it at most about once per second.
+     */
     public static HeapUsage now() {
         NativeLibrary.ensureLoaded();
         long[] v = Native.heapUsage();
