@@ -107,10 +107,11 @@ final class Timeline implements AutoCloseable {
         }
         if (samples.size() % PRINT_EVERY_SAMPLES == 0) {
             System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s, RSS %s (heap %s,"
-                            + " native %s, Lethe's budget %s), container %s%n", what, s.phase(), now, records, rate,
-                    ExpiryJobBench.mib(localBytes), ExpiryJobBench.mib(s.rssBytes()),
+                            + " native %s, Lethe's budget %s, C heap %s in use and %s free), container %s%n", what,
+                    s.phase(), now, records, rate, ExpiryJobBench.mib(localBytes), ExpiryJobBench.mib(s.rssBytes()),
                     ExpiryJobBench.mib(s.heapUsedBytes()), ExpiryJobBench.mib(s.nativeBytes()),
-                    ExpiryJobBench.mib(s.engineBytes()), ExpiryJobBench.mib(s.containerBytes()));
+                    ExpiryJobBench.mib(s.engineBytes()), ExpiryJobBench.mib(s.nativeHeapInUseBytes()),
+                    ExpiryJobBench.mib(s.nativeHeapFreeBytes()), ExpiryJobBench.mib(s.containerBytes()));
         }
     }
 
