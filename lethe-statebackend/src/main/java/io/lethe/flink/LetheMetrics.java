@@ -81,12 +81,14 @@ final class LetheMetrics {
 
     private void heapGauge(MetricGroup group, String name, ToLongFunction<HeapUsage> value) {
         group.gauge(name, (Gauge<Long>) () -> {
-            current();
-            return heap() == null ? 0L : value.applyAsLong(heap());
+            HeapUsage h = currentHeap();
+            return h == null ? 0L : value.applyAsLong(h);
         });
     }
 
-    private synchronized HeapUsage heap() {
+    /** The heaps as of the statistics the gauges serve now. */
+    private synchronized HeapUsage currentHeap() {
+        current();
         return cachedHeap;
     }
 
