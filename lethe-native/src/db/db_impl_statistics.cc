@@ -70,14 +70,16 @@ DbStatistics DBImpl::GetStatistics() {
   {
     std::lock_guard<std::mutex> l(mu_);
     const uint64_t now = clock_->NowMicros();
-    for (const auto& [id, cfd] : cfds_) {
-      st.column_families.push_back(ColumnFamilyStatisticsOf(*cfd, now));
-      for (const LevelStatistics& ls : st.column_families.back().levels) st.live_bytes += ls.bytes;
-    }
+    for (const auto& [id, cfd] : cfds_) st.column_families.push_back(ColumnFamilyStatisticsOf(*cfd, now));
     // After the files, under the same lock: a flush or compaction counts
     // itself in the tickers under mu_ together with installing its files, so
     // the counts cover at least what the files show.
     for (int t = 0; t < kTickerCount; t++) st.Set(static_cast<Ticker>(t), tickers_[t].load());
+  }
+  // Not a counter: what the files hold now (set after the counters, which
+  // would overwrite it).
+  for (const ColumnFamilyStatistics& cs : st.column_families) {
+    for (const LevelStatistics& ls : cs.levels) st.live_bytes += ls.bytes;
   }
   st.bytes_read_table = read_counters_.bytes_read.Sum();
   st.bloom_useful = read_counters_.bloom_useful.Sum();

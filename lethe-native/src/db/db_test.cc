@@ -476,6 +476,11 @@ TEST_F(DBTest, ManyWritesBuildLevels) {
   ASSERT_EQ(st.column_families.size(), 1u);
   EXPECT_GT(st.column_families[0].levels.size(), 2u);
   EXPECT_GT(st.bytes_written_compaction, 0u);
+  uint64_t level_bytes = 0;
+  for (const LevelStatistics& l : st.column_families[0].levels) level_bytes += l.bytes;
+  EXPECT_GT(level_bytes, 0u);
+  EXPECT_EQ(st.live_bytes, level_bytes) << "live_bytes: every level's files";
+  EXPECT_EQ(st.Get(Ticker::kLiveBytes), level_bytes);
   for (int i = 0; i < 20000; i += 97) EXPECT_EQ(Get("key" + std::to_string(i)), value);
   std::string stats;
   EXPECT_TRUE(db_->GetProperty(cf_, "lethe.stats", &stats));

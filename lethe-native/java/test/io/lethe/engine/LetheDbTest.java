@@ -323,6 +323,7 @@ class LetheDbTest {
         assertTrue(st.get(Ticker.USER_BYTES_WRITTEN) > 300_000);
         assertEquals("default", st.columnFamilies().get(0).name());
         assertTrue(st.columnFamilies().get(0).totalBytes() > 0);
+        assertEquals(st.columnFamilies().get(0).totalBytes(), st.get(Ticker.LIVE_BYTES), "live bytes: the files'");
         db.compactAll();
         st = db.statistics();
         assertTrue(st.get(Ticker.COMPACTIONS_MANUAL) + st.get(Ticker.TRIVIAL_MOVES) > 0, st.toString());
