@@ -37,6 +37,13 @@ public final class BackendGauges implements MetricReporter {
      */
     static final String HEAP_IN_USE = "native-heap-in-use-bytes";
     static final String HEAP_FREE = "native-heap-free-bytes";
+    /**
+     * The engine gauges of its table files, per engine: bytes of the live files, bytes of the pages dropped
+     * whole so far, and local storage given back by punching holes for them so far.
+     */
+    static final String LIVE_BYTES = "live-bytes";
+    static final String PAGE_BYTES_DROPPED = "page-bytes-dropped";
+    static final String BYTES_PUNCHED = "bytes-punched";
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
 
     /** Registers this reporter in a cluster's configuration. */
