@@ -38,10 +38,12 @@ public final class BackendGauges implements MetricReporter {
     static final String HEAP_IN_USE = "native-heap-in-use-bytes";
     static final String HEAP_FREE = "native-heap-free-bytes";
     /**
-     * The engine gauges of its table files, per engine: bytes of the live files, bytes of the pages dropped
-     * whole so far, and local storage given back by punching holes for them so far.
+     * The engine gauges of its table files and their expiry, per engine: bytes of the live files, and so far
+     * the horizon moves, the bytes of the pages dropped whole and the local storage given back by punching
+     * holes for them.
      */
     static final String LIVE_BYTES = "live-bytes";
+    static final String HORIZON_ADVANCES = "horizon-advances";
     static final String PAGE_BYTES_DROPPED = "page-bytes-dropped";
     static final String BYTES_PUNCHED = "bytes-punched";
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();

@@ -22,22 +22,23 @@ final class Timeline implements AutoCloseable {
      * One sample; {@code seconds} since the run started, latencies of the second before it in µs; {@code
      * nativeResidentBytes} native memory with the heap's resident pages subtracted instead of its committed
      * size (-1: unknown; see {@link ProcessMemory}); {@code engineBytes} what Lethe's memory budget holds (0
-     * on other backends); {@code files} Lethe's table files (zeros on other backends).
+     * on other backends); {@code expiry} what Lethe's expiry did to its files (zeros on other backends).
      */
     record Sample(double seconds, String phase, long records, double recordsPerSecond, long rssBytes,
             long heapUsedBytes, long nativeBytes, long nativeResidentBytes, long engineBytes,
             long nativeHeapInUseBytes, long nativeHeapFreeBytes, long containerBytes, long localBytes,
-            EngineFiles files, long writtenBytes, double p50Micros, double p99Micros) {}
+            EngineExpiry expiry, long writtenBytes, double p50Micros, double p99Micros) {}
 
     /**
-     * Lethe's table files, summed over its engines: the live files' bytes, and so far the bytes of pages
-     * dropped whole and the local storage given back by punching holes for them. Next to the local disk
-     * usage they tell files kept after they left the engine, or dropped pages not yet punched, from live
-     * state.
+     * What Lethe's expiry did to its table files, summed over its engines: the live files' bytes, and so
+     * far the horizon moves, the bytes of pages dropped whole and the local storage given back by punching
+     * holes for them. Next to the local disk usage they tell expired data not dropped, or dropped but not
+     * punched, from live state.
      */
-    record EngineFiles(long liveBytes, long pageBytesDropped, long bytesPunched) {
-        static EngineFiles now() {
-            return new EngineFiles(BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.LIVE_BYTES),
+    record EngineExpiry(long liveBytes, long horizonAdvances, long pageBytesDropped, long bytesPunched) {
+        static EngineExpiry now() {
+            return new EngineExpiry(BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.LIVE_BYTES),
+                    BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.HORIZON_ADVANCES),
                     BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.PAGE_BYTES_DROPPED),
                     BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.BYTES_PUNCHED));
         }
@@ -114,7 +115,7 @@ final class Timeline implements AutoCloseable {
                     memory.nativeBytes(), memory.nativeBytesOfResidentHeap(), engineBytes,
                     BackendGauges.max(BackendGauges.ENGINE, BackendGauges.HEAP_IN_USE),
                     BackendGauges.max(BackendGauges.ENGINE, BackendGauges.HEAP_FREE),
-                    cgroup == null ? 0 : cgroup.usageBytes(), localBytes, EngineFiles.now(),
+                    cgroup == null ? 0 : cgroup.usageBytes(), localBytes, EngineExpiry.now(),
                     ExpiryJobBench.bytesWritten(),
                     none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
                     none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
@@ -124,7 +125,7 @@ final class Timeline implements AutoCloseable {
             System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s (live files %s), RSS %s (heap %s,"
                             + " native %s, Lethe's budget %s, C heap %s in use and %s free), container %s%n", what,
                     s.phase(), now, records, rate, ExpiryJobBench.mib(localBytes),
-                    ExpiryJobBench.mib(s.files().liveBytes()), ExpiryJobBench.mib(s.rssBytes()),
+                    ExpiryJobBench.mib(s.expiry().liveBytes()), ExpiryJobBench.mib(s.rssBytes()),
                     ExpiryJobBench.mib(s.heapUsedBytes()), ExpiryJobBench.mib(s.nativeBytes()),
                     ExpiryJobBench.mib(s.engineBytes()), ExpiryJobBench.mib(s.nativeHeapInUseBytes()),
                     ExpiryJobBench.mib(s.nativeHeapFreeBytes()), ExpiryJobBench.mib(s.containerBytes()));
