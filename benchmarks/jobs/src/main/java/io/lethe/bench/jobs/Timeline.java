@@ -122,8 +122,9 @@ final class Timeline implements AutoCloseable {
             samples.add(s);
         }
         if (samples.size() % PRINT_EVERY_SAMPLES == 0) {
-            System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s (live files %s), RSS %s (heap %s,"
-                            + " native %s, Lethe's budget %s, C heap %s in use and %s free), container %s%n", what,
+            System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s (live files %s),"
+                            + " RSS %s (heap %s, native %s, Lethe's budget %s, C heap %s in use and %s free),"
+                            + " container %s%n", what,
                     s.phase(), now, records, rate, ExpiryJobBench.mib(localBytes),
                     ExpiryJobBench.mib(s.expiry().liveBytes()), ExpiryJobBench.mib(s.rssBytes()),
                     ExpiryJobBench.mib(s.heapUsedBytes()), ExpiryJobBench.mib(s.nativeBytes()),
