@@ -11,6 +11,13 @@ namespace {
 
 uint64_t AgeUs(uint64_t now, uint64_t t) { return t == 0 || now < t ? 0 : now - t; }
 
+// Bytes of a family's table files, over every level.
+uint64_t FileBytes(const ColumnFamilyStatistics& cs) {
+  uint64_t sum = 0;
+  for (const LevelStatistics& ls : cs.levels) sum += ls.bytes;
+  return sum;
+}
+
 // What the files of one level hold; tombstone ages as shares of D_th (`threshold_us`, 0: FADE off).
 LevelStatistics LevelStatisticsOf(const std::vector<FileRef>& files, int level, uint64_t now,
                                   uint64_t threshold_us) {
@@ -78,9 +85,7 @@ DbStatistics DBImpl::GetStatistics() {
   }
   // Not a counter: what the files hold now (set after the counters, which
   // would overwrite it).
-  for (const ColumnFamilyStatistics& cs : st.column_families) {
-    for (const LevelStatistics& ls : cs.levels) st.live_bytes += ls.bytes;
-  }
+  for (const ColumnFamilyStatistics& cs : st.column_families) st.live_bytes += FileBytes(cs);
   st.bytes_read_table = read_counters_.bytes_read.Sum();
   st.bloom_useful = read_counters_.bloom_useful.Sum();
   st.table_opens = read_counters_.opens.Sum();
@@ -161,9 +166,7 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* cf, std::string_view property, std:
     return true;
   }
   if (property == "lethe.total-bytes") {
-    uint64_t sum = 0;
-    for (const auto& ls : cs->levels) sum += ls.bytes;
-    *value = std::to_string(sum);
+    *value = std::to_string(FileBytes(*cs));
     return true;
   }
   if (property == "lethe.oldest-delete-key") {
