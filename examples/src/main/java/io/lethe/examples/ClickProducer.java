@@ -2,13 +2,16 @@ package io.lethe.examples;
 
 import org.apache.flink.util.ParameterTool;
 
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.util.Locale;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Writes the generated click stream ({@link ClickStream}) to a Kafka topic as text lines {@code
@@ -39,7 +42,10 @@ public final class ClickProducer {
         }
     }
 
-    /** Sends clicks {@code [from, to)} and waits until the broker acknowledged all of them. */
+    /**
+     * Sends clicks {@code [from, to)} and waits until the broker acknowledged all of them; a send
+     * that failed after the producer's retries fails the call (its records are not on the topic).
+     */
     public static void produce(String bootstrapServers, String topic, ClickStream stream, long from, long to,
             long ratePerSecond, Key key) throws InterruptedException {
         Properties props = new Properties();
@@ -49,10 +55,16 @@ public final class ClickProducer {
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         long start = System.nanoTime();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        Callback sent = (metadata, e) -> {
+            if (e != null) {
+                failure.compareAndSet(null, e);
+            }
+        };
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
-            for (long i = from; i < to; i++) {
+            for (long i = from; i < to && failure.get() == null; i++) {
                 Click c = stream.click(i);
-                producer.send(new ProducerRecord<>(topic, key.of(c), c.toCsv()));
+                producer.send(new ProducerRecord<>(topic, key.of(c), c.toCsv()), sent);
                 if (ratePerSecond > 0) {
                     long due = start + (i - from + 1) * 1_000_000_000L / ratePerSecond;
                     long wait = due - System.nanoTime();
@@ -62,6 +74,9 @@ public final class ClickProducer {
                 }
             }
             producer.flush();
+        }
+        if (failure.get() != null) {
+            throw new KafkaException("Sending clicks " + from + "-" + (to - 1) + " to " + topic + " failed", failure.get());
         }
     }
 

@@ -6,6 +6,8 @@ import io.lethe.examples.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 
@@ -106,6 +108,18 @@ abstract class KafkaBroker implements AutoCloseable {
     List<String> readDecided(String topic) {
         TopicReader.awaitDecided(bootstrapServers(), topic, Duration.ofSeconds(60));
         return readCommitted(topic);
+    }
+
+    /**
+     * The sum of {@code topic}'s end offsets: every record written to it, committed, aborted or in an
+     * open transaction, and the transactions' commit and abort markers.
+     */
+    long offsets(String topic) throws Exception {
+        try (Admin admin = admin()) {
+            List<TopicPartition> partitions = TopicReader.partitions(admin, topic);
+            return TopicReader.endOffsets(admin, partitions, IsolationLevel.READ_UNCOMMITTED).values().stream()
+                    .mapToLong(Long::longValue).sum();
+        }
     }
 
     /** Kafka's own image, in Docker. */

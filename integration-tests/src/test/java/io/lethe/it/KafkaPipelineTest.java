@@ -104,21 +104,21 @@ class KafkaPipelineTest {
     void outputEqualsThePlainComputation(@TempDir Path dir) throws Exception {
         String name = "clean";
         createTopics(name);
-        ClickProducer.produce(KAFKA.broker().bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
+        produceAll(name);
         start(lethe(dir), 2, name, true, false).getJobExecutionResult().get(3, TimeUnit.MINUTES);
-        OutputLines.assertSame(expected(), KAFKA.broker().readDecided(name + "-out"), "");
+        OutputLines.assertSame(expected(), KAFKA.broker().readDecided(name + "-out"), offsets(name));
     }
 
     @Test
     void aTaskFailureInTheMiddleChangesNothing(@TempDir Path dir) throws Exception {
         String name = "failure";
         createTopics(name);
-        ClickProducer.produce(KAFKA.broker().bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
+        produceAll(name);
         FailAfterUncommittedOutput.failedAfter = 0;
         start(lethe(dir), 2, name, true, true).getJobExecutionResult().get(3, TimeUnit.MINUTES);
         assertTrue(FailAfterUncommittedOutput.failedAfter > 0, "no failure was injected");
         OutputLines.assertSame(expected(), KAFKA.broker().readDecided(name + "-out"), "after a failure that followed "
-                + FailAfterUncommittedOutput.failedAfter + " results not yet covered by a checkpoint");
+                + FailAfterUncommittedOutput.failedAfter + " results not yet covered by a checkpoint; " + offsets(name));
     }
 
     @ParameterizedTest
@@ -184,6 +184,21 @@ class KafkaPipelineTest {
                 producer.send(new ProducerRecord<>(topic, p, null, new Click(-1 - p, end, 0, 0).toCsv())).get();
             }
         }
+    }
+
+    /** All clicks to the test's input topic, which then holds exactly them. */
+    private static void produceAll(String name) throws Exception {
+        ClickProducer.produce(KAFKA.broker().bootstrapServers(), name + "-in", STREAM, 0, CLICKS, 0);
+        assertEquals(CLICKS, KAFKA.broker().offsets(name + "-in"), "records on " + name + "-in");
+    }
+
+    /**
+     * What the topics of a bounded run hold, for a failure's message: tells a job that read nothing
+     * from one whose transactions were aborted or never written.
+     */
+    private static String offsets(String name) throws Exception {
+        return "the input topic's end offsets sum to " + KAFKA.broker().offsets(name + "-in") + ", the output topic's to "
+                + KAFKA.broker().offsets(name + "-out") + " (records committed, aborted or open, and markers)";
     }
 
     private static void createTopics(String name) throws Exception {
