@@ -130,7 +130,15 @@ enum class CompactionReason : int {
     "Files compacted alone, in place, because secondary deletes would have rewritten every page they held.") \
   X(kCompactionBytesPageRewrite, compaction_bytes_page_rewrite, "Bytes written by those compactions.") \
   X(kHeapTrims, heap_trims,                                                                        \
-    "Heap trims this database ran (the allocator's free memory given back to the operating system): after flushes and compactions, and when the page cache gave way to growing memtables.")
+    "Heap trims this database ran (the allocator's free memory given back to the operating system): after flushes and compactions, and when the page cache gave way to growing memtables.") \
+  X(kHeldVersions, held_versions,                                                                   \
+    "Versions of the file set held besides the current one, by iterators, checkpoints and background work (not a counter).") \
+  X(kOldestHeldVersionAgeUs, oldest_held_version_age_us,                                            \
+    "How long ago the oldest held version stopped being current, in microseconds (0: none held; not a counter).") \
+  X(kObsoleteFileBytesHeld, obsolete_file_bytes_held,                                               \
+    "Bytes of table files no longer current that held versions keep on disk (not a counter).")      \
+  X(kOpenIterators, open_iterators, "Iterators open now (not a counter).")                          \
+  X(kOpenCheckpoints, open_checkpoints, "Checkpoint copies begun and not yet released (not a counter).")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -58,6 +58,7 @@ void SkipRangeDeleted(const std::vector<TombstoneSource>& sources, const std::ve
 struct PinnedSources {
   std::shared_ptr<const SuperVersion> sv;
   std::shared_ptr<const std::vector<TombstoneSource>> tombstones;
+  LiveCounter::Token open;  // counts the iterator
 };
 
 // sv without its mutable memtable when none of that memtable's entries is
@@ -450,7 +451,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
   SkipRangeDeleted(*tombstones, source_of, seq, &ticker(Ticker::kRangeDeleteSkips), &iters);
   const SecondaryDeletes* secondary = &sv->files->secondary;
   // The source iterators point into the tombstones: they live as long as the super version.
-  auto pin = std::make_shared<PinnedSources>(PinnedSources{std::move(sv), std::move(tombstones)});
+  auto pin = std::make_shared<PinnedSources>(
+      PinnedSources{std::move(sv), std::move(tombstones), LiveCounter::Token(&open_iterators_)});
   return NewDBIterator(NewMergingIterator(std::move(iters)), seq, o, std::move(pin), secondary);
 }
 

@@ -37,6 +37,7 @@
 #include "lethe/db.h"
 #include "memtable/memtable.h"
 #include "version/table_cache.h"
+#include "util/live_counter.h"
 #include "version/version_set.h"
 #include "wal/log_writer.h"
 
@@ -380,6 +381,8 @@ class DBImpl final : public DB {
   // Bytes checkpoints wrote from memtables into their copies since the
   // memtables last went to files (BeginCheckpoint).
   std::atomic<uint64_t> checkpoint_image_bytes_{0};
+  LiveCounter open_iterators_;    // iterators reading this database
+  LiveCounter open_checkpoints_;  // checkpoint copies not yet released
   size_t uncharged_bytes_ = 0;  // written but not yet charged to the budget (write_mu_)
 
   std::multiset<SequenceNumber> snapshots_;

@@ -58,7 +58,7 @@ static void RemoveCopy(Env* env, const std::string& dir) {
 class DBImpl::CheckpointCopy final : public PendingCheckpoint {
  public:
   CheckpointCopy(DBImpl* db, std::string dir, const CheckpointOptions& options)
-      : db_(db), dir_(std::move(dir)), options_(options) {}
+      : db_(db), dir_(std::move(dir)), options_(options), open_(&db->open_checkpoints_) {}
   ~CheckpointCopy() override {
     if (!finished_) RemoveCopy(db_->env_, dir_);
   }
@@ -79,6 +79,7 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
   SequenceNumber seq_ = 0;  // the copy holds every write up to it
   std::vector<MemtableImage> images_;
   bool finished_ = false;
+  LiveCounter::Token open_;  // counts the copy until it is released
 };
 
 void DBImpl::CaptureCheckpoint(CheckpointCopy* copy) {

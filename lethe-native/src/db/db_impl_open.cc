@@ -30,7 +30,7 @@ DBImpl::DBImpl(const Options& options, std::string dbname)
   ro.counters = &read_counters_;
   table_cache_ = std::make_unique<TableCache>(dbname_, env_, options_.max_open_files, ro, budget_);
   if (options_.multi_get_threads > 0) read_pool_ = std::make_unique<ReadPool>(std::min(options_.multi_get_threads, 64));
-  versions_ = std::make_unique<VersionSet>(dbname_, env_);
+  versions_ = std::make_unique<VersionSet>(dbname_, env_, clock_);
 }
 
 DBImpl::TrimHeapOnClose::~TrimHeapOnClose() {

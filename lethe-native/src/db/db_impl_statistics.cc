@@ -82,7 +82,13 @@ DbStatistics DBImpl::GetStatistics() {
     // itself in the tickers under mu_ together with installing its files, so
     // the counts cover at least what the files show.
     for (int t = 0; t < kTickerCount; t++) st.Set(static_cast<Ticker>(t), tickers_[t].load());
+    const VersionSet::HeldVersions held = versions_->GetHeldVersions();
+    st.held_versions = held.count;
+    st.oldest_held_version_age_us = held.oldest_age_us;
+    st.obsolete_file_bytes_held = held.obsolete_file_bytes;
   }
+  st.open_iterators = open_iterators_.value();
+  st.open_checkpoints = open_checkpoints_.value();
   // Not a counter: what the files hold now (set after the counters, which
   // would overwrite it).
   for (const ColumnFamilyStatistics& cs : st.column_families) st.live_bytes += FileBytes(cs);

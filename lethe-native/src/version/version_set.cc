@@ -62,8 +62,12 @@ static Status SetCurrentFile(Env* env, const std::string& dbname, uint64_t manif
 }
 
 void VersionSet::Install(std::shared_ptr<const Version> v) {
-  versions_.remove_if([](const std::weak_ptr<const Version>& w) { return w.expired(); });
-  versions_.push_back(v);
+  versions_.remove_if([](const Installed& i) { return i.version.expired(); });
+  const uint64_t now = clock_->NowMicros();
+  for (Installed& i : versions_) {
+    if (i.replaced_us == 0) i.replaced_us = now;
+  }
+  versions_.push_back(Installed{v, 0});
   current_ = std::move(v);
 }
 
@@ -231,9 +235,9 @@ Status VersionSet::LogAndApply(VersionEdit* edit) {
 }
 
 bool VersionSet::AnyLiveFileRecord(const std::function<bool(const FileMetaData&)>& fn) {
-  versions_.remove_if([](const std::weak_ptr<const Version>& w) { return w.expired(); });
-  for (const auto& w : versions_) {
-    VersionRef v = w.lock();
+  versions_.remove_if([](const Installed& i) { return i.version.expired(); });
+  for (const Installed& i : versions_) {
+    VersionRef v = i.version.lock();
     if (!v) continue;
     for (const auto& [id, files] : v->cfs) {
       for (int l = 0; l < kNumLevels; l++) {
@@ -244,6 +248,42 @@ bool VersionSet::AnyLiveFileRecord(const std::function<bool(const FileMetaData&)
     }
   }
   return false;
+}
+
+// Calls fn for each file record of v.
+template <typename Fn>
+static void ForEachFileRecord(const Version& v, Fn&& fn) {
+  for (const auto& [id, files] : v.cfs) {
+    for (int l = 0; l < kNumLevels; l++) {
+      for (const FileRef& f : files->levels[l]) fn(*f);
+    }
+  }
+}
+
+VersionSet::HeldVersions VersionSet::GetHeldVersions() {
+  versions_.remove_if([](const Installed& i) { return i.version.expired(); });
+  std::set<uint64_t> current;  // table files, patch tables included
+  ForEachFileRecord(*current_, [&current](const FileMetaData& f) {
+    current.insert(f.number);
+    if (f.patch_file != 0) current.insert(f.patch_file);
+  });
+  HeldVersions held;
+  std::set<uint64_t> counted;
+  auto count_obsolete = [&](uint64_t number, uint64_t bytes) {
+    if (number != 0 && !current.count(number) && counted.insert(number).second) held.obsolete_file_bytes += bytes;
+  };
+  const uint64_t now = clock_->NowMicros();
+  for (const Installed& i : versions_) {
+    VersionRef v = i.version.lock();
+    if (!v || v == current_) continue;
+    held.count++;
+    held.oldest_age_us = std::max(held.oldest_age_us, now > i.replaced_us ? now - i.replaced_us : 1);
+    ForEachFileRecord(*v, [&](const FileMetaData& f) {
+      count_obsolete(f.number, f.file_size);
+      count_obsolete(f.patch_file, f.patch_size);
+    });
+  }
+  return held;
 }
 
 void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {

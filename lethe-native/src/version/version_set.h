@@ -35,7 +35,9 @@ FileType ParseFileName(const std::string& name, uint64_t* number);
 
 class VersionSet {
  public:
-  VersionSet(std::string dbname, Env* env) : dbname_(std::move(dbname)), env_(env) {}
+  // `clock` times how long old versions are held (GetHeldVersions).
+  VersionSet(std::string dbname, Env* env, Clock* clock = Clock::Default())
+      : dbname_(std::move(dbname)), env_(env), clock_(clock) {}
 
   // Creates the files of an empty database with a default column family.
   Status CreateNew(const ColumnFamilyOptions& default_cf_options);
@@ -78,6 +80,17 @@ class VersionSet {
   // pages that later versions dropped.
   bool AnyLiveRecordReads(uint64_t number, const std::vector<uint32_t>& pages);
 
+  // The versions held besides the current one (by readers, checkpoints and
+  // background work): how many, how long ago the oldest of them stopped being
+  // current (0: none held), and the bytes of the table files only they keep
+  // (obsolete files that cannot be deleted yet).
+  struct HeldVersions {
+    uint64_t count = 0;
+    uint64_t oldest_age_us = 0;
+    uint64_t obsolete_file_bytes = 0;
+  };
+  HeldVersions GetHeldVersions();
+
   // Encodes the full current state as one edit.
   void EncodeSnapshot(VersionEdit* edit) const;
 
@@ -90,8 +103,15 @@ class VersionSet {
 
   std::string dbname_;
   Env* env_;
+  Clock* clock_;
   VersionRef current_ = std::make_shared<Version>();
-  std::list<std::weak_ptr<const Version>> versions_;  // every version still maybe in use
+  // Every version still maybe in use, with when it stopped being current (0:
+  // it is current).
+  struct Installed {
+    std::weak_ptr<const Version> version;
+    uint64_t replaced_us = 0;
+  };
+  std::list<Installed> versions_;
   std::unique_ptr<log::Writer> manifest_;
   Status manifest_error_;  // sticky: set when an append or sync failed
   uint64_t manifest_number_ = 0;

@@ -301,6 +301,28 @@ class LetheDbTest {
         assertFalse(Files.exists(abandoned));
     }
 
+    /** Open iterators and checkpoints count in the statistics until closed; the iterator holds a version. */
+    @Test
+    void openIteratorsAndCheckpointsAreCounted() throws Exception {
+        db.put(cf, b("a"), b("1"));
+        db.flush();
+        LetheIterator it = db.newIterator(cf);
+        PendingCheckpoint copy = db.beginCheckpoint(dir.resolve("copy").toString());
+        Statistics st = db.statistics();
+        assertEquals(1, st.get(Ticker.OPEN_ITERATORS));
+        assertEquals(1, st.get(Ticker.OPEN_CHECKPOINTS));
+        db.put(cf, b("b"), b("2"));
+        db.flush();  // a new version: the iterator's and the copy's is held
+        assertTrue(db.statistics().get(Ticker.HELD_VERSIONS) >= 1);
+        it.close();
+        copy.close();
+        st = db.statistics();
+        assertEquals(0, st.get(Ticker.OPEN_ITERATORS));
+        assertEquals(0, st.get(Ticker.OPEN_CHECKPOINTS));
+        assertEquals(0, st.get(Ticker.HELD_VERSIONS));
+        assertEquals(0, st.get(Ticker.OLDEST_HELD_VERSION_AGE_US));
+    }
+
     @Test
     void liveFilesStatisticsAndProperties() throws Exception {
         java.util.Random random = new java.util.Random(7);

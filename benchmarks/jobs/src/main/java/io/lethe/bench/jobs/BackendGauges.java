@@ -46,6 +46,15 @@ public final class BackendGauges implements MetricReporter {
     static final String HORIZON_ADVANCES = "horizon-advances";
     static final String PAGE_BYTES_DROPPED = "page-bytes-dropped";
     static final String BYTES_PUNCHED = "bytes-punched";
+    /**
+     * The engine gauges of what holds old versions of its file set, per engine: how long the oldest held
+     * version has been held (µs), the bytes of files only held versions keep, the iterators and the
+     * checkpoint copies open.
+     */
+    static final String OLDEST_HELD_VERSION_AGE_US = "oldest-held-version-age-us";
+    static final String OBSOLETE_FILE_BYTES_HELD = "obsolete-file-bytes-held";
+    static final String OPEN_ITERATORS = "open-iterators";
+    static final String OPEN_CHECKPOINTS = "open-checkpoints";
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
 
     /** Registers this reporter in a cluster's configuration. */

@@ -41,15 +41,20 @@ final class LargeStateResult {
             csv.println("job,backend,seconds,phase,records,records_per_s,rss_bytes,heap_used_bytes,native_bytes,"
                     + "native_resident_bytes,engine_bytes,native_heap_in_use_bytes,native_heap_free_bytes,"
                     + "container_bytes,local_bytes,engine_live_bytes,engine_horizon_advances,engine_page_bytes_dropped,"
-                    + "engine_bytes_punched,written_bytes,latency_p50_us,latency_p99_us");
+                    + "engine_bytes_punched,engine_oldest_held_version_age_ms,engine_obsolete_bytes_held,"
+                    + "engine_open_iterators,engine_open_checkpoints,written_bytes,latency_p50_us,latency_p99_us");
             for (Timeline.Sample s : samples) {
                 Timeline.EngineExpiry e = s.expiry();
-                csv.printf(Locale.ROOT, "%s,%s,%.1f,%s,%d,%.0f,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s%n", job,
+                Timeline.EngineHolds h = s.holds();
+                csv.printf(Locale.ROOT, "%s,%s,%.1f,%s,%d,%.0f,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,"
+                        + "%s,%s%n", job,
                         backend, s.seconds(), s.phase(), s.records(), s.recordsPerSecond(), s.rssBytes(),
                         s.heapUsedBytes(), s.nativeBytes(),
                         s.nativeResidentBytes() < 0 ? "" : Long.toString(s.nativeResidentBytes()), s.engineBytes(),
                         s.nativeHeapInUseBytes(), s.nativeHeapFreeBytes(), s.containerBytes(), s.localBytes(),
-                        e.liveBytes(), e.horizonAdvances(), e.pageBytesDropped(), e.bytesPunched(), s.writtenBytes(),
+                        e.liveBytes(), e.horizonAdvances(), e.pageBytesDropped(), e.bytesPunched(),
+                        h.oldestHeldVersionAgeMs(), h.obsoleteBytesHeld(), h.openIterators(), h.openCheckpoints(),
+                        s.writtenBytes(),
                         cell(s.p50Micros()), cell(s.p99Micros()));
             }
         }

@@ -27,7 +27,7 @@ final class Timeline implements AutoCloseable {
     record Sample(double seconds, String phase, long records, double recordsPerSecond, long rssBytes,
             long heapUsedBytes, long nativeBytes, long nativeResidentBytes, long engineBytes,
             long nativeHeapInUseBytes, long nativeHeapFreeBytes, long containerBytes, long localBytes,
-            EngineExpiry expiry, long writtenBytes, double p50Micros, double p99Micros) {}
+            EngineExpiry expiry, EngineHolds holds, long writtenBytes, double p50Micros, double p99Micros) {}
 
     /**
      * What Lethe's expiry did to its table files, summed over its engines: the live files' bytes, and so
@@ -41,6 +41,22 @@ final class Timeline implements AutoCloseable {
                     BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.HORIZON_ADVANCES),
                     BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.PAGE_BYTES_DROPPED),
                     BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.BYTES_PUNCHED));
+        }
+    }
+
+    /**
+     * What holds old versions of Lethe's file sets (zeros on other backends): how long the oldest held
+     * version has been held (the largest over the engines), the bytes of table files no longer current
+     * that held versions keep on disk, and the iterators and checkpoint copies open (summed). A version
+     * held for minutes keeps obsolete files and the pages a horizon expired.
+     */
+    record EngineHolds(long oldestHeldVersionAgeMs, long obsoleteBytesHeld, long openIterators,
+            long openCheckpoints) {
+        static EngineHolds now() {
+            return new EngineHolds(BackendGauges.max(BackendGauges.ENGINE, BackendGauges.OLDEST_HELD_VERSION_AGE_US)
+                    / 1000, BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.OBSOLETE_FILE_BYTES_HELD),
+                    BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.OPEN_ITERATORS),
+                    BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.OPEN_CHECKPOINTS));
         }
     }
 
@@ -115,18 +131,19 @@ final class Timeline implements AutoCloseable {
                     memory.nativeBytes(), memory.nativeBytesOfResidentHeap(), engineBytes,
                     BackendGauges.max(BackendGauges.ENGINE, BackendGauges.HEAP_IN_USE),
                     BackendGauges.max(BackendGauges.ENGINE, BackendGauges.HEAP_FREE),
-                    cgroup == null ? 0 : cgroup.usageBytes(), localBytes, EngineExpiry.now(),
+                    cgroup == null ? 0 : cgroup.usageBytes(), localBytes, EngineExpiry.now(), EngineHolds.now(),
                     ExpiryJobBench.bytesWritten(),
                     none ? Double.NaN : second.getValueAtPercentile(50) / 1000.0,
                     none ? Double.NaN : second.getValueAtPercentile(99) / 1000.0);
             samples.add(s);
         }
         if (samples.size() % PRINT_EVERY_SAMPLES == 0) {
-            System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s (live files %s),"
-                            + " RSS %s (heap %s, native %s, Lethe's budget %s, C heap %s in use and %s free),"
-                            + " container %s%n", what,
+            System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s (live files %s,"
+                            + " obsolete files held %s for %,d s), RSS %s (heap %s, native %s, Lethe's budget %s,"
+                            + " C heap %s in use and %s free), container %s%n", what,
                     s.phase(), now, records, rate, ExpiryJobBench.mib(localBytes),
-                    ExpiryJobBench.mib(s.expiry().liveBytes()), ExpiryJobBench.mib(s.rssBytes()),
+                    ExpiryJobBench.mib(s.expiry().liveBytes()), ExpiryJobBench.mib(s.holds().obsoleteBytesHeld()),
+                    s.holds().oldestHeldVersionAgeMs() / 1000, ExpiryJobBench.mib(s.rssBytes()),
                     ExpiryJobBench.mib(s.heapUsedBytes()), ExpiryJobBench.mib(s.nativeBytes()),
                     ExpiryJobBench.mib(s.engineBytes()), ExpiryJobBench.mib(s.nativeHeapInUseBytes()),
                     ExpiryJobBench.mib(s.nativeHeapFreeBytes()), ExpiryJobBench.mib(s.containerBytes()));
