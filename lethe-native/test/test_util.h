@@ -1,16 +1,21 @@
-// Helpers shared by the native tests: golden files, and a database in a
-// MemEnv with the small accessors most DB tests need.
+// Helpers shared by the native tests: golden files, a database in a MemEnv
+// with the small accessors most DB tests need, and a gate that holds up the
+// removal of table files.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <string_view>
 
+#include "env/fault_injection_env.h"
 #include "lethe/db.h"
 #include "lethe/env.h"
 
@@ -27,6 +32,39 @@ inline void ExpectMatchesGolden(const std::string& name, const std::string& actu
   golden << in.rdbuf();
   EXPECT_EQ(actual, golden.str());
 }
+
+// Holds up every removal of a table file through `env` (a slow file system)
+// until Release: the thread removing it waits inside the removal.
+class RemovalGate {
+ public:
+  explicit RemovalGate(FaultInjectionEnv* env) {
+    env->SetRemoveHook([this](const std::string& fname) {
+      if (!fname.ends_with(".sst")) return;
+      std::unique_lock<std::mutex> l(mu_);
+      removing_ = true;
+      cv_.notify_all();
+      cv_.wait(l, [this] { return released_; });
+    });
+  }
+  // Whether a removal began within `timeout`.
+  bool AwaitRemoval(std::chrono::seconds timeout) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, timeout, [this] { return removing_; });
+  }
+  // Lets every removal through, now and later.
+  void Release() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool removing_ = false, released_ = false;
+};
 
 // A database at "/db" in a MemEnv. Subclasses fill options_ (env_ is set
 // here) and call Reopen().

@@ -138,7 +138,11 @@ enum class CompactionReason : int {
   X(kObsoleteFileBytesHeld, obsolete_file_bytes_held,                                               \
     "Bytes of table files no longer current that held versions keep on disk (not a counter).")      \
   X(kOpenIterators, open_iterators, "Iterators open now (not a counter).")                          \
-  X(kOpenCheckpoints, open_checkpoints, "Checkpoint copies begun and not yet released (not a counter).")
+  X(kOpenCheckpoints, open_checkpoints, "Checkpoint copies begun and not yet released (not a counter).") \
+  X(kRunningCompactionAgeUs, running_compaction_age_us,                                             \
+    "How long the compaction running now has run, in microseconds (0: none; not a counter). Page drops wait for it.") \
+  X(kRunningCompactionInputBytes, running_compaction_input_bytes,                                   \
+    "The input bytes of the compaction running now (0: none; not a counter).")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -28,6 +28,15 @@ struct CompactionPlan {
   // tombstones would reach the last level unchanged).
   bool allow_trivial_move = true;
 
+  // The bytes of the input files.
+  uint64_t InputBytes() const {
+    uint64_t bytes = 0;
+    for (const auto& level : inputs) {
+      for (const FileRef& f : level) bytes += f->file_size;
+    }
+    return bytes;
+  }
+
   // One input file and nothing to merge with: move it down unchanged.
   bool IsTrivialMove() const {
     return allow_trivial_move && inputs[0].size() == 1 && inputs[1].empty() && level != output_level;

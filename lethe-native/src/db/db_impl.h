@@ -391,6 +391,11 @@ class DBImpl final : public DB {
   bool shutting_down_ = false;
   std::atomic<bool> shutting_down_flag_{false};
   int manual_compactions_ = 0;  // CompactAll calls in progress
+  // The compaction running now (mu_): since when, and its input bytes; zeros if none.
+  struct RunningCompaction {
+    uint64_t since_us = 0;
+    uint64_t input_bytes = 0;
+  } running_compaction_;
   bool page_drops_pending_ = false;  // a secondary delete may have covered whole pages
   bool page_drops_deferred_ = false;  // partly covered pages wait: look again at the next periodic wake-up
   // Extents of dropped pages whose hole is not punched yet: waits until no

@@ -255,6 +255,12 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     return Status::OK();
   }
 
+  // Shown in the statistics while it runs; every return below holds mu_.
+  running_compaction_ = {clock_->NowMicros(), plan.InputBytes()};
+  struct EndsRunning {
+    RunningCompaction* running;
+    ~EndsRunning() { *running = {}; }
+  } ends_running{&running_compaction_};
   std::vector<SequenceNumber> snapshots = SnapshotList();
   VersionRef version = versions_->current();  // pins the input files
   std::shared_ptr<const ColumnFamilyFiles> files = version->cfs.at(cf);

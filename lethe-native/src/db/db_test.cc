@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -400,16 +399,7 @@ TEST_F(DBTest, MultiGetWalksEveryLevelAsGetDoes) {
 // or reader: the database mutex is released meanwhile.
 TEST_F(DBTest, WritesGoOnWhileObsoleteFilesAreRemoved) {
   FaultInjectionEnv slow(env_.get());
-  std::mutex mu;
-  std::condition_variable cv;
-  bool removing = false, release = false;
-  slow.SetRemoveHook([&](const std::string& fname) {
-    if (!fname.ends_with(".sst")) return;
-    std::unique_lock<std::mutex> l(mu);
-    removing = true;
-    cv.notify_all();
-    cv.wait(l, [&] { return release; });
-  });
+  RemovalGate gate(&slow);
   db_.reset();
   options_.env = &slow;
   options_.background_compactions = false;
@@ -419,9 +409,10 @@ TEST_F(DBTest, WritesGoOnWhileObsoleteFilesAreRemoved) {
     ASSERT_TRUE(db_->Flush().ok());
   }
   std::thread compaction([&] { EXPECT_TRUE(db_->CompactAll().ok()); });
-  {
-    std::unique_lock<std::mutex> l(mu);
-    ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(30), [&] { return removing; }));
+  if (!gate.AwaitRemoval(std::chrono::seconds(30))) {
+    gate.Release();
+    compaction.join();
+    FAIL() << "the compaction removed no input";
   }
   // The compaction's thread is inside a removal now.
   auto write = std::async(std::launch::async, [&] {
@@ -431,11 +422,7 @@ TEST_F(DBTest, WritesGoOnWhileObsoleteFilesAreRemoved) {
     return s.ok() && v == std::string(100, 'b');
   });
   const bool done = write.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-  {
-    std::lock_guard<std::mutex> l(mu);
-    release = true;
-  }
-  cv.notify_all();
+  gate.Release();
   compaction.join();
   ASSERT_TRUE(done) << "the write waited for the removal";
   EXPECT_TRUE(write.get());

@@ -1,10 +1,14 @@
-// What holds old versions of the file set: open iterators and checkpoint
-// copies, as the statistics report them (held versions, their age, the
-// obsolete file bytes they keep, open iterators and checkpoints).
+// What holds old versions of the file set and the work after it: open
+// iterators, checkpoint copies and the running compaction, as the statistics
+// report them (held versions, their age, the obsolete file bytes they keep,
+// open iterators and checkpoints, the running compaction's age and input).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
+#include "env/fault_injection_env.h"
 #include "lethe/db.h"
 #include "test_util.h"
 
@@ -73,6 +77,36 @@ TEST_F(HeldVersionsTest, ACheckpointCopyCountsUntilReleased) {
   EXPECT_EQ(st.open_checkpoints, 0u);
   EXPECT_EQ(st.held_versions, 0u);
   EXPECT_EQ(st.obsolete_file_bytes_held, 0u);
+}
+
+// A compaction shows while it runs (here held inside the removal of its
+// inputs), and the statistics read zeros once it ended.
+TEST_F(HeldVersionsTest, TheRunningCompactionShowsUntilItEnds) {
+  FaultInjectionEnv slow(env_.get());
+  RemovalGate gate(&slow);
+  db_.reset();
+  options_.env = &slow;
+  options_.background_compactions = false;
+  Reopen();
+  EXPECT_EQ(db_->GetStatistics().running_compaction_input_bytes, 0u);
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 500; i++) Put("k" + std::to_string(i), std::string(100, static_cast<char>('a' + round)));
+    ASSERT_TRUE(db_->Flush().ok());
+  }
+  std::thread compaction([&] { EXPECT_TRUE(db_->CompactAll().ok()); });
+  const bool reached = gate.AwaitRemoval(std::chrono::seconds(30));
+  const DbStatistics during = db_->GetStatistics();
+  gate.Release();
+  compaction.join();
+  ASSERT_TRUE(reached) << "the compaction removed no input";
+  EXPECT_GT(during.running_compaction_input_bytes, 0u);
+  EXPECT_EQ(during.running_compaction_input_bytes, during.bytes_written_flush) << "both flushed files are its input";
+  EXPECT_GT(during.running_compaction_age_us, 0u);
+  const DbStatistics after = db_->GetStatistics();
+  EXPECT_EQ(after.running_compaction_input_bytes, 0u);
+  EXPECT_EQ(after.running_compaction_age_us, 0u);
+  db_.reset();
+  options_.env = env_.get();
 }
 
 }  // namespace

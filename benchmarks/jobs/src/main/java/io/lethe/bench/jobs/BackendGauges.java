@@ -55,6 +55,9 @@ public final class BackendGauges implements MetricReporter {
     static final String OBSOLETE_FILE_BYTES_HELD = "obsolete-file-bytes-held";
     static final String OPEN_ITERATORS = "open-iterators";
     static final String OPEN_CHECKPOINTS = "open-checkpoints";
+    /** The engine gauges of the compaction running now, per engine: how long it has run (µs), its input bytes. */
+    static final String RUNNING_COMPACTION_AGE_US = "running-compaction-age-us";
+    static final String RUNNING_COMPACTION_INPUT_BYTES = "running-compaction-input-bytes";
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
 
     /** Registers this reporter in a cluster's configuration. */

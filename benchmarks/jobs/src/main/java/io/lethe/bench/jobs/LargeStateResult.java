@@ -42,19 +42,20 @@ final class LargeStateResult {
                     + "native_resident_bytes,engine_bytes,native_heap_in_use_bytes,native_heap_free_bytes,"
                     + "container_bytes,local_bytes,engine_live_bytes,engine_horizon_advances,engine_page_bytes_dropped,"
                     + "engine_bytes_punched,engine_oldest_held_version_age_ms,engine_obsolete_bytes_held,"
-                    + "engine_open_iterators,engine_open_checkpoints,written_bytes,latency_p50_us,latency_p99_us");
+                    + "engine_open_iterators,engine_open_checkpoints,engine_running_compaction_ms,"
+                    + "engine_running_compaction_input_bytes,written_bytes,latency_p50_us,latency_p99_us");
             for (Timeline.Sample s : samples) {
                 Timeline.EngineExpiry e = s.expiry();
                 Timeline.EngineHolds h = s.holds();
                 csv.printf(Locale.ROOT, "%s,%s,%.1f,%s,%d,%.0f,%d,%d,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,"
-                        + "%s,%s%n", job,
+                        + "%d,%d,%s,%s%n", job,
                         backend, s.seconds(), s.phase(), s.records(), s.recordsPerSecond(), s.rssBytes(),
                         s.heapUsedBytes(), s.nativeBytes(),
                         s.nativeResidentBytes() < 0 ? "" : Long.toString(s.nativeResidentBytes()), s.engineBytes(),
                         s.nativeHeapInUseBytes(), s.nativeHeapFreeBytes(), s.containerBytes(), s.localBytes(),
                         e.liveBytes(), e.horizonAdvances(), e.pageBytesDropped(), e.bytesPunched(),
                         h.oldestHeldVersionAgeMs(), h.obsoleteBytesHeld(), h.openIterators(), h.openCheckpoints(),
-                        s.writtenBytes(),
+                        h.runningCompactionMs(), h.runningCompactionInputBytes(), s.writtenBytes(),
                         cell(s.p50Micros()), cell(s.p99Micros()));
             }
         }

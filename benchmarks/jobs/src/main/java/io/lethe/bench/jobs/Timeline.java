@@ -45,18 +45,28 @@ final class Timeline implements AutoCloseable {
     }
 
     /**
-     * What holds old versions of Lethe's file sets (zeros on other backends): how long the oldest held
-     * version has been held (the largest over the engines), the bytes of table files no longer current
-     * that held versions keep on disk, and the iterators and checkpoint copies open (summed). A version
-     * held for minutes keeps obsolete files and the pages a horizon expired.
+     * What holds old versions of Lethe's file sets and what page drops wait for (zeros on other
+     * backends): how long the oldest held version has been held and the longest running compaction has
+     * run (the largest over the engines), the bytes of table files no longer current that held versions
+     * keep on disk, the iterators and checkpoint copies open and the running compactions' input bytes
+     * (summed). A version held for minutes keeps obsolete files, and page drops wait for the compaction
+     * running on the same thread: either keeps the pages a horizon expired.
      */
     record EngineHolds(long oldestHeldVersionAgeMs, long obsoleteBytesHeld, long openIterators,
-            long openCheckpoints) {
+            long openCheckpoints, long runningCompactionMs, long runningCompactionInputBytes) {
         static EngineHolds now() {
-            return new EngineHolds(BackendGauges.max(BackendGauges.ENGINE, BackendGauges.OLDEST_HELD_VERSION_AGE_US)
-                    / 1000, BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.OBSOLETE_FILE_BYTES_HELD),
-                    BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.OPEN_ITERATORS),
-                    BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.OPEN_CHECKPOINTS));
+            return new EngineHolds(ms(BackendGauges.OLDEST_HELD_VERSION_AGE_US),
+                    sum(BackendGauges.OBSOLETE_FILE_BYTES_HELD), sum(BackendGauges.OPEN_ITERATORS),
+                    sum(BackendGauges.OPEN_CHECKPOINTS), ms(BackendGauges.RUNNING_COMPACTION_AGE_US),
+                    sum(BackendGauges.RUNNING_COMPACTION_INPUT_BYTES));
+        }
+
+        private static long ms(String microsGauge) {
+            return BackendGauges.max(BackendGauges.ENGINE, microsGauge) / 1000;
+        }
+
+        private static long sum(String gauge) {
+            return BackendGauges.sum(BackendGauges.ENGINE, gauge);
         }
     }
 
@@ -139,11 +149,12 @@ final class Timeline implements AutoCloseable {
         }
         if (samples.size() % PRINT_EVERY_SAMPLES == 0) {
             System.out.printf(Locale.ROOT, "    %s %s: %.0f s, %,d records (%,.0f/s), local %s (live files %s,"
-                            + " obsolete files held %s for %,d s), RSS %s (heap %s, native %s, Lethe's budget %s,"
-                            + " C heap %s in use and %s free), container %s%n", what,
+                            + " obsolete files held %s for %,d s, compaction running %,d s), RSS %s (heap %s,"
+                            + " native %s, Lethe's budget %s, C heap %s in use and %s free), container %s%n", what,
                     s.phase(), now, records, rate, ExpiryJobBench.mib(localBytes),
                     ExpiryJobBench.mib(s.expiry().liveBytes()), ExpiryJobBench.mib(s.holds().obsoleteBytesHeld()),
-                    s.holds().oldestHeldVersionAgeMs() / 1000, ExpiryJobBench.mib(s.rssBytes()),
+                    s.holds().oldestHeldVersionAgeMs() / 1000, s.holds().runningCompactionMs() / 1000,
+                    ExpiryJobBench.mib(s.rssBytes()),
                     ExpiryJobBench.mib(s.heapUsedBytes()), ExpiryJobBench.mib(s.nativeBytes()),
                     ExpiryJobBench.mib(s.engineBytes()), ExpiryJobBench.mib(s.nativeHeapInUseBytes()),
                     ExpiryJobBench.mib(s.nativeHeapFreeBytes()), ExpiryJobBench.mib(s.containerBytes()));
