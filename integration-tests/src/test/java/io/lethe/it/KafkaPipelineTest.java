@@ -37,11 +37,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * End to end against a real Kafka broker ({@link KafkaBroker}): clicks from a Kafka topic, a TTL'd
@@ -198,7 +201,25 @@ class KafkaPipelineTest {
      */
     private static String offsets(String name) throws Exception {
         return "the input topic's end offsets sum to " + KAFKA.broker().offsets(name + "-in") + ", the output topic's to "
-                + KAFKA.broker().offsets(name + "-out") + " (records committed, aborted or open, and markers)";
+                + KAFKA.broker().offsets(name + "-out") + " (records committed, aborted or open, and markers)"
+                + committerErrors();
+    }
+
+    /**
+     * The first lines the Kafka sink's committer logged at WARN or above (the test log, see
+     * log4j2-test.properties): it drops a transaction it cannot commit for a known reason (fenced,
+     * aborted, unknown producer) with a log line only.
+     */
+    private static String committerErrors() throws IOException {
+        Path log = Path.of("target/integration-tests.log");
+        if (!Files.exists(log)) {
+            return "";
+        }
+        try (Stream<String> lines = Files.lines(log)) {
+            List<String> errors = lines.filter(l -> l.contains(" KafkaCommitter - ")).limit(3)
+                    .map(l -> l.length() > 400 ? l.substring(0, 400) + "..." : l).toList();
+            return errors.isEmpty() ? "; the committer logged nothing" : "; the committer logged: " + errors;
+        }
     }
 
     private static void createTopics(String name) throws Exception {
