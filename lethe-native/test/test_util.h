@@ -107,4 +107,17 @@ class MemDbTest : public ::testing::Test {
   ColumnFamilyHandle* cf_ = nullptr;
 };
 
+// A MemDbTest whose database writes small memtables, pages and files, so
+// that a few thousand entries make several files and levels.
+class SmallFilesDbTest : public MemDbTest {
+ protected:
+  void SetUp() override {
+    options_.write_buffer_size = 64 * 1024;
+    options_.cf_defaults.page_size = 256;
+    options_.cf_defaults.level1_bytes = 64 * 1024;
+    options_.cf_defaults.target_file_size = 16 * 1024;
+    Reopen();
+  }
+};
+
 }  // namespace lethe

@@ -87,7 +87,7 @@ DbStatistics DBImpl::GetStatistics() {
     st.oldest_held_version_age_us = held.oldest_age_us;
     st.obsolete_file_bytes_held = held.obsolete_file_bytes;
     if (running_compaction_.since_us != 0) {
-      st.running_compaction_age_us = std::max<uint64_t>(1, now - std::min(now, running_compaction_.since_us));
+      st.running_compaction_age_us = std::max<uint64_t>(1, AgeUs(now, running_compaction_.since_us));
       st.running_compaction_input_bytes = running_compaction_.input_bytes;
     }
   }

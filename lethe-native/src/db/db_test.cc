@@ -24,16 +24,7 @@
 namespace lethe {
 namespace {
 
-class DBTest : public MemDbTest {
- protected:
-  void SetUp() override {
-    options_.write_buffer_size = 64 * 1024;
-    options_.cf_defaults.page_size = 256;
-    options_.cf_defaults.level1_bytes = 64 * 1024;
-    options_.cf_defaults.target_file_size = 16 * 1024;
-    Reopen();
-  }
-};
+using DBTest = SmallFilesDbTest;
 
 TEST_F(DBTest, PutGetDelete) {
   Put("a", "1");

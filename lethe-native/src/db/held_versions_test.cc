@@ -15,14 +15,8 @@
 namespace lethe {
 namespace {
 
-class HeldVersionsTest : public MemDbTest {
+class HeldVersionsTest : public SmallFilesDbTest {
  protected:
-  void SetUp() override {
-    options_.write_buffer_size = 64 * 1024;
-    options_.cf_defaults.page_size = 256;
-    options_.cf_defaults.target_file_size = 16 * 1024;
-    Reopen();
-  }
   void Fill(const std::string& value) {
     for (int i = 0; i < 2000; i++) Put("key" + std::to_string(i), value);
     ASSERT_TRUE(db_->Flush().ok());

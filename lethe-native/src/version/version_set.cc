@@ -62,7 +62,7 @@ static Status SetCurrentFile(Env* env, const std::string& dbname, uint64_t manif
 }
 
 void VersionSet::Install(std::shared_ptr<const Version> v) {
-  versions_.remove_if([](const Installed& i) { return i.version.expired(); });
+  ForgetExpired();
   const uint64_t now = clock_->NowMicros();
   for (Installed& i : versions_) {
     if (i.replaced_us == 0) i.replaced_us = now;
@@ -234,38 +234,44 @@ Status VersionSet::LogAndApply(VersionEdit* edit) {
   return Status::OK();
 }
 
-bool VersionSet::AnyLiveFileRecord(const std::function<bool(const FileMetaData&)>& fn) {
-  versions_.remove_if([](const Installed& i) { return i.version.expired(); });
-  for (const Installed& i : versions_) {
-    VersionRef v = i.version.lock();
-    if (!v) continue;
-    for (const auto& [id, files] : v->cfs) {
-      for (int l = 0; l < kNumLevels; l++) {
-        for (const FileRef& f : files->levels[l]) {
-          if (fn(*f)) return true;
-        }
+// Calls fn for each file record of v until it returns true; returns whether one did.
+template <typename Fn>
+static bool AnyFileRecord(const Version& v, Fn&& fn) {
+  for (const auto& [id, files] : v.cfs) {
+    for (int l = 0; l < kNumLevels; l++) {
+      for (const FileRef& f : files->levels[l]) {
+        if (fn(*f)) return true;
       }
     }
   }
   return false;
 }
 
-// Calls fn for each file record of v.
-template <typename Fn>
-static void ForEachFileRecord(const Version& v, Fn&& fn) {
-  for (const auto& [id, files] : v.cfs) {
-    for (int l = 0; l < kNumLevels; l++) {
-      for (const FileRef& f : files->levels[l]) fn(*f);
-    }
+// Adds f's table file and its patch table, if any, to numbers.
+static void AddFileNumbers(const FileMetaData& f, std::set<uint64_t>* numbers) {
+  numbers->insert(f.number);
+  if (f.patch_file != 0) numbers->insert(f.patch_file);
+}
+
+void VersionSet::ForgetExpired() {
+  versions_.remove_if([](const Installed& i) { return i.version.expired(); });
+}
+
+bool VersionSet::AnyLiveFileRecord(const std::function<bool(const FileMetaData&)>& fn) {
+  ForgetExpired();
+  for (const Installed& i : versions_) {
+    VersionRef v = i.version.lock();
+    if (v && AnyFileRecord(*v, fn)) return true;
   }
+  return false;
 }
 
 VersionSet::HeldVersions VersionSet::GetHeldVersions() {
-  versions_.remove_if([](const Installed& i) { return i.version.expired(); });
+  ForgetExpired();
   std::set<uint64_t> current;  // table files, patch tables included
-  ForEachFileRecord(*current_, [&current](const FileMetaData& f) {
-    current.insert(f.number);
-    if (f.patch_file != 0) current.insert(f.patch_file);
+  AnyFileRecord(*current_, [&current](const FileMetaData& f) {
+    AddFileNumbers(f, &current);
+    return false;
   });
   HeldVersions held;
   std::set<uint64_t> counted;
@@ -278,9 +284,10 @@ VersionSet::HeldVersions VersionSet::GetHeldVersions() {
     if (!v || v == current_) continue;
     held.count++;
     held.oldest_age_us = std::max(held.oldest_age_us, now > i.replaced_us ? now - i.replaced_us : 1);
-    ForEachFileRecord(*v, [&](const FileMetaData& f) {
+    AnyFileRecord(*v, [&](const FileMetaData& f) {
       count_obsolete(f.number, f.file_size);
       count_obsolete(f.patch_file, f.patch_size);
+      return false;
     });
   }
   return held;
@@ -288,8 +295,7 @@ VersionSet::HeldVersions VersionSet::GetHeldVersions() {
 
 void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
   AnyLiveFileRecord([live](const FileMetaData& f) {
-    live->insert(f.number);
-    if (f.patch_file != 0) live->insert(f.patch_file);
+    AddFileNumbers(f, live);
     return false;
   });
 }

@@ -98,6 +98,8 @@ class VersionSet {
   // Calls fn for each file record of each version still in use, until it
   // returns true; returns whether one did.
   bool AnyLiveFileRecord(const std::function<bool(const FileMetaData&)>& fn);
+  // Drops the entries of versions no longer in use.
+  void ForgetExpired();
   Status WriteManifest(uint64_t number, const VersionEdit& snapshot);
   void Install(std::shared_ptr<const Version> v);
 
