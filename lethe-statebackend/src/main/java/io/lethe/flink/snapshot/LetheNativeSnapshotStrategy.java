@@ -12,8 +12,6 @@ import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
-import org.apache.flink.runtime.checkpoint.filemerging.FileMergingSnapshotManager;
-import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointStreamWithResultProvider;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
@@ -45,7 +43,6 @@ import javax.annotation.Nonnull;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,8 +57,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Native checkpoints of a Lethe engine, full or incremental, as Flink's {@link
@@ -75,10 +70,11 @@ import java.util.stream.Stream;
  * queues' records are captured. Asynchronous part: the engine finishes the copy (writes the
  * memtables it took into table files of the copy's own, while the task goes on writing) on one of
  * the transfer threads while the others upload the linked table files, then the files the copy
- * wrote are uploaded: table files ({@code *.sst}, immutable) as shared state (several at a time,
- * {@link FileTransfer}), every other file (manifest, CURRENT) as private state; last a metadata
- * stream in the format of {@link LetheNativeSnapshotFormat}. With {@code copyMemtables} off the
- * engine flushes its memtables in the synchronous part instead, and the copy holds none.
+ * wrote are uploaded ({@link CheckpointUploads}): table files ({@code *.sst}, immutable) as shared
+ * state (several at a time, {@link FileTransfer}), every other file (manifest, CURRENT) as private
+ * state; last a metadata stream in the format of {@link LetheNativeSnapshotFormat}. With {@code
+ * copyMemtables} off the engine flushes its memtables in the synchronous part instead, and the copy
+ * holds none.
  *
  * <p>Incremental: a table file already uploaded by the last <em>completed</em> checkpoint is not
  * uploaded again but referenced by a {@link PlaceholderStreamStateHandle}, which the JobManager's
@@ -320,9 +316,9 @@ public final class LetheNativeSnapshotStrategy<K>
         CloseableRegistry uploaded = new CloseableRegistry();
         boolean completed = false;
         try {
-            List<StreamStateHandle> reused = new ArrayList<>();
-            List<CheckpointFile> done = uploadCopy(resources, confirmed, tableScope, streamFactory, snapshotRegistry,
-                    uploaded, reused);
+            CheckpointUploads files = new CheckpointUploads(confirmed, tableScope, streamFactory, snapshotRegistry,
+                    uploaded);
+            List<CheckpointFile> done = uploadCopy(resources, files);
             long persistedBytes = 0;
             List<CheckpointFile> tables = new ArrayList<>();
             List<HandleAndLocalPath> others = new ArrayList<>();
@@ -334,7 +330,7 @@ public final class LetheNativeSnapshotStrategy<K>
                     persistedBytes += f.file().getStateSize();
                 }
                 // A non-incremental checkpoint owns all its files, as RocksDB's native full one.
-                if (name.endsWith(TABLE_FILE_SUFFIX) && incremental) {
+                if (CheckpointUploads.isTable(name) && incremental) {
                     tables.add(f);
                 } else {
                     others.add(f.file());
@@ -354,7 +350,7 @@ public final class LetheNativeSnapshotStrategy<K>
                     keyGroupRange, checkpointId, tables.stream().map(CheckpointFile::file).toList(), others, meta,
                     persistedBytes);
             completed = true;
-            streamFactory.reusePreviousStateHandle(reused);
+            streamFactory.reusePreviousStateHandle(files.reused());
             if (!keepLocal) {
                 return SnapshotResult.of(handle);
             }
@@ -373,72 +369,19 @@ public final class LetheNativeSnapshotStrategy<K>
      * Uploads the copy's files: the linked tables, which are all there, while the engine writes its
      * memtables into the copy on one of the transfer threads; then the files it wrote.
      */
-    private List<CheckpointFile> uploadCopy(NativeResources resources, Map<String, CheckpointFile> confirmed,
-            CheckpointedStateScope tableScope, CheckpointStreamFactory streamFactory,
-            CloseableRegistry snapshotRegistry, CloseableRegistry uploaded, List<StreamStateHandle> reused)
-            throws Exception {
-        List<Path> linked = list(resources.directory, true);
+    private List<CheckpointFile> uploadCopy(NativeResources resources, CheckpointUploads files) throws Exception {
+        List<Path> linked = CheckpointUploads.list(resources.directory, true);
         List<Callable<CheckpointFile>> work = new ArrayList<>();
         work.add(() -> {
             resources.copy.finish();
             return null;  // dropped below: results come in the tasks' order
         });
-        work.addAll(uploads(linked, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused));
+        work.addAll(files.tasks(linked));
         List<CheckpointFile> done = new ArrayList<>(transfer.run(work).subList(1, work.size()));
-        List<Path> written = list(resources.directory, false);
+        List<Path> written = CheckpointUploads.list(resources.directory, false);
         written.removeAll(linked);
-        done.addAll(transfer.run(
-                uploads(written, confirmed, tableScope, streamFactory, snapshotRegistry, uploaded, reused)));
+        done.addAll(transfer.run(files.tasks(written)));
         return done;
-    }
-
-    /** The directory's files by name; only its table files with {@code tablesOnly}. */
-    private static List<Path> list(File directory, boolean tablesOnly) throws IOException {
-        try (Stream<Path> list = Files.list(directory.toPath())) {
-            return list.filter(p -> !tablesOnly || p.getFileName().toString().endsWith(TABLE_FILE_SUFFIX))
-                    .sorted()
-                    .collect(Collectors.toCollection(ArrayList::new));
-        }
-    }
-
-    /**
-     * One task per file: a placeholder for a table the last completed checkpoint uploaded (its handle
-     * added to {@code reused}), an upload for every other file.
-     */
-    private static List<Callable<CheckpointFile>> uploads(List<Path> files, Map<String, CheckpointFile> confirmed,
-            CheckpointedStateScope tableScope, CheckpointStreamFactory streamFactory,
-            CloseableRegistry snapshotRegistry, CloseableRegistry uploaded, List<StreamStateHandle> reused) {
-        List<Callable<CheckpointFile>> work = new ArrayList<>();
-        for (Path file : files) {
-            String name = file.getFileName().toString();
-            boolean table = name.endsWith(TABLE_FILE_SUFFIX);
-            CheckpointFile placeholder = table ? placeholder(confirmed.get(name), name, streamFactory) : null;
-            if (placeholder != null) {
-                reused.add(placeholder.file().getHandle());
-                work.add(() -> placeholder);
-            } else {
-                CheckpointedStateScope scope = table ? tableScope : CheckpointedStateScope.EXCLUSIVE;
-                work.add(() -> uploadFile(file, scope, streamFactory, snapshotRegistry, uploaded));
-            }
-        }
-        return work;
-    }
-
-    /**
-     * A placeholder for a table file the last completed checkpoint uploaded, carrying the checksum of
-     * the bytes uploaded then; null when there is none or the storage cannot reuse it.
-     */
-    private static CheckpointFile placeholder(CheckpointFile previous, String name,
-            CheckpointStreamFactory streamFactory) {
-        if (previous == null) {
-            return null;
-        }
-        StreamStateHandle handle = previous.file().getHandle();
-        StreamStateHandle placeholder = new PlaceholderStreamStateHandle(handle.getStreamStateHandleID(),
-                handle.getStateSize(), FileMergingSnapshotManager.isFileMergingHandle(handle));
-        return streamFactory.couldReuseStateHandle(placeholder)
-                ? new CheckpointFile(HandleAndLocalPath.of(placeholder, name), previous.checksum())
-                : null;
     }
 
     /** The metadata stream, also written to local recovery's directory with {@code keepLocal}. */
@@ -480,31 +423,6 @@ public final class LetheNativeSnapshotStrategy<K>
         } finally {
             if (stream != null && snapshotRegistry.unregisterCloseable(stream)) {
                 IOUtils.closeQuietly(stream);
-            }
-        }
-    }
-
-    /** Uploads a file, computing the checksum of the bytes uploaded on the way. */
-    private static CheckpointFile uploadFile(Path file, CheckpointedStateScope scope,
-            CheckpointStreamFactory streamFactory, CloseableRegistry snapshotRegistry, CloseableRegistry uploaded)
-            throws IOException {
-        CheckpointStateOutputStream out = streamFactory.createCheckpointStateOutputStream(scope);
-        snapshotRegistry.registerCloseable(out);
-        try (InputStream in = Files.newInputStream(file)) {
-            FileChecksum checksum = FileChecksum.copy(in, out);
-            if (!snapshotRegistry.unregisterCloseable(out)) {
-                throw new IOException("The checkpoint was cancelled while " + file.getFileName() + " was uploaded");
-            }
-            StreamStateHandle handle = out.closeAndGetHandle();
-            out = null;
-            if (handle == null) {
-                throw new IOException("The checkpoint storage returned no handle for " + file.getFileName());
-            }
-            uploaded.registerCloseable(() -> StateUtil.discardStateObjectQuietly(handle));
-            return new CheckpointFile(HandleAndLocalPath.of(handle, file.getFileName().toString()), checksum);
-        } finally {
-            if (out != null && snapshotRegistry.unregisterCloseable(out)) {
-                IOUtils.closeQuietly(out);
             }
         }
     }
