@@ -103,9 +103,10 @@ public final class EngineBenchmarkRunner {
                     + " or 75% in 15 long ranges; tombstones left in the memtable or flushed to a file"
                     + (full ? "" : " (quick mode: flushed only)") + " (no compaction,"
                     + " so the deleted data stays below them). get: a uniformly random key (found or not, all counted);"
-                    + " scan100: a seek to a random key and 100 next; scanRange100: every entry of the 100 keys from"
-                    + " a random key (fewer after the deletes), read until the first key past them; same engine"
-                    + " settings as above"},
+                    + " scan100: a seek to a random key and 100 next, without a bound; scanRange100: every entry of"
+                    + " the 100 keys from a random key (fewer after the deletes), through an iterator bounded above by"
+                    + " the first key past them (Lethe's ReadOptions upper bound, RocksDB's iterate_upper_bound);"
+                    + " same engine settings as above"},
             {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key (and its"
                     + " memtables' key filter, always on), no WAL, no compression (Compression.NONE)"},
             {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"

@@ -24,8 +24,10 @@ interface KeyValueStore extends AutoCloseable {
     long seekAndNext(byte[] key, int n) throws Exception;
 
     /**
-     * Reads every entry of [from, to), stopping at the first key at or past {@code to} (both engines
-     * compare keys the same way, without an iterator bound); returns the bytes read (keys and values).
+     * Reads every entry of [from, to) through an iterator bounded above by {@code to}, as each engine
+     * is meant to scan a range (Lethe's {@code ReadOptions} upper bound, RocksDB's {@code
+     * iterate_upper_bound}) and as Lethe's state backends read; returns the bytes read (keys and
+     * values).
      */
     long scanRange(byte[] from, byte[] to) throws Exception;
 

@@ -7,8 +7,8 @@ import io.lethe.engine.DbOptions;
 import io.lethe.engine.LetheDb;
 import io.lethe.engine.LetheIterator;
 import io.lethe.engine.MultiGetBatch;
+import io.lethe.engine.ReadOptions;
 import io.lethe.engine.WriteOptions;
-import java.util.Arrays;
 
 /** Lethe with the benchmark's memory budget, no WAL (as in Flink). */
 final class LetheStore implements KeyValueStore {
@@ -82,13 +82,9 @@ final class LetheStore implements KeyValueStore {
     @Override
     public long scanRange(byte[] from, byte[] to) throws Exception {
         long bytes = 0;
-        try (LetheIterator it = db.newIterator(cf)) {
+        try (LetheIterator it = db.newIterator(new ReadOptions(null, null, to, true), cf)) {
             for (it.seek(from); it.isValid(); it.next()) {
-                byte[] key = it.key();
-                if (Arrays.compareUnsigned(key, to) >= 0) {
-                    break;
-                }
-                bytes += key.length + it.value().length;
+                bytes += it.key().length + it.value().length;
             }
         }
         return bytes;

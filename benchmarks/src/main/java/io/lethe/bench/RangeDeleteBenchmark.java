@@ -22,8 +22,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * baseline), range deletes covering 10 % of the keys in ranges of 10 keys ({@code small}), or 75 % in
  * 15 long ranges ({@code long}), their tombstones left in the memtable or flushed to a file (no
  * compaction, so the deleted data stays below them). Point lookups of uniformly random keys (found or
- * not, all counted), scans (a seek to a random key, then 100 next) and range scans (every entry of
- * the 100 keys from a random key). The memory budget is the engine benchmark's.
+ * not, all counted), scans (a seek to a random key, then 100 next, without a bound) and range scans
+ * (every entry of the 100 keys from a random key, through an iterator bounded above by the first key
+ * past them). The memory budget is the engine benchmark's.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -102,9 +103,10 @@ public class RangeDeleteBenchmark {
     }
 
     /**
-     * Every entry of a range of 100 keys from a random key, as state iteration reads a prefix's
-     * entries: after the deletes the range holds fewer of them (scan100 reads 100 live entries, so
-     * it passes over the deleted ones in addition).
+     * Every entry of a range of 100 keys from a random key, through a bounded iterator, as state
+     * iteration reads a prefix's entries: after the deletes the range holds fewer of them (scan100
+     * reads 100 live entries, so it passes over the deleted ones in addition). Without the bound,
+     * an iterator that reads ahead in batches (Lethe's Java iterator) would read past the range.
      */
     @Benchmark
     public long scanRange100(Cursor c) throws Exception {

@@ -7,8 +7,10 @@ import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -99,13 +101,11 @@ final class RocksStore implements KeyValueStore {
     @Override
     public long scanRange(byte[] from, byte[] to) {
         long bytes = 0;
-        try (RocksIterator it = db.newIterator()) {
+        try (Slice upper = new Slice(to);
+                ReadOptions bounded = new ReadOptions().setIterateUpperBound(upper);
+                RocksIterator it = db.newIterator(bounded)) {
             for (it.seek(from); it.isValid(); it.next()) {
-                byte[] key = it.key();
-                if (Arrays.compareUnsigned(key, to) >= 0) {
-                    break;
-                }
-                bytes += key.length + it.value().length;
+                bytes += it.key().length + it.value().length;
             }
         }
         return bytes;
