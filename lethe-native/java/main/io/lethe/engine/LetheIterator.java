@@ -13,7 +13,10 @@ import java.util.Objects;
  * Iteration over one column family, in unsigned byte order of keys forwards or backwards, as of a
  * snapshot and within optional bounds. Entries are fetched from the engine many at a time in the
  * direction of travel, so most calls to {@link #next()} and {@link #prev()} do not cross into
- * native code; changing direction seeks again.
+ * native code; changing direction seeks again. The batches grow (8 entries, then twice as many each
+ * time, up to 4,096), so a scan that stops at a key should set it as the upper bound ({@link
+ * ReadOptions#bounded}): without one the last batch reads on past that key, about as many entries
+ * again as were read before it.
  *
  * <p>Call order: ({@link #seekToFirst()} | {@link #seek(byte[])} | {@link #seekToLast()} | {@link
  * #seekForPrev(byte[])}) ({@link #isValid()} ({@link #next()} | {@link #prev()})*)*. Not
