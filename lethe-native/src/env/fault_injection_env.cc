@@ -108,8 +108,9 @@ void FaultInjectionEnv::Journal(char op, const std::string& a, const std::string
   if (fd < 0) return;
   std::string line(1, op);
   line.append("\t").append(a).append("\t").append(b).append("\t").append(std::to_string(n)).append("\n");
-  // One write: a kill leaves the line whole or absent (a journal line is far
-  // below PIPE_BUF, and the journal is opened O_APPEND).
+  // One write to a journal opened O_APPEND, so threads never interleave. A kill
+  // can still cut it where it crosses a page of the file: ApplyPowerLoss reads
+  // only lines that end in a newline.
   ssize_t ignored = ::write(fd, line.data(), line.size());
   (void)ignored;
 }
@@ -166,9 +167,10 @@ Status FaultInjectionEnv::ApplyPowerLoss(const std::string& journal_path, int* c
   if (!in) return Status::IOError(journal_path, "cannot read the sync journal");
   std::string line;
   while (std::getline(in, line)) {
-    // op \t a \t b \t n
+    // op \t a \t b \t n \n; a line without its newline is the one the kill cut
+    if (in.eof()) break;
     size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1), t3 = line.find('\t', t2 + 1);
-    if (line.empty() || t3 == std::string::npos) continue;  // cut short: the kill came mid-line
+    if (line.empty() || t3 == std::string::npos) continue;
     const char op = line[0];
     const std::string a = line.substr(t1 + 1, t2 - t1 - 1), b = line.substr(t2 + 1, t3 - t2 - 1);
     const uint64_t n = std::stoull(line.substr(t3 + 1));

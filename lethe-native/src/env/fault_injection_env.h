@@ -10,7 +10,8 @@
 //
 // Sync journal: with a journal file descriptor set, every file creation,
 // completed Sync, SyncDir, rename, link and removal appends one line to it
-// (one write(2), so the line survives a kill of the process). After a kill
+// (one write(2); a kill may still cut the last line short, and ApplyPowerLoss
+// ignores a line without its newline). After a kill
 // the journal says what a power loss could take away: ApplyPowerLoss drops
 // every byte not synced and every file whose name no SyncDir made durable.
 // Renames, links and removals count as durable at once (the model of a
