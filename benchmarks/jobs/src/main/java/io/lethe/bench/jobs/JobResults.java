@@ -112,6 +112,11 @@ final class JobResults {
             csv.printf("verdicts,Lethe against the best on-disk peer (%s) per metric and round%n",
                     String.join("; ", JobBackends.PEERS));
             csv.printf("rounds,%d; backends interleaved (order rotated each round)%n", sizes.rounds());
+            if (sizes.warmUpRecords() > 0) {
+                csv.printf(Locale.ROOT, "warm-up,before the first round every backend ran the tumbling job once with"
+                        + " %,d records; not recorded (the first run in a JVM pays for compiling Flink's code)%n",
+                        sizes.warmUpRecords());
+            }
         }
     }
 }
