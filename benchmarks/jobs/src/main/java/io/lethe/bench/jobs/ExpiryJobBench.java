@@ -55,8 +55,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Usage: {@code ExpiryJobBench [quick|full] [output directory]}: writes {@code jobs.csv}, {@code
  * jobs-state-size.csv}, {@code jobs-checkpoints.csv} and {@code jobs.settings.csv}. Quick: 500 k records
  * per unpaced run, 5 s paced runs, 100,000 timers, one round, without lethe-h8. Full: 6 M records, 60 s paced
- * runs, a million timers, two rounds, after a warm-up run of a million records on every backend. {@code -Dlethe.bench.jobs.only=timers,ttl} and {@code
- * -Dlethe.bench.jobs.backends=lethe,rocksdb} run a part.
+ * runs, a million timers, two rounds, after a warm-up run of a million records on every backend. {@code
+ * -Dlethe.bench.jobs.only=timers,ttl} and {@code -Dlethe.bench.jobs.backends=lethe,rocksdb} run a part.
  */
 public final class ExpiryJobBench {
     static final Duration WINDOW = Duration.ofSeconds(10);
