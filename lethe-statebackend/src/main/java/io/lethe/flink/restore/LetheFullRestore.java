@@ -13,6 +13,7 @@ import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StateSerializerProvider;
+import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSnapshotRestoreWrapper;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
@@ -22,6 +23,7 @@ import org.apache.flink.runtime.state.restore.KeyGroupEntry;
 import org.apache.flink.runtime.state.restore.SavepointRestoreResult;
 import org.apache.flink.runtime.state.restore.ThrowingIterator;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -32,7 +34,8 @@ import java.util.Map;
  * backend, and checkpoints of the HashMap backend) into an empty engine, keeping only the key
  * groups of this subtask's range, so rescaling needs nothing more. Timer queue entries go back onto
  * heap queues, or, with timers in the engine, into their queue's column family as they are (the
- * snapshot's row is the engine's row), sticky: each leaves with a tombstone when it fires.
+ * snapshot's row is the engine's row), sticky: each leaves with a tombstone when it fires. The
+ * snapshot is read through a buffer ({@link BufferedSeekableInput}).
  */
 public final class LetheFullRestore<K> {
     /** Writes are batched up to this many bytes per engine call. */
@@ -60,13 +63,24 @@ public final class LetheFullRestore<K> {
                         + " take a canonical savepoint with that backend and restore from it.");
             }
         }
+        List<KeyedStateHandle> buffered = new ArrayList<>(handles.size());
+        for (KeyedStateHandle h : handles) {
+            buffered.add(h == null ? null : readBuffered((KeyGroupsStateHandle) h));
+        }
         FullSnapshotRestoreOperation<K> operation =
-                new FullSnapshotRestoreOperation<>(states.keyGroupRange(), classLoader, handles, keySerializerProvider);
+                new FullSnapshotRestoreOperation<>(states.keyGroupRange(), classLoader, buffered, keySerializerProvider);
         try (ThrowingIterator<SavepointRestoreResult> results = operation.restore()) {
             while (results.hasNext()) {
                 apply(results.next());
             }
         }
+    }
+
+    /** The same key groups, their stream read through a buffer. */
+    private static KeyGroupsStateHandle readBuffered(KeyGroupsStateHandle groups) {
+        StreamStateHandle buffered = new DecoratedStreamHandle(groups.getDelegateStateHandle(),
+                in -> new BufferedSeekableInput(in, BufferedSeekableInput.RESTORE_BUFFER_BYTES));
+        return KeyGroupsStateHandle.restore(groups.getGroupRangeOffsets(), buffered, groups.getStateHandleId());
     }
 
     private void apply(SavepointRestoreResult result) throws Exception {
