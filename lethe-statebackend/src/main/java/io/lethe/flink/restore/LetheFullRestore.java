@@ -55,17 +55,18 @@ public final class LetheFullRestore<K> {
 
     public void restore(Collection<KeyedStateHandle> handles, ClassLoader classLoader,
             StateSerializerProvider<K> keySerializerProvider) throws Exception {
+        List<KeyedStateHandle> buffered = new ArrayList<>(handles.size());
         for (KeyedStateHandle h : handles) {
-            if (h != null && (h instanceof IncrementalKeyedStateHandle || !(h instanceof KeyGroupsStateHandle))) {
+            if (h == null) {
+                continue;
+            }
+            if (h instanceof IncrementalKeyedStateHandle || !(h instanceof KeyGroupsStateHandle)) {
                 throw new IllegalStateException("The Lethe state backend cannot restore " + h.getClass().getSimpleName()
                         + ": it restores its own native checkpoints and snapshots in Flink's canonical format."
                         + " Native checkpoints of another backend (RocksDB, ForSt) cannot be read;"
                         + " take a canonical savepoint with that backend and restore from it.");
             }
-        }
-        List<KeyedStateHandle> buffered = new ArrayList<>(handles.size());
-        for (KeyedStateHandle h : handles) {
-            buffered.add(h == null ? null : readBuffered((KeyGroupsStateHandle) h));
+            buffered.add(readBuffered((KeyGroupsStateHandle) h));
         }
         FullSnapshotRestoreOperation<K> operation =
                 new FullSnapshotRestoreOperation<>(states.keyGroupRange(), classLoader, buffered, keySerializerProvider);
