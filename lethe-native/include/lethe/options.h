@@ -52,7 +52,7 @@ enum class CompactionStyle : int {
 enum class Compression : uint8_t {
   kNone = 0,
   kLZ4 = 1,   // fast; the default
-  kZSTD = 2,  // smaller and slower to write (level 3)
+  kZSTD = 2,  // smaller and slower to write (level 1)
 };
 
 // Per column family: the shape of its LSM tree and of its files.
