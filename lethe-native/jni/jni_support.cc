@@ -49,4 +49,18 @@ jbyteArray ToJava(JNIEnv* env, std::string_view bytes) {
   return r;
 }
 
+jobjectArray ToJava(JNIEnv* env, const std::vector<std::string>& strings) {
+  jclass string_class = env->FindClass("java/lang/String");
+  if (string_class == nullptr) return nullptr;
+  jobjectArray r = env->NewObjectArray(static_cast<jsize>(strings.size()), string_class, nullptr);
+  if (r == nullptr) return nullptr;
+  for (size_t i = 0; i < strings.size(); i++) {
+    jstring js = env->NewStringUTF(strings[i].c_str());
+    if (js == nullptr) return nullptr;
+    env->SetObjectArrayElement(r, static_cast<jsize>(i), js);
+    env->DeleteLocalRef(js);
+  }
+  return r;
+}
+
 }  // namespace lethe_jni

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lethe/db.h"
 
@@ -72,6 +73,8 @@ class JBytes {
 
 std::string JString(JNIEnv* env, jstring s);
 jbyteArray ToJava(JNIEnv* env, std::string_view bytes);
+// A String[] of `strings`; null with a Java exception pending when memory ran out.
+jobjectArray ToJava(JNIEnv* env, const std::vector<std::string>& strings);
 
 inline lethe::DB* Db(jlong h) { return reinterpret_cast<lethe::DB*>(h); }
 inline lethe::ColumnFamilyHandle* Cf(jlong h) { return reinterpret_cast<lethe::ColumnFamilyHandle*>(h); }

@@ -328,6 +328,27 @@ JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_finishCheckpoint(JNI
   });
 }
 
+JNIEXPORT jint JNICALL Java_io_lethe_engine_internal_Native_checkpointImages(JNIEnv* env, jclass, jlong checkpoint) {
+  return Guarded<jint>(env, 0, [&] {
+    return static_cast<jint>(reinterpret_cast<lethe::PendingCheckpoint*>(checkpoint)->ImageCount());
+  });
+}
+
+JNIEXPORT jobjectArray JNICALL Java_io_lethe_engine_internal_Native_writeCheckpointImage(JNIEnv* env, jclass,
+                                                                                       jlong checkpoint, jint image) {
+  return Guarded<jobjectArray>(env, nullptr, [&]() -> jobjectArray {
+    std::vector<std::string> files;
+    Status s = image < 0 ? Status::InvalidArgument("no such checkpoint image")
+                         : reinterpret_cast<lethe::PendingCheckpoint*>(checkpoint)->WriteImage(
+                               static_cast<size_t>(image), &files);
+    if (!s.ok()) {
+      ThrowStatus(env, s);
+      return nullptr;
+    }
+    return ToJava(env, files);
+  });
+}
+
 JNIEXPORT void JNICALL Java_io_lethe_engine_internal_Native_releaseCheckpoint(JNIEnv* env, jclass, jlong checkpoint) {
   Guarded<int>(env, 0, [&] {
     if (checkpoint != 0) {
@@ -347,20 +368,11 @@ JNIEXPORT jobjectArray JNICALL Java_io_lethe_engine_internal_Native_liveFiles(JN
       ThrowStatus(env, s);
       return nullptr;
     }
-    jclass string_class = env->FindClass("java/lang/String");
-    if (string_class == nullptr) return nullptr;
-    jobjectArray r = env->NewObjectArray(static_cast<jsize>(files.size() * 3), string_class, nullptr);
-    if (r == nullptr) return nullptr;
-    for (size_t i = 0; i < files.size(); i++) {
-      std::string fields[3] = {files[i].name, std::to_string(files[i].size_bytes), files[i].immutable ? "1" : "0"};
-      for (int f = 0; f < 3; f++) {
-        jstring js = env->NewStringUTF(fields[f].c_str());
-        if (js == nullptr) return nullptr;
-        env->SetObjectArrayElement(r, static_cast<jsize>(i * 3 + f), js);
-        env->DeleteLocalRef(js);
-      }
+    std::vector<std::string> fields;
+    for (const lethe::LiveFile& f : files) {
+      fields.insert(fields.end(), {f.name, std::to_string(f.size_bytes), f.immutable ? "1" : "0"});
     }
-    return r;
+    return ToJava(env, fields);
   });
 }
 

@@ -1,13 +1,16 @@
 // Checkpoints copy the memtables into the copy instead of flushing them
 // (DB::BeginCheckpoint): the database writes no file for a checkpoint, what
 // dies in memory never reaches its files, the copy holds exactly what was
-// written before the checkpoint began, and once the copies written since the
+// written before the checkpoint began, the families' images may be written
+// at once from several threads, and once the copies written since the
 // last flush reach a quarter of the write buffer the memtables go to files in
 // the background, which the next checkpoint links.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "lethe/db.h"
 #include "test_util.h"
@@ -105,6 +108,56 @@ TEST_F(CheckpointImageTest, TheCopyHoldsWhatWasWrittenBeforeItBegan) {
   pending.reset();  // finished: the copy stays
   EXPECT_EQ(CopyScan("/ckpt"), at_begin);
   EXPECT_EQ(Scan(), now);
+}
+
+// Each family's memtables are one image; distinct images are written at once
+// from several threads, each naming its files, and Finish writes the rest.
+TEST_F(CheckpointImageTest, ImagesAreWrittenAtOnceAndFinishWritesTheRest) {
+  std::vector<ColumnFamilyHandle*> families{cf_};
+  for (const char* name : {"a", "b", "c"}) {
+    ColumnFamilyHandle* h = nullptr;
+    ASSERT_TRUE(db_->CreateColumnFamily(name, options_.cf_defaults, &h).ok());
+    families.push_back(h);
+  }
+  for (size_t f = 0; f < families.size(); f++) {
+    for (int i = 0; i < 300; i++) {
+      ASSERT_TRUE(db_->Put(WriteOptions(), families[f], Key(i), std::to_string(f) + RandomValue(50)).ok());
+    }
+  }
+  ASSERT_TRUE(db_->Delete(WriteOptions(), families[1], Key(7)).ok());
+  std::vector<std::string> expected;
+  for (ColumnFamilyHandle* h : families) expected.push_back(ScanOf(db_.get(), ReadOptions(), h));
+  std::unique_ptr<PendingCheckpoint> pending;
+  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt", CheckpointOptions(), &pending).ok());
+  for (int i = 0; i < 100; i++) Put(Key(i), "after");  // the database goes on
+  ASSERT_EQ(pending->ImageCount(), 4u);
+  std::vector<std::vector<std::string>> files(3);
+  std::vector<Status> results(3);
+  std::vector<std::thread> writers;
+  for (size_t i = 0; i < 3; i++) {
+    writers.emplace_back([&, i] { results[i] = pending->WriteImage(i, &files[i]); });
+  }
+  for (std::thread& t : writers) t.join();
+  for (size_t i = 0; i < 3; i++) {
+    ASSERT_TRUE(results[i].ok()) << results[i].ToString();
+    ASSERT_EQ(files[i].size(), 1u) << "image " << i;
+    EXPECT_TRUE(env_->FileExists("/ckpt/" + files[i][0])) << files[i][0];
+  }
+  EXPECT_NE(files[0][0], files[1][0]);
+  EXPECT_TRUE(pending->WriteImage(1, nullptr).IsInvalidArgument());  // at most once
+  EXPECT_TRUE(pending->WriteImage(4, nullptr).IsInvalidArgument());  // no such image
+  ASSERT_TRUE(pending->Finish().ok());  // writes image 3 and the manifest
+  EXPECT_TRUE(pending->WriteImage(3, nullptr).IsInvalidArgument());
+  pending.reset();
+  std::unique_ptr<DB> copy = OpenCopy("/ckpt");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(ScanOf(copy.get()), expected[0]);
+  const char* names[] = {"a", "b", "c"};
+  for (size_t f = 1; f < families.size(); f++) {
+    ColumnFamilyHandle* h = copy->GetColumnFamily(names[f - 1]);
+    ASSERT_NE(h, nullptr) << names[f - 1];
+    EXPECT_EQ(ScanOf(copy.get(), ReadOptions(), h), expected[f]) << names[f - 1];
+  }
 }
 
 TEST_F(CheckpointImageTest, WhatDiesInMemoryIsNeverWritten) {

@@ -644,7 +644,8 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
   }
 
   // Half of the copies are finished at once; the others after the database
-  // has moved on, at the next checkpoint or reopen.
+  // has moved on, at the next checkpoint or reopen; some of their images are
+  // written ahead of Finish.
   void DoCheckpoint() {
     FinishOpenCopy();
     std::string dir = "/ckpt" + std::to_string(step_);
@@ -657,14 +658,30 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
       open_copy_ = OpenCopy{std::move(copy), dir, model_};
       return;
     }
+    WriteSomeImages(copy.get());
     s = copy->Finish();
     ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
     CopyFinished(dir, model_);
   }
 
+  // Writes about half of a copy's memtable images ahead of Finish, in a
+  // random order (Finish writes the rest).
+  void WriteSomeImages(PendingCheckpoint* copy) {
+    std::vector<size_t> order(copy->ImageCount());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[rnd_->Uniform(i)]);
+    for (size_t i : order) {
+      if (rnd_->OneIn(2)) continue;
+      Record("write-checkpoint-image(" + std::to_string(i) + ")");
+      Status s = copy->WriteImage(i, nullptr);
+      ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
+    }
+  }
+
   void FinishOpenCopy() {
     if (open_copy_.copy == nullptr) return;
     Record("finish-checkpoint(" + open_copy_.dir + ")");
+    WriteSomeImages(open_copy_.copy.get());
     Status s = open_copy_.copy->Finish();
     ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << History();
     OpenCopy done = std::move(open_copy_);

@@ -86,10 +86,10 @@ class MemDbTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.ToString();
     return v;
   }
-  // "key=value " for every live entry of the default family of `db`.
-  static std::string ScanOf(DB* db, const ReadOptions& ro = ReadOptions()) {
+  // "key=value " for every live entry of `cf` of `db` (null: its default family).
+  static std::string ScanOf(DB* db, const ReadOptions& ro = ReadOptions(), ColumnFamilyHandle* cf = nullptr) {
     std::string r;
-    auto it = db->NewIterator(ro, db->DefaultColumnFamily());
+    auto it = db->NewIterator(ro, cf != nullptr ? cf : db->DefaultColumnFamily());
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       r.append(it->key()).append("=").append(it->value()).append(" ");
     }

@@ -49,7 +49,17 @@ class Snapshot {
 class PendingCheckpoint {
  public:
   virtual ~PendingCheckpoint() = default;
-  // Writes the memtables taken when it began and the manifest; the copy is
+  // The images of memtables it took: one per column family whose memtables
+  // held data when it began.
+  virtual size_t ImageCount() const = 0;
+  // Writes image i (below ImageCount()) into the copy's directory as level-0
+  // table files, and appends their names (relative to the directory) to
+  // `files`, which may be null. Images are independent: distinct ones may be
+  // written at once from different threads, so that a caller can move each
+  // copy away as soon as it is written while others are. Each at most once,
+  // and all before Finish.
+  virtual Status WriteImage(size_t i, std::vector<std::string>* files) = 0;
+  // Writes the images not written yet and the manifest; the copy is
   // complete and durable when this returns OK. At most once.
   virtual Status Finish() = 0;
 };
@@ -173,7 +183,8 @@ class DB {
   // this call links the table files into `dir` and takes the memtables as
   // they are now, without flushing them; PendingCheckpoint::Finish (any
   // thread, while the database goes on) writes those memtables into `dir` as
-  // level-0 files of the copy's own, and its manifest. The memtables stay in
+  // level-0 files of the copy's own, and its manifest (WriteImage writes one
+  // family's ahead of it, several at once). The memtables stay in
   // memory, so data that dies there (fired windows, cleared state) is never
   // written to this database's files. Those copies of the memtables cost
   // uploads, not local writes; once the ones written since the last flush

@@ -1,6 +1,7 @@
 // DBImpl: checkpoints (a copy of the files and memtables) and the live-file listing.
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 #include "compaction/compaction_stream.h"
 #include "compaction/table_writer.h"
@@ -63,22 +64,31 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
     if (!finished_) RemoveCopy(db_->env_, dir_);
   }
   Status LinkFiles();
+  size_t ImageCount() const override { return images_.size(); }
+  Status WriteImage(size_t i, std::vector<std::string>* files) override;
   Status Finish() override;
 
  private:
   friend class DBImpl;
-  Status WriteImage(const MemtableImage& image, uint64_t* bytes);
+  enum class ImageState : uint8_t { kPending, kWriting, kWritten, kFailed };
+  Status Claim(size_t i);
+  Status CheckImagesDone();
+  bool Pending(size_t i);
+  Status WriteImageFiles(const MemtableImage& image, TableWriterResult* result);
   Status WriteManifest();
 
   DBImpl* const db_;
   const std::string dir_;
   const CheckpointOptions options_;
-  VersionEdit snapshot_;
-  VersionRef version_;  // keeps the linked files' records alive
+  VersionEdit snapshot_;  // guarded by mu_ while images are written
+  VersionRef version_;    // keeps the linked files' records alive
   uint64_t manifest_number_ = 0;
   SequenceNumber seq_ = 0;  // the copy holds every write up to it
   std::vector<MemtableImage> images_;
-  bool finished_ = false;
+  std::mutex mu_;
+  std::vector<ImageState> image_states_;  // guarded by mu_
+  uint64_t image_bytes_ = 0;              // guarded by mu_
+  bool finished_ = false;                 // guarded by mu_
   LiveCounter::Token open_;  // counts the copy until it is released
 };
 
@@ -105,6 +115,7 @@ void DBImpl::CaptureCheckpoint(CheckpointCopy* copy) {
     }
     copy->images_.push_back(std::move(image));
   }
+  copy->image_states_.assign(copy->images_.size(), CheckpointCopy::ImageState::kPending);
 }
 
 // Not in the checkpoint's synchronous part: a flush there held the caller
@@ -163,21 +174,68 @@ Status DBImpl::CheckpointCopy::LinkFiles() {
   return Status::OK();
 }
 
-Status DBImpl::CheckpointCopy::Finish() {
+Status DBImpl::CheckpointCopy::Claim(size_t i) {
+  std::lock_guard<std::mutex> l(mu_);
   if (finished_) return Status::InvalidArgument(dir_, "checkpoint already finished");
-  uint64_t bytes = 0;
-  for (const MemtableImage& image : images_) {
-    Status s = WriteImage(image, &bytes);
-    if (!s.ok()) return s;
+  if (i >= images_.size()) return Status::InvalidArgument(dir_, "no such checkpoint image");
+  if (image_states_[i] != ImageState::kPending) {
+    return Status::InvalidArgument(dir_, "checkpoint image already written");
   }
-  db_->Record(Ticker::kBytesWrittenCheckpointImage, bytes);
-  db_->checkpoint_image_bytes_ += bytes;
+  image_states_[i] = ImageState::kWriting;
+  return Status::OK();
+}
+
+Status DBImpl::CheckpointCopy::WriteImage(size_t i, std::vector<std::string>* files) {
+  Status s = Claim(i);
+  if (!s.ok()) return s;
+  TableWriterResult result;
+  s = WriteImageFiles(images_[i], &result);
+  std::lock_guard<std::mutex> l(mu_);
+  image_states_[i] = s.ok() ? ImageState::kWritten : ImageState::kFailed;
+  if (!s.ok()) return s;
+  image_bytes_ += result.bytes_written;
+  for (const FileMetaData& f : result.files) {
+    if (files != nullptr) files->push_back(TableFileName("", f.number).substr(1));
+    snapshot_.AddFile(images_[i].cf, 0, f);
+    snapshot_.SetNextFileNumber(std::max(snapshot_.next_file_number_.value(), f.number + 1));
+  }
+  return Status::OK();
+}
+
+bool DBImpl::CheckpointCopy::Pending(size_t i) {
+  std::lock_guard<std::mutex> l(mu_);
+  return image_states_[i] == ImageState::kPending;
+}
+
+// OK when no image is being written or has failed.
+Status DBImpl::CheckpointCopy::CheckImagesDone() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (finished_) return Status::InvalidArgument(dir_, "checkpoint already finished");
+  for (ImageState state : image_states_) {
+    if (state == ImageState::kWriting) {
+      return Status::InvalidArgument(dir_, "checkpoint image still being written");
+    }
+    if (state == ImageState::kFailed) return Status::IOError(dir_, "a checkpoint image failed");
+  }
+  return Status::OK();
+}
+
+Status DBImpl::CheckpointCopy::Finish() {
+  Status s = CheckImagesDone();
+  for (size_t i = 0; s.ok() && i < images_.size(); i++) {
+    if (Pending(i)) s = WriteImage(i, nullptr);
+  }
+  if (s.ok()) s = CheckImagesDone();  // and none began meanwhile on another thread
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> l(mu_);
+  db_->Record(Ticker::kBytesWrittenCheckpointImage, image_bytes_);
+  db_->checkpoint_image_bytes_ += image_bytes_;
   {
     std::lock_guard<std::mutex> w(db_->write_mu_);
-    std::lock_guard<std::mutex> l(db_->mu_);
+    std::lock_guard<std::mutex> dl(db_->mu_);
     db_->FlushCopiesPastTheirShare();
   }
-  Status s = WriteManifest();
+  s = WriteManifest();
   if (!s.ok()) return s;
   finished_ = true;
   return Status::OK();
@@ -187,7 +245,7 @@ Status DBImpl::CheckpointCopy::Finish() {
 // the copy: newer than every file it links (memtables and residents always
 // are), so they come first in its level 0. The copy has no snapshots, so
 // only the newest visible version of each key is kept.
-Status DBImpl::CheckpointCopy::WriteImage(const MemtableImage& image, uint64_t* bytes) {
+Status DBImpl::CheckpointCopy::WriteImageFiles(const MemtableImage& image, TableWriterResult* result) {
   std::vector<std::unique_ptr<InternalIterator>> iters;
   std::vector<RangeTombstone> tombstones;
   for (const auto& m : image.memtables) {
@@ -217,15 +275,7 @@ Status DBImpl::CheckpointCopy::WriteImage(const MemtableImage& image, uint64_t* 
     std::lock_guard<std::mutex> l(db->mu_);
     return db->versions_->NewFileNumber();
   };
-  TableWriterResult result;
-  Status s = WriteTables(wo, &stream, &result);
-  if (!s.ok()) return s;
-  *bytes += result.bytes_written;
-  for (FileMetaData& f : result.files) {
-    snapshot_.AddFile(image.cf, 0, f);
-    snapshot_.SetNextFileNumber(std::max(snapshot_.next_file_number_.value(), f.number + 1));
-  }
-  return Status::OK();
+  return WriteTables(wo, &stream, result);
 }
 
 Status DBImpl::CheckpointCopy::WriteManifest() {

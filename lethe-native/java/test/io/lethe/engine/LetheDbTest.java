@@ -301,6 +301,43 @@ class LetheDbTest {
         assertFalse(Files.exists(abandoned));
     }
 
+    /** Each family's memtables are an image: written from two threads at once, then finish writes the rest. */
+    @Test
+    void checkpointImagesAreWrittenAtOnceAheadOfFinish() throws Exception {
+        ColumnFamilyHandle a = db.createColumnFamily("a", ColumnFamilyOptions.DEFAULT);
+        ColumnFamilyHandle c = db.createColumnFamily("c", ColumnFamilyOptions.DEFAULT);
+        for (ColumnFamilyHandle h : List.of(cf, a, c)) {
+            db.put(h, b("k"), b(h.name()));
+        }
+        Path ckpt = dir.resolve("images");
+        PendingCheckpoint pending = db.beginCheckpoint(ckpt.toString(), false, false);
+        db.put(a, b("k"), b("after"));
+        assertEquals(3, pending.imageCount());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var first = pool.submit(() -> pending.writeImage(0));
+            var second = pool.submit(() -> pending.writeImage(1));
+            for (List<String> files : List.of(first.get(), second.get())) {
+                assertEquals(1, files.size(), files.toString());
+                assertTrue(Files.isRegularFile(ckpt.resolve(files.get(0))), files.get(0));
+            }
+            assertFalse(first.get().equals(second.get()));
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThrows(LetheException.class, () -> pending.writeImage(0));  // at most once
+        assertThrows(LetheException.class, () -> pending.writeImage(3));
+        assertThrows(LetheException.class, () -> pending.writeImage(-1));
+        pending.finish();  // image 2 and the manifest
+        assertThrows(IllegalStateException.class, () -> pending.writeImage(2));  // released once finished
+        try (LetheDb copy = LetheDb.open(ckpt.toString(), DbOptions.builder().build())) {
+            for (String name : List.of("a", "c")) {
+                assertEquals(name, s(copy.get(copy.columnFamily(name), b("k"))));
+            }
+            assertEquals(cf.name(), s(copy.get(copy.defaultColumnFamily(), b("k"))));
+        }
+    }
+
     /** Open iterators and checkpoints count in the statistics until closed; the iterator holds a version. */
     @Test
     void openIteratorsAndCheckpointsAreCounted() throws Exception {

@@ -69,6 +69,8 @@ class MisuseTest {
         db.close();
         assertTrue(Files.notExists(dir.resolve("c")));
         assertThrows(IllegalStateException.class, pending::finish);
+        assertThrows(IllegalStateException.class, pending::imageCount);
+        assertThrows(IllegalStateException.class, () -> pending.writeImage(0));
         pending.close();  // harmless after the database closed it
     }
 

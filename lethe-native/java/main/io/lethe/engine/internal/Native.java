@@ -117,6 +117,12 @@ public final class Native {
     public static native long beginCheckpoint(long db, String dir, boolean sync, boolean flushFirst)
             throws LetheException;
 
+    /** Memtable images of a checkpoint: one per column family whose memtables held data. */
+    public static native int checkpointImages(long checkpoint);
+
+    /** Writes image i; its table files' names, relative to the copy's directory. Distinct images at once. */
+    public static native String[] writeCheckpointImage(long checkpoint, int image) throws LetheException;
+
     public static native void finishCheckpoint(long checkpoint) throws LetheException;
 
     /** Frees it; unfinished, its directory is removed. */

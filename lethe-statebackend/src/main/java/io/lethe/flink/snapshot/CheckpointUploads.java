@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -33,7 +34,8 @@ import java.util.stream.Stream;
  * checkpoint stops it), and its handle with {@code uploaded}, which the caller closes to discard
  * everything uploaded unless the snapshot completes.
  *
- * <p>Thread-safety: {@link #tasks} runs on one thread; the tasks it returns may run concurrently.
+ * <p>Thread-safe: {@link #tasks} and {@link #upload} may run on several threads at once, and the
+ * tasks run concurrently.
  */
 final class CheckpointUploads {
     private final Map<String, CheckpointFile> confirmed;
@@ -41,7 +43,7 @@ final class CheckpointUploads {
     private final CheckpointStreamFactory streamFactory;
     private final CloseableRegistry snapshotRegistry;
     private final CloseableRegistry uploaded;
-    private final List<StreamStateHandle> reused = new ArrayList<>();
+    private final List<StreamStateHandle> reused = Collections.synchronizedList(new ArrayList<>());
 
     /**
      * @param confirmed the table files the last completed checkpoint uploaded, by name; empty when
@@ -86,6 +88,15 @@ final class CheckpointUploads {
             }
         }
         return work;
+    }
+
+    /** Runs the tasks of {@code files} on the calling thread; their results in the files' order. */
+    List<CheckpointFile> upload(List<Path> files) throws Exception {
+        List<CheckpointFile> done = new ArrayList<>(files.size());
+        for (Callable<CheckpointFile> task : tasks(files)) {
+            done.add(task.call());
+        }
+        return done;
     }
 
     /** The handles the placeholders of {@link #tasks} refer to. */

@@ -49,9 +49,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -67,10 +69,11 @@ import java.util.function.Supplier;
  * their horizons past their fired timers; the engine begins a copy of itself in {@code chk-<id>}
  * under the instance directory (its table files as hard links, which cost no copy, and its
  * memtables taken as they are, not flushed), and the state meta infos, heap timer queues and engine
- * queues' records are captured. Asynchronous part: the engine finishes the copy (writes the
- * memtables it took into table files of the copy's own, while the task goes on writing) on one of
- * the transfer threads while the others upload the linked table files, then the files the copy
- * wrote are uploaded ({@link CheckpointUploads}): table files ({@code *.sst}, immutable) as shared
+ * queues' records are captured. Asynchronous part: the engine writes the memtables it took into
+ * table files of the copy's own (while the task goes on writing), one image per state on the
+ * transfer threads, each uploaded as soon as it is written, while the other threads upload the
+ * linked table files; then the engine writes the copy's manifest, and it is uploaded too ({@link
+ * CheckpointUploads}): table files ({@code *.sst}, immutable) as shared
  * state (several at a time, {@link FileTransfer}), every other file (manifest, CURRENT) as private
  * state; last a metadata stream in the format of {@link LetheNativeSnapshotFormat}. With {@code
  * copyMemtables} off the engine flushes its memtables in the synchronous part instead, and the copy
@@ -366,21 +369,29 @@ public final class LetheNativeSnapshotStrategy<K>
     }
 
     /**
-     * Uploads the copy's files: the linked tables, which are all there, while the engine writes its
-     * memtables into the copy on one of the transfer threads; then the files it wrote.
+     * Uploads the copy's files: each image of the memtables as soon as the engine wrote it, several
+     * images written at once on the transfer threads, while the others upload the linked tables,
+     * which are all there; then, once the engine wrote the manifest, the files left.
      */
     private List<CheckpointFile> uploadCopy(NativeResources resources, CheckpointUploads files) throws Exception {
         List<Path> linked = CheckpointUploads.list(resources.directory, true);
-        List<Callable<CheckpointFile>> work = new ArrayList<>();
-        work.add(() -> {
-            resources.copy.finish();
-            return null;  // dropped below: results come in the tasks' order
-        });
-        work.addAll(files.tasks(linked));
-        List<CheckpointFile> done = new ArrayList<>(transfer.run(work).subList(1, work.size()));
-        List<Path> written = CheckpointUploads.list(resources.directory, false);
-        written.removeAll(linked);
-        done.addAll(transfer.run(files.tasks(written)));
+        Path directory = resources.directory.toPath();
+        List<Callable<List<CheckpointFile>>> work = new ArrayList<>();
+        for (int i = 0; i < resources.copy.imageCount(); i++) {
+            int image = i;  // images first: each is likely the longest task
+            work.add(() -> files.upload(resources.copy.writeImage(image).stream().map(directory::resolve).toList()));
+        }
+        for (Callable<CheckpointFile> task : files.tasks(linked)) {
+            work.add(() -> List.of(task.call()));
+        }
+        List<CheckpointFile> done = new ArrayList<>();
+        transfer.run(work).forEach(done::addAll);
+        resources.copy.finish();
+        Set<String> uploaded = new HashSet<>();
+        done.forEach(f -> uploaded.add(f.file().getLocalPath()));
+        List<Path> rest = CheckpointUploads.list(resources.directory, false);
+        rest.removeIf(p -> uploaded.contains(p.getFileName().toString()));
+        done.addAll(transfer.run(files.tasks(rest)));
         return done;
     }
 
