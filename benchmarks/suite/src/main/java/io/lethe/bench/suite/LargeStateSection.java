@@ -49,6 +49,7 @@ final class LargeStateSection {
             new Metric("local_bytes_end", "local state at the end", false),
             new Metric(SteadySizes.LOCAL, "local state, steady median", false),
             new Metric("checkpoint_async_ms_p50", "checkpoint async part (median)", false),
+            new Metric(SteadySizes.CHECKPOINT_MS, "checkpoint duration, sync + async (median)", false),
             new Metric("checkpoint_full_bytes", "checkpoint size", false),
             new Metric(SteadySizes.CHECKPOINT, "checkpoint size, steady median", false),
             new Metric(EQUAL_WORK_CHECKPOINT, "checkpoint size after equal work", false),
@@ -93,7 +94,10 @@ final class LargeStateSection {
                 + " the end of the run, and overwritten versions take space until compaction reaches them). Steady"
                 + " medians: the median full size of the checkpoints taken in the steady phase, and of the local state"
                 + " sampled in it: files and checkpoints swing with each backend's compaction cycle, so a size at one"
-                + " moment (the last checkpoint, the end) lands at a random point of that cycle.");
+                + " moment (the last checkpoint, the end) lands at a random point of that cycle. Checkpoint duration:"
+                + " the median over the steady phase's checkpoints of their synchronous part (which holds the task)"
+                + " and asynchronous part together, as Flink reports a checkpoint's duration; the backends split"
+                + " the work between the two differently.");
         if (rows == null) {
             return;
         }

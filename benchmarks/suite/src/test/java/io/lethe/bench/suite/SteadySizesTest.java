@@ -23,17 +23,21 @@ class SteadySizesTest {
     }
 
     /**
-     * Checkpoints at 5 s (load), 20, 40, 60 and 80 s (steady) with sizes 500, 300, 100, 900 and 200,
-     * one at 110 s after the steady phase, and a savepoint inside it.
+     * Checkpoints at 5 s (load), 20, 40, 60 and 80 s (steady) with sizes 500, 300, 100, 900 and 200 and
+     * sync + async parts of 1 + 999, 400 + 10, 5 + 95, 300 + 700 and 2 + 8 ms, one at 110 s after the
+     * steady phase, and a savepoint inside it.
      */
     private static List<Row> checkpoints() {
         List<Row> c = new ArrayList<>();
-        int[][] taken = {{5, 500}, {20, 300}, {40, 100}, {60, 900}, {80, 200}, {110, 5000}};
+        int[][] taken = {{5, 500, 1, 999}, {20, 300, 400, 10}, {40, 100, 5, 95}, {60, 900, 300, 700},
+            {80, 200, 2, 8}, {110, 5000, 9000, 9000}};
         for (int[] t : taken) {
             c.add(row("job", "windowed", "backend", "lethe", "seconds", Integer.toString(t[0]), "savepoint", "0",
-                    "full_bytes", Integer.toString(t[1])));
+                    "full_bytes", Integer.toString(t[1]), "sync_ms", Integer.toString(t[2]),
+                    "async_ms", Integer.toString(t[3])));
         }
-        c.add(row("job", "windowed", "backend", "lethe", "seconds", "50", "savepoint", "1", "full_bytes", "7000"));
+        c.add(row("job", "windowed", "backend", "lethe", "seconds", "50", "savepoint", "1", "full_bytes", "7000",
+                "sync_ms", "1", "async_ms", "90000"));
         return c;
     }
 
@@ -45,6 +49,9 @@ class SteadySizesTest {
         assertEquals(250, out.get(0).d(SteadySizes.CHECKPOINT));
         // Steady samples at 11..100 s: local 1011..1100, median (1055 + 1056) / 2, cut to whole bytes.
         assertEquals(1055, out.get(0).d(SteadySizes.LOCAL));
+        // Steady durations 410, 100, 1000, 10 ms (sync and async summed per checkpoint, not per part):
+        // the median (100 + 410) / 2, cut to whole ms.
+        assertEquals(255, out.get(0).d(SteadySizes.CHECKPOINT_MS));
     }
 
     @Test
@@ -53,5 +60,6 @@ class SteadySizesTest {
                 null);
         assertTrue(Double.isNaN(out.get(0).d(SteadySizes.CHECKPOINT)));
         assertTrue(Double.isNaN(out.get(0).d(SteadySizes.LOCAL)));
+        assertTrue(Double.isNaN(out.get(0).d(SteadySizes.CHECKPOINT_MS)));
     }
 }
