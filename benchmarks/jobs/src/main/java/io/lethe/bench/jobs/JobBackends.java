@@ -82,11 +82,12 @@ final class JobBackends {
         {"lethe", "Lethe: D_th 10 s (state.backend.lethe.delete-persistence-threshold; its default is 1 h, 10 s"
                 + " makes every delete and expiry finish within the runs), otherwise its defaults: timers in the"
                 + " engine (128 cached per key group; their pages compressed with ZSTD), pages of 4 KiB, delete"
-                + " tiles of one page but 8 in states with a TTL, LZ4 page compression with ZSTD in the last level,"
-                + " window contents compacted time-ordered (state.backend.lethe.window-compaction: files stay in"
-                + " level 0, written with ZSTD, and leave by the horizon), checkpoints that copy the memtables into"
-                + " the checkpoint (with ZSTD, in the asynchronous part) instead of flushing them, checkpoint files"
-                + " moved four at a time, managed memory"},
+                + " tiles of one page but 8 in states with a TTL, LZ4 page compression with ZSTD (level 1) in the"
+                + " last level, window contents compacted time-ordered (state.backend.lethe.window-compaction:"
+                + " files stay in level 0, written with ZSTD, and leave by the horizon), checkpoints that copy the"
+                + " memtables into the checkpoint (with ZSTD, in the asynchronous part, the states' copies written"
+                + " at once and each uploaded when written) instead of flushing them, checkpoint files moved four at"
+                + " a time, managed memory"},
         {"lethe-h8", "as lethe, with delete tiles of 8 pages in every state (state.backend.lethe.pages-per-tile: 8)"},
         {"rocksdb", "Flink's RocksDB backend (frocksdbjni 8.10): timers in RocksDB (its default), Bloom filter 10"
                 + " bits/key (state.backend.rocksdb.use-bloom-filter: true), managed memory (its default),"
