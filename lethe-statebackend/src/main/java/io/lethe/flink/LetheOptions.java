@@ -313,8 +313,9 @@ public final class LetheOptions {
                     .intType()
                     .defaultValue(4)
                     .withDescription("How many files of a native checkpoint are uploaded at a time, and of a restore"
-                            + " downloaded (as state.backend.rocksdb.checkpoint.transfer.thread.num). 1 moves them"
-                            + " one after another on the checkpoint's own thread.");
+                            + " downloaded (as state.backend.rocksdb.checkpoint.transfer.thread.num); the states'"
+                            + " copies of the memtables are written on the same threads, each uploaded when written."
+                            + " 1 moves them one after another on the checkpoint's own thread.");
 
     public static final ConfigOption<Boolean> CHECKPOINT_COPY_MEMTABLES =
             ConfigOptions.key("state.backend.lethe.checkpoint.copy-memtables")
