@@ -47,11 +47,11 @@ final class LargeStateSection {
             new Metric("latency_p99_us", "latency p99", false),
             new Metric("bytes_written_per_record", "bytes written per record", false),
             new Metric("local_bytes_end", "local state at the end", false),
-            new Metric(SteadySizes.LOCAL, "local state, steady median", false),
+            new Metric(SteadyMedians.LOCAL, "local state, steady median", false),
             new Metric("checkpoint_async_ms_p50", "checkpoint async part (median)", false),
-            new Metric(SteadySizes.CHECKPOINT_MS, "checkpoint duration, sync + async (median)", false),
+            new Metric(SteadyMedians.CHECKPOINT_MS, "checkpoint duration, sync + async (median)", false),
             new Metric("checkpoint_full_bytes", "checkpoint size", false),
-            new Metric(SteadySizes.CHECKPOINT, "checkpoint size, steady median", false),
+            new Metric(SteadyMedians.CHECKPOINT, "checkpoint size, steady median", false),
             new Metric(EQUAL_WORK_CHECKPOINT, "checkpoint size after equal work", false),
             new Metric("restore_checkpoint_ms", "restore from the checkpoint", false),
             new Metric("restore_savepoint_ms", "restore from the canonical savepoint", false),
@@ -104,7 +104,7 @@ final class LargeStateSection {
         List<Row> timeline = Csv.read(r.dataDir().resolve("largestate-timeline.csv"));
         List<Row> checkpoints = Csv.read(r.dataDir().resolve("largestate-checkpoints.csv"));
         rows = EqualWork.addCheckpointColumn(rows, timeline, checkpoints, EQUAL_WORK_CHECKPOINT);
-        rows = SteadySizes.addColumns(rows, timeline, checkpoints);
+        rows = SteadyMedians.addColumns(rows, timeline, checkpoints);
         for (String job : Csv.distinct(rows, "job", JOBS)) {
             List<String> backends = Csv.distinct(Csv.where(rows, "job", job), "backend", BACKENDS);
             r.md().append("### ").append(job).append("\n\n");
@@ -144,7 +144,7 @@ final class LargeStateSection {
                 abs(values(sel, "latency_p50_us")), abs(values(sel, "latency_p99_us")),
                 abs(values(sel, "cpu_us_per_record")), abs(values(sel, "bytes_written_per_record")),
                 mib(values(sel, "local_bytes_end")) + (mixedMeasures(rows, job) && !sel.isEmpty()
-                        ? " (" + localMeasure(sel.get(0)) + ")" : ""), mib(values(sel, SteadySizes.LOCAL)),
+                        ? " (" + localMeasure(sel.get(0)) + ")" : ""), mib(values(sel, SteadyMedians.LOCAL)),
                 abs(values(sel, "cold_records_per_s")),
                 abs(values(sel, "cold_latency_p99_us")), job.startsWith("keyed")
                         ? abs(values(sel, "lookups_missing_state")) + " / " + abs(values(sel, "cold_lookups_missing_state"))
@@ -164,7 +164,7 @@ final class LargeStateSection {
             table.add(new String[] {backend, abs(values(sel, "checkpoints")),
                 abs(values(sel, "checkpoint_sync_ms_p50")), abs(values(sel, "checkpoint_sync_ms_max")),
                 abs(values(sel, "checkpoint_async_ms_p50")), abs(values(sel, "checkpoint_async_ms_max")),
-                mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, SteadySizes.CHECKPOINT)),
+                mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, SteadyMedians.CHECKPOINT)),
                 mib(values(sel, EQUAL_WORK_CHECKPOINT)),
                 mib(values(sel, "checkpointed_bytes_p50")),
                 savepoint(sel, abs(values(sel, "savepoint_ms"))), savepoint(sel, mib(values(sel, "savepoint_bytes"))),

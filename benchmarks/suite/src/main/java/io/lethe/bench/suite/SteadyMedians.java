@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Sizes over a large-state run's steady phase rather than at one moment. An LSM tree's files and
+ * Medians over a large-state run's steady phase rather than values at one moment. An LSM tree's files and
  * checkpoints swing with its compaction cycle (a level fills, then merges into the next), so the last
  * checkpoint or the local state at the end lands at a random point of each backend's cycle; the median
  * over the steady phase does not. With them, the median duration of the steady phase's checkpoints,
@@ -15,7 +15,7 @@ import java.util.Map;
  * the part that holds the task and the part that runs beside it (a flush in the first, a copy of the
  * memtables in the second), and Flink reports a checkpoint's duration as their sum.
  */
-final class SteadySizes {
+final class SteadyMedians {
     /** The median full size of the checkpoints (not savepoints) taken during the steady phase. */
     static final String CHECKPOINT = "checkpoint_bytes_steady_median";
     /** The median local state of the steady phase's samples. */
@@ -23,7 +23,7 @@ final class SteadySizes {
     /** The median of sync_ms + async_ms over the checkpoints (not savepoints) of the steady phase. */
     static final String CHECKPOINT_MS = "checkpoint_ms_steady_median";
 
-    private SteadySizes() {}
+    private SteadyMedians() {}
 
     /**
      * {@code rows} with {@link #CHECKPOINT}, {@link #LOCAL} and {@link #CHECKPOINT_MS} added; empty where

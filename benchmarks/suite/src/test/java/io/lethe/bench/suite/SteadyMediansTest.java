@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class SteadySizesTest {
+class SteadyMediansTest {
 
     /** Load until 10 s, steady to 100 s, then a savepoint; local state is 1000 + the second in bytes. */
     private static List<Row> timeline() {
@@ -43,23 +43,23 @@ class SteadySizesTest {
 
     @Test
     void mediansCoverTheSteadyPhaseOnly() {
-        List<Row> out = SteadySizes.addColumns(List.of(row("job", "windowed", "backend", "lethe")), timeline(),
+        List<Row> out = SteadyMedians.addColumns(List.of(row("job", "windowed", "backend", "lethe")), timeline(),
                 checkpoints());
         // Steady checkpoints 300, 100, 900, 200: the median of four is the mean of the middle two.
-        assertEquals(250, out.get(0).d(SteadySizes.CHECKPOINT));
+        assertEquals(250, out.get(0).d(SteadyMedians.CHECKPOINT));
         // Steady samples at 11..100 s: local 1011..1100, median (1055 + 1056) / 2, cut to whole bytes.
-        assertEquals(1055, out.get(0).d(SteadySizes.LOCAL));
+        assertEquals(1055, out.get(0).d(SteadyMedians.LOCAL));
         // Steady durations 410, 100, 1000, 10 ms (sync and async summed per checkpoint, not per part):
         // the median (100 + 410) / 2, cut to whole ms.
-        assertEquals(255, out.get(0).d(SteadySizes.CHECKPOINT_MS));
+        assertEquals(255, out.get(0).d(SteadyMedians.CHECKPOINT_MS));
     }
 
     @Test
     void leavesTheColumnsEmptyWithoutData() {
-        List<Row> out = SteadySizes.addColumns(List.of(row("job", "windowed", "backend", "forst")), timeline(),
+        List<Row> out = SteadyMedians.addColumns(List.of(row("job", "windowed", "backend", "forst")), timeline(),
                 null);
-        assertTrue(Double.isNaN(out.get(0).d(SteadySizes.CHECKPOINT)));
-        assertTrue(Double.isNaN(out.get(0).d(SteadySizes.LOCAL)));
-        assertTrue(Double.isNaN(out.get(0).d(SteadySizes.CHECKPOINT_MS)));
+        assertTrue(Double.isNaN(out.get(0).d(SteadyMedians.CHECKPOINT)));
+        assertTrue(Double.isNaN(out.get(0).d(SteadyMedians.LOCAL)));
+        assertTrue(Double.isNaN(out.get(0).d(SteadyMedians.CHECKPOINT_MS)));
     }
 }
