@@ -56,7 +56,7 @@ final class JobBackends {
     /**
      * For jobs with asynchronous state: Lethe with its own executor. ForSt always has its own; RocksDB and
      * HashMap run asynchronous operators through Flink's synchronous adaptor, one request at a time, and so
-     * does lethe-adaptor (Lethe's default for asynchronous state; in tests only, not in the report).
+     * does lethe-adaptor (Lethe's default for asynchronous state).
      */
     static void asyncExecutor(String backend, Configuration conf) {
         if (backend.equals("lethe") || backend.equals("lethe-h8")) {
@@ -89,6 +89,8 @@ final class JobBackends {
                 + " at once and each uploaded when written) instead of flushing them, checkpoint files moved four at"
                 + " a time, managed memory"},
         {"lethe-h8", "as lethe, with delete tiles of 8 pages in every state (state.backend.lethe.pages-per-tile: 8)"},
+        {"lethe-adaptor", "as lethe, with asynchronous state run through Flink's synchronous adaptor, one request"
+                + " at a time on the task thread (state.backend.lethe.async-state.executor: false, Lethe's default)"},
         {"rocksdb", "Flink's RocksDB backend (frocksdbjni 8.10): timers in RocksDB (its default), Bloom filter 10"
                 + " bits/key (state.backend.rocksdb.use-bloom-filter: true), managed memory (its default),"
                 + " compression Snappy on every level (its default), other options at their defaults"},

@@ -57,10 +57,17 @@ public final class LargeStateBench {
                 : new LargeStateJobs.Sizes(1L << 15, 1L << 8, 10_000, 5, 3, 2);
     }
 
-    /** The backends a job runs on: timers on the heap or in RocksDB only matter where there are timers. */
+    /**
+     * The backends a job runs on: timers on the heap or in RocksDB only matter where there are timers, and
+     * Lethe's two ways with asynchronous state (its executor, Flink's synchronous adaptor) only where the
+     * job has asynchronous state.
+     */
     static List<String> backends(String job) {
-        return job.equals("windowed") ? List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst")
-                : List.of("lethe", "rocksdb", "forst");
+        return switch (job) {
+            case "windowed" -> List.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst");
+            case "keyed-async" -> List.of("lethe", "lethe-adaptor", "rocksdb", "forst");
+            default -> List.of("lethe", "rocksdb", "forst");
+        };
     }
 
     public static void main(String[] args) throws Exception {
@@ -234,7 +241,8 @@ public final class LargeStateBench {
                     ExpiryJobBench.mib(sizes.logicalBytes("keyed")));
             csv.println("keyed-async,the keyed job with asynchronous state (State V2; enableAsyncState()): a record's"
                     + " two reads are issued together and its two writes once both are back; Lethe with its own"
-                    + " executor (state.backend.lethe.async-state.executor: true); ForSt with its own; RocksDB through"
+                    + " executor (state.backend.lethe.async-state.executor: true) and, as lethe-adaptor, through"
+                    + " Flink's synchronous adaptor (Lethe's default); ForSt with its own executor; RocksDB through"
                     + " Flink's synchronous adaptor (one request at a time); no canonical savepoint (Flink 2.2 refuses"
                     + " them for asynchronous state)");
             csv.printf(Locale.ROOT, "windowed,%,d keys; one record per event-time ms with a %d-byte payload; tumbling"
@@ -274,7 +282,7 @@ public final class LargeStateBench {
             csv.printf(Locale.ROOT, "checkpoints,every %d s; incremental; retained on cancellation%n",
                     sizes.checkpointSeconds());
             for (String[] b : JobBackends.SETTINGS) {
-                if (backends("windowed").contains(b[0])) {
+                if (JOBS.stream().anyMatch(job -> backends(job).contains(b[0]))) {
                     csv.printf("backend %s,%s%n", b[0], b[1]);
                 }
             }

@@ -17,8 +17,8 @@ class LargeStateBenchTest {
 
     @Test
     void withoutAListEveryJobRunsOnEachOfItsBackends() {
-        assertEquals(List.of("keyed/lethe", "keyed/rocksdb", "keyed/forst", "keyed-async/lethe", "keyed-async/rocksdb",
-                "keyed-async/forst", "windowed/lethe", "windowed/rocksdb", "windowed/rocksdb-heap-timers",
+        assertEquals(List.of("keyed/lethe", "keyed/rocksdb", "keyed/forst", "keyed-async/lethe",
+                "keyed-async/lethe-adaptor", "keyed-async/rocksdb", "keyed-async/forst", "windowed/lethe", "windowed/rocksdb", "windowed/rocksdb-heap-timers",
                 "windowed/forst"), LargeStateBench.runs(List.of()));
     }
 

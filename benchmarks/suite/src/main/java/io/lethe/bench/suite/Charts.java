@@ -42,7 +42,7 @@ final class Charts {
     private static final Map<String, Color> SYSTEM_COLORS = Map.of("lethe", PALETTE[0], "rocksdb", PALETTE[1],
             "rocksdb-ttl", PALETTE[2], "rocksdb-deletion-collector", PALETTE[3], "lethe-h8", PALETTE[4],
             "hashmap", PALETTE[2], "rocksdb-periodic", PALETTE[5], "rocksdb-heap-timers", PALETTE[3],
-            "forst", PALETTE[6]);
+            "forst", PALETTE[6], "lethe-adaptor", PALETTE[4]);
 
     /** The i-th colour of the report's palette (cycling). */
     static Color color(int i) {

@@ -173,6 +173,38 @@ class ReportTest {
         assertFalse(windowed.contains("Local state is not compared"), windowed);
     }
 
+
+    /**
+     * Large state with asynchronous state: Lethe's executor and Lethe through Flink's synchronous adaptor
+     * are each judged against the best peer on their own, and neither against the other.
+     */
+    @Test
+    void eachLetheConfigurationIsJudgedOnItsOwn(@TempDir Path tmp) throws Exception {
+        Path data = tmp.resolve("data");
+        writeAll(data);
+        List<String> rows = new ArrayList<>(List.of("job,backend,steady_records_per_s,latency_p99_us"));
+        rows.add("keyed-async,lethe,300,80000");
+        rows.add("keyed-async,lethe-adaptor,200,1000");
+        rows.add("keyed-async,rocksdb,100,2000");
+        rows.add("keyed-async,forst,150,90000");
+        write(data, "largestate.csv", rows);
+        Path report = tmp.resolve("report.md");
+        Report.write(data, report);
+        String md = Files.readString(report);
+        String job = md.substring(md.indexOf("### keyed-async"));
+        assertTrue(job.contains("| lethe-adaptor | "), job);
+        String executor = job.substring(job.indexOf("Lethe against the best on-disk peer:"),
+                job.indexOf("Lethe through Flink's synchronous adaptor"));
+        // 300 against ForSt's 150; 80 ms against RocksDB's 2: the adaptor's 1 ms is not a peer.
+        assertTrue(executor.contains("| records/s, steady | higher | forst | 2.00 (1 run) | ahead |"), executor);
+        assertTrue(executor.contains("| latency p99 | lower | rocksdb | 40.0 (1 run) | behind |"), executor);
+        String adaptor = job.substring(job.indexOf("Lethe through Flink's synchronous adaptor (Lethe's default for"
+                + " asynchronous state) against the best on-disk peer:"));
+        assertTrue(adaptor.contains("| records/s, steady | higher | forst | 1.33 (1 run) | ahead |"), adaptor);
+        assertTrue(adaptor.contains("| latency p99 | lower | rocksdb | 0.50 (1 run) | ahead |"), adaptor);
+        assertTrue(md.contains("| Large state `keyed-async` through Flink's synchronous adaptor (Lethe's default for"
+                + " asynchronous state): latency p99 (vs best on-disk peer) | 0.50 (1 run) | lower | ahead |"), md);
+    }
     /** Live disk size and expiry lag come from the drain's second half of the timeline, not its backlog. */
     @Test
     void kafkaStreamsJudgesLiveOperationFromTheDrainsSecondHalf(@TempDir Path tmp) throws Exception {
