@@ -253,10 +253,11 @@ public final class LargeStateBench {
                     LargeStateJobs.LATENESS_WINDOWS, LargeStateJobs.LATENESS_WINDOWS + 1,
                     ExpiryJobBench.mib(sizes.logicalBytes("windowed")));
             csv.println("payloads,half fixed text and half random characters from 64 symbols: they compress");
-            csv.printf(Locale.ROOT, "phases,load until the state is full; steady %d s (measured); canonical savepoint"
-                    + " and a last checkpoint; cancel; page cache dropped; restore from the last incremental"
-                    + " checkpoint and %d s cold (measured); page cache dropped; restore from the savepoint%n",
-                    sizes.steadySeconds(), sizes.coldSeconds());
+            // Runs of several invocations share this file: each run's steady length is in its own row.
+            csv.printf(Locale.ROOT, "phases,load until the state is full; a steady phase (measured; each run's length"
+                    + " in the report's Runs line); canonical savepoint and a last checkpoint; cancel; page cache"
+                    + " dropped; restore from the last incremental checkpoint and %d s cold (measured); page cache"
+                    + " dropped; restore from the savepoint%n", sizes.coldSeconds());
             csv.println("records/s,records the source made per second; backpressure holds it to the job's pace");
             csv.println("latency,keyed: the time of one record's state accesses (reads and writes); keyed-async: from"
                     + " a record's first request to the completion of its last write (callbacks run in the task's"

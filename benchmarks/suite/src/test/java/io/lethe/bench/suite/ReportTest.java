@@ -151,17 +151,9 @@ class ReportTest {
     /** Large state: local state measured one way is never judged against local state measured another. */
     @Test
     void localStateMeasuredDifferentlyIsNotCompared(@TempDir Path tmp) throws Exception {
-        Path data = tmp.resolve("data");
-        writeAll(data);
-        List<String> rows = new ArrayList<>(List.of("job,backend,steady_records_per_s,local_bytes_end,local_measure"));
-        rows.add("keyed,lethe,100,1048576,disk blocks in use");
-        rows.add("keyed,forst,80,4194304,");
-        rows.add("windowed,lethe,100,1048576,disk blocks in use");
-        rows.add("windowed,forst,80,4194304,disk blocks in use");
-        write(data, "largestate.csv", rows);
-        Path report = tmp.resolve("report.md");
-        Report.write(data, report);
-        String md = Files.readString(report);
+        String md = reportWithLargeState(tmp, List.of("job,backend,steady_records_per_s,local_bytes_end,local_measure",
+                "keyed,lethe,100,1048576,disk blocks in use", "keyed,forst,80,4194304,",
+                "windowed,lethe,100,1048576,disk blocks in use", "windowed,forst,80,4194304,disk blocks in use"));
         String keyed = md.substring(md.indexOf("### keyed"), md.indexOf("### windowed"));
         assertFalse(keyed.contains("| local state at the end |"), keyed);
         assertTrue(keyed.contains("Local state is not compared: forst: file sizes summed; lethe: disk blocks in use."),
@@ -180,17 +172,9 @@ class ReportTest {
      */
     @Test
     void eachLetheConfigurationIsJudgedOnItsOwn(@TempDir Path tmp) throws Exception {
-        Path data = tmp.resolve("data");
-        writeAll(data);
-        List<String> rows = new ArrayList<>(List.of("job,backend,steady_records_per_s,latency_p99_us"));
-        rows.add("keyed-async,lethe,300,80000");
-        rows.add("keyed-async,lethe-adaptor,200,1000");
-        rows.add("keyed-async,rocksdb,100,2000");
-        rows.add("keyed-async,forst,150,90000");
-        write(data, "largestate.csv", rows);
-        Path report = tmp.resolve("report.md");
-        Report.write(data, report);
-        String md = Files.readString(report);
+        String md = reportWithLargeState(tmp, List.of("job,backend,steady_records_per_s,latency_p99_us",
+                "keyed-async,lethe,300,80000", "keyed-async,lethe-adaptor,200,1000", "keyed-async,rocksdb,100,2000",
+                "keyed-async,forst,150,90000"));
         String job = md.substring(md.indexOf("### keyed-async"));
         assertTrue(job.contains("| lethe-adaptor | "), job);
         String executor = job.substring(job.indexOf("Lethe against the best on-disk peer:"),
@@ -434,6 +418,16 @@ class ReportTest {
         });
         write(data, "streams.csv", rows);
         write(data, "streams-timeline.csv", timeline);
+    }
+
+    /** The report of every section's test data, with {@code rows} as the large-state results. */
+    private static String reportWithLargeState(Path tmp, List<String> rows) throws IOException {
+        Path data = tmp.resolve("data");
+        writeAll(data);
+        write(data, "largestate.csv", rows);
+        Path report = tmp.resolve("report.md");
+        Report.write(data, report);
+        return Files.readString(report);
     }
 
     static List<String> engineOps() {
