@@ -29,7 +29,7 @@ final class LargeStateSection {
      * asynchronous state ({@code lethe}), and Flink's synchronous adaptor, Lethe's default for it.
      */
     static final Map<String, String> LETHE_CONFIGURATIONS = Map.of("lethe", "",
-            "lethe-adaptor", " through Flink's synchronous adaptor (Lethe's default for asynchronous state)");
+            "lethe-adaptor", " through Flink's synchronous adaptor (Lethe's default)");
     static final List<String> PEERS = List.of("rocksdb", "rocksdb-heap-timers", "forst");
     /**
      * Samples are a second apart; charts show their mean over up to this many (fewer in short runs, so

@@ -182,12 +182,12 @@ class ReportTest {
         // 300 against ForSt's 150; 80 ms against RocksDB's 2: the adaptor's 1 ms is not a peer.
         assertTrue(executor.contains("| records/s, steady | higher | forst | 2.00 (1 run) | ahead |"), executor);
         assertTrue(executor.contains("| latency p99 | lower | rocksdb | 40.0 (1 run) | behind |"), executor);
-        String adaptor = job.substring(job.indexOf("Lethe through Flink's synchronous adaptor (Lethe's default for"
-                + " asynchronous state) against the best on-disk peer:"));
+        String adaptor = job.substring(job.indexOf("Lethe through Flink's synchronous adaptor (Lethe's default) against"
+                + " the best on-disk peer:"));
         assertTrue(adaptor.contains("| records/s, steady | higher | forst | 1.33 (1 run) | ahead |"), adaptor);
         assertTrue(adaptor.contains("| latency p99 | lower | rocksdb | 0.50 (1 run) | ahead |"), adaptor);
-        assertTrue(md.contains("| Large state `keyed-async` through Flink's synchronous adaptor (Lethe's default for"
-                + " asynchronous state): latency p99 (vs best on-disk peer) | 0.50 (1 run) | lower | ahead |"), md);
+        assertTrue(md.contains("| Large state `keyed-async` through Flink's synchronous adaptor (Lethe's default):"
+                + " latency p99 (vs best on-disk peer) | 0.50 (1 run) | lower | ahead |"), md);
     }
     /** Live disk size and expiry lag come from the drain's second half of the timeline, not its backlog. */
     @Test
