@@ -90,7 +90,8 @@ final class LargeStateSection {
     private void write() throws IOException {
         List<Row> rows = r.section("State far larger than memory", "largestate", "A keyed-state job (value and map"
                 + " state read back at random), the same job with asynchronous state (Lethe's and ForSt's executors,"
-                + " RocksDB and, as lethe-adaptor, Lethe through Flink's synchronous adaptor) and a windowed job (every element stored, windows kept past their end)"
+                + " RocksDB and, as lethe-adaptor, Lethe through Flink's synchronous adaptor) and a windowed job"
+                + " (every element stored, windows kept past their end)"
                 + " with state at least twenty times the managed memory, run for minutes in steady state, then"
                 + " restored from their last incremental checkpoint with a cold page cache and from a canonical"
                 + " savepoint: Lethe; Flink's RocksDB backend (timers in RocksDB, and on the heap where the job has"
@@ -123,11 +124,7 @@ final class LargeStateSection {
                     versusBestPeer(rows, job, lethe);
                 }
             }
-            if (mixedMeasures(rows, job)) {
-                r.md().append("Local state is not compared: ").append(measuredBy(rows, job))
-                        .append(". Summed sizes count a checkpoint's hard-linked local snapshot a second time and"
-                                + " punched holes as data.\n\n");
-            }
+            localStateNotCompared(rows, job);
             for (Plot plot : STEADY_PLOTS) {
                 overTime(timeline, job, backends, plot, "steady");
             }
@@ -224,6 +221,15 @@ final class LargeStateSection {
                     + " (vs best on-disk peer)", drawn && how.isEmpty() ? "large " + job + " " + m.label() : null);
         }
         table.write("Lethe" + how + " against the best on-disk peer:", "best peer", "Lethe / best");
+    }
+
+    /** Says why local state is not judged where the job's runs measured it in different ways. */
+    private void localStateNotCompared(List<Row> rows, String job) {
+        if (mixedMeasures(rows, job)) {
+            r.md().append("Local state is not compared: ").append(measuredBy(rows, job))
+                    .append(". Summed sizes count a checkpoint's hard-linked local snapshot a second time and"
+                            + " punched holes as data.\n\n");
+        }
     }
 
     /** How a row measured its local state; rows written before the column summed the files' sizes. */

@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  *
  * Quick (about 13 minutes, what CI runs): small data, short iterations; it shows that every part
  * works and produces results, not what the numbers are. Full: the data behind {@code
- * docs/benchmarks.md} (about 9.3 hours on two cores; the parts can run alone). Defaults: quick
+ * docs/benchmarks.md} (about 9.8 hours on two cores; the parts can run alone). Defaults: quick
  * writes to {@code target/bench-quick} with {@code report.md} there; full writes the CSV files and charts to {@code
  * docs/benchmarks/} and the report to {@code docs/benchmarks.md}. Exit code 1 when a part failed or
  * left no results (the others still run and the report still gets written).
@@ -52,7 +52,7 @@ public final class Suite {
                     "jobs.csv", "about 3 min", "about 40 min"),
             new Part("largestate", "state far larger than memory: keyed (synchronous and asynchronous state) and windowed"
                     + " jobs, checkpoints, restores (Lethe, Flink's RocksDB, ForSt)", "largestate.csv", "about 3 min",
-                    "about 5.5 hours"),
+                    "about 6 hours"),
             new Part("nexmark", "Nexmark q4 q5 q7 q8 q9 q11 q16 q18 q19 q20 in Flink SQL (Lethe, Flink's RocksDB"
                     + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 4 min", "about 40 min"),
             new Part("nexmark-async", "Nexmark q4 q9 q18 q20 with asynchronous state (Lethe's and ForSt's executors,"

@@ -62,7 +62,7 @@ class SuiteQuickTest {
         assertEquals(BACKENDS, column(OUT.resolve("jobs-checkpoints.csv"), "backend"));
         assertEquals(Set.of("lethe", "rocksdb", "forst"),
                 column(where(OUT.resolve("largestate.csv"), "job", "keyed"), "backend"));
-        assertEquals(Set.of("lethe", "rocksdb", "forst"),
+        assertEquals(Set.of("lethe", "lethe-adaptor", "rocksdb", "forst"),
                 column(where(OUT.resolve("largestate.csv"), "job", "keyed-async"), "backend"));
         assertEquals(Set.of("lethe", "rocksdb", "rocksdb-heap-timers", "forst"),
                 column(where(OUT.resolve("largestate.csv"), "job", "windowed"), "backend"));
