@@ -216,9 +216,10 @@ final class LargeStateSection {
                     continue;
                 }
             }
-            boolean drawn = m.column().equals("steady_records_per_s") || m.column().equals("latency_p99_us");
+            boolean drawn = backend.equals("lethe")
+                    && (m.column().equals("steady_records_per_s") || m.column().equals("latency_p99_us"));
             table.add(lethe, against, m, "Large state `" + job + "`" + how + ": " + m.label()
-                    + " (vs best on-disk peer)", drawn && how.isEmpty() ? "large " + job + " " + m.label() : null);
+                    + " (vs best on-disk peer)", drawn ? "large " + job + " " + m.label() : null);
         }
         table.write("Lethe" + how + " against the best on-disk peer:", "best peer", "Lethe / best");
     }

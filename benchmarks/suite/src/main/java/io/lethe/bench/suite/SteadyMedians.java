@@ -60,7 +60,7 @@ final class SteadyMedians {
     }
 
     /** The median, whole (bytes or ms); empty for none. */
-    private static String cell(Spread sizes) {
-        return sizes == null ? "" : Long.toString((long) sizes.median());
+    private static String cell(Spread spread) {
+        return spread == null ? "" : Long.toString((long) spread.median());
     }
 }
