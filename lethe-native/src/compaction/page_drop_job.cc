@@ -104,11 +104,49 @@ void AppendPageExtent(const PageMeta& p, std::vector<std::pair<uint64_t, uint64_
   }
 }
 
-void PageDropJob::Free(uint32_t index, PageDropResult* r) {
-  const PageRef& ref = pages_.at(index);
-  if (ref.patched()) return;  // its bytes in the file were freed by an earlier drop
-  r->freed_pages.push_back(index);
-  AppendPageExtent(*ref.own, &r->extents);
+bool PageDropJob::FreedNow(uint32_t index) const {
+  auto ref = pages_.find(index);
+  if (ref == pages_.end() || ref->second.patched()) return false;  // unread since an earlier drop
+  return std::binary_search(dropped_.begin(), dropped_.end(), index) ||
+         std::binary_search(rewritten_.begin(), rewritten_.end(), index);
+}
+
+bool PageDropJob::ReadAfter(uint32_t index) const {
+  auto ref = pages_.find(index);
+  return ref != pages_.end() && !ref->second.patched() && !FreedNow(index);
+}
+
+// Pages are not aligned to file-system blocks, so a block often holds the
+// end of one page and the start of the next. Punching only this job's pages
+// would keep every such block whose other page went in an earlier drop; the
+// whole run of unread bytes around them is punched instead (punching a hole
+// again frees nothing more, and the statistic counts only blocks freed).
+void PageDropJob::FreeUnreadRuns(PageDropResult* r) {
+  std::vector<std::pair<uint64_t, uint64_t>> run;
+  std::vector<uint32_t> run_pages;
+  bool freed_now = false;
+  auto end_run = [&]() {
+    if (freed_now) {
+      r->extents.insert(r->extents.end(), run.begin(), run.end());
+      r->freed_pages.insert(r->freed_pages.end(), run_pages.begin(), run_pages.end());
+    }
+    run.clear();
+    run_pages.clear();
+    freed_now = false;
+  };
+  for (const PartitionRef& part : partitions_) {
+    for (const PageMeta& page : part->pages()) {
+      if (ReadAfter(page.index)) {
+        end_run();
+        continue;
+      }
+      if (!run.empty() && run.back().first + run.back().second != page.offset) end_run();  // not adjacent
+      AppendPageExtent(page, &run);
+      run_pages.push_back(page.index);
+      freed_now = freed_now || FreedNow(page.index);
+    }
+  }
+  end_run();
 }
 
 // The earlier patched pages that stay: not dropped (earlier or now) and not
@@ -276,11 +314,7 @@ Status PageDropJob::Run(const PageDropPlan& plan, const SecondaryDeletes& record
   dropped_.erase(std::unique(dropped_.begin(), dropped_.end()), dropped_.end());
   r->changed = dropped_.size() != f.dropped_pages.size() || !rewritten_.empty();
   if (!r->changed) return Status::OK();  // nothing written
-  // Freed: the planned drops and every rewritten page, in file order.
-  for (const auto& [index, ref] : pages_) {
-    const bool gone = std::binary_search(dropped_.begin(), dropped_.end(), index);
-    if (gone || std::binary_search(rewritten_.begin(), rewritten_.end(), index)) Free(index, r);
-  }
+  FreeUnreadRuns(r);
 
   FileMetaData& after = r->after;
   after = f;

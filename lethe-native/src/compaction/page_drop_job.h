@@ -48,8 +48,10 @@ struct PageDropResult {
   // place (`after` is its record) and the file goes.
   bool replaced_by_patch = false;
   uint64_t new_patch = 0;      // a patch table written (also on failure: remove it), or 0
-  std::vector<std::pair<uint64_t, uint64_t>> extents;  // bytes of the file no longer read (offset, length)
-  std::vector<uint32_t> freed_pages;                    // the pages those bytes are
+  // Bytes of the file no longer read (offset, length): whole runs of unread
+  // pages, earlier drops included, around each page this job frees.
+  std::vector<std::pair<uint64_t, uint64_t>> extents;
+  std::vector<uint32_t> freed_pages;  // the pages those bytes are
   uint64_t pages_rewritten = 0;
   uint64_t rewrite_bytes_read = 0;
   uint64_t rewrite_bytes_written = 0;
@@ -100,7 +102,14 @@ class PageDropJob {
   Status FinishPatchTable(PageDropResult* r);
   Status CountRemainingPages(FileMetaData* f, size_t* remaining, size_t* from_file);
   Status ReplaceByPatch(PageDropResult* r);
-  void Free(uint32_t index, PageDropResult* r);
+  // Whether this job stops reading page `index` from the file (dropped or
+  // rewritten now, its bytes read until now).
+  bool FreedNow(uint32_t index) const;
+  // Whether the file's record after this job still reads the page's bytes.
+  bool ReadAfter(uint32_t index) const;
+  // The extents to punch: every run of file bytes the record after this job
+  // no longer reads that holds a page this job frees, with the run's pages.
+  void FreeUnreadRuns(PageDropResult* r);
 
   const PageDropJobOptions options_;
   const FileTables tables_;

@@ -317,6 +317,38 @@ TEST_F(PageDropTest, CompressedPagesFreeTheWholeBlocksOfTheirRuns) {
   EXPECT_EQ(live, Live());
 }
 
+// A horizon advanced in steps frees, by its last step, the blocks one step
+// to the same horizon frees: each punch covers the whole run of bytes the
+// file no longer reads, earlier drops included, so a block shared by pages
+// dropped in different steps is freed once both are gone. (Punching only
+// each step's pages would free almost nothing: pages are not aligned to
+// blocks, so one page of 4 KiB rarely holds a whole block.)
+TEST_F(PageDropTest, AHorizonAdvancedInStepsFreesWhatOneStepFrees) {
+  Load();
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 5).ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  const DbStatistics at_once = db_->GetStatistics();
+  ExpectAllPunched(at_once);
+  ASSERT_GT(at_once.bytes_punched, 0u);
+
+  OpenNewDatabase();
+  Load();
+  std::vector<uint64_t> punched;
+  for (uint64_t h = 1; h <= 5; h++) {
+    ASSERT_TRUE(db_->AdvanceHorizon(cf_, h).ok());
+    ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+    punched.push_back(db_->GetStatistics().bytes_punched);
+  }
+  EXPECT_EQ(at_once.bytes_punched, punched.back());
+  EXPECT_LT(punched[0], punched[1]) << "the second step frees blocks the first step's pages share";
+  uint64_t live = 0;
+  for (int i = 0; i < 4000; i++) live += i % 7 >= 5 ? 1 : 0;
+  EXPECT_EQ(live, Live());
+  Reopen();  // opening punches every unread run again: nothing more to free
+  EXPECT_EQ(0u, db_->GetStatistics().bytes_punched);
+  EXPECT_EQ(live, Live());
+}
+
 TEST_F(PageDropTest, SnapshotDelaysTheDropUntilReleased) {
   Load();
   const Snapshot* snap = db_->GetSnapshot();
