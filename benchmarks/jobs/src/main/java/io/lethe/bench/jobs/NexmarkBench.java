@@ -46,7 +46,8 @@ import java.util.Map;
  * limit per run, each in a JVM of its own: {@link NexmarkContainer}). Modes: {@link NexmarkMode}.
  *
  * <p>The asynchronous part ({@code -Dlethe.bench.nexmark.async=true}): Lethe and ForSt with asynchronous
- * state, each on its own executor, against RocksDB with synchronous state, all with the plan asynchronous
+ * state, each on its own executor, and Lethe through Flink's synchronous adaptor (lethe-adaptor, its
+ * default), against RocksDB with synchronous state, all with the plan asynchronous
  * state needs (no mini-batches, one-phase aggregation); RocksDB's result is the reference (the other part
  * checks it against the HashMap backend's, whose heap would not hold this state). Writes {@code
  * nexmark-async.csv} and {@code nexmark-async.settings.csv}. Quick: q4, q18 and q20, 100 k events. Full:

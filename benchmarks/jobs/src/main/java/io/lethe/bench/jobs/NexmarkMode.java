@@ -10,8 +10,11 @@ import java.util.List;
 record NexmarkMode(String name, long events, int rounds, long checkpointSeconds, NexmarkConfig config,
         List<String> backends, List<NexmarkQueries.Query> queries, boolean asyncState, long pacedRate) {
     static final String ASYNC_PROPERTY = "lethe.bench.nexmark.async";
-    /** The asynchronous part's backends: with their own executors, and RocksDB with synchronous state. */
-    static final List<String> ASYNC_BACKENDS = List.of("lethe", "forst", "rocksdb");
+    /**
+     * The asynchronous part's backends: Lethe and ForSt with their own executors, Lethe through Flink's
+     * synchronous adaptor (lethe-adaptor, its default), and RocksDB with synchronous state.
+     */
+    static final List<String> ASYNC_BACKENDS = List.of("lethe", "lethe-adaptor", "forst", "rocksdb");
     static final List<String> ASYNC_QUICK_QUERIES = List.of("q4", "q18", "q20");
     /** Regular joins, row-time deduplication and a rank: their state grows with the input. */
     static final List<String> ASYNC_FULL_QUERIES = List.of("q4", "q9", "q18", "q20");
@@ -42,8 +45,9 @@ record NexmarkMode(String name, long events, int rounds, long checkpointSeconds,
     }
 
     /**
-     * Whether {@code backend}'s runs use asynchronous state: in the asynchronous part, those with an
-     * executor of their own (Lethe's, ForSt's); the others run the same plan with synchronous state.
+     * Whether {@code backend}'s runs use asynchronous state: in the asynchronous part, Lethe's (on its
+     * executor, or through Flink's synchronous adaptor as lethe-adaptor) and ForSt's; the others run the
+     * same plan with synchronous state.
      */
     boolean asyncStateOn(String backend) {
         return asyncState && (backend.startsWith("lethe") || backend.equals("forst"));

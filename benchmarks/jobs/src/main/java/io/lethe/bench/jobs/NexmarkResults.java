@@ -141,9 +141,10 @@ final class NexmarkResults {
             csv.printf("sql options,%s; table.exec.state.ttl unset (state kept forever)%s%n",
                     String.join("; ", NexmarkJob.sqlOptions(mode.asyncState(), mode.asyncState()).entrySet().stream()
                             .map(Map.Entry::toString).toList()), mode.asyncState() ? "; table.exec.async-state.enabled"
-                            + " true for the backends with an executor of their own (Lethe's: state.backend.lethe."
-                            + "async-state.executor; ForSt's as shipped), false for the others (synchronous state, the"
-                            + " same plan)" : "; async state off");
+                            + " true for Lethe (on its executor, state.backend.lethe.async-state.executor: true; as"
+                            + " lethe-adaptor through Flink's synchronous adaptor, its default) and ForSt (its own"
+                            + " executor, as shipped), false for the others (synchronous state, the same plan)"
+                            : "; async state off");
             for (String[] b : JobBackends.SETTINGS) {
                 if (mode.backends().contains(b[0])) {
                     csv.printf("backend %s,%s%n", b[0], b[1]);

@@ -24,12 +24,6 @@ final class LargeStateSection {
     static final List<String> JOBS = List.of("keyed", "keyed-async", "windowed");
     static final List<String> BACKENDS = List.of("lethe", "lethe-adaptor", "rocksdb", "rocksdb-heap-timers",
             "forst");
-    /**
-     * Lethe's configurations, each judged against the best peer on its own: its own executor for
-     * asynchronous state ({@code lethe}), and Flink's synchronous adaptor, Lethe's default for it.
-     */
-    static final Map<String, String> LETHE_CONFIGURATIONS = Map.of("lethe", "",
-            "lethe-adaptor", " through Flink's synchronous adaptor (Lethe's default)");
     static final List<String> PEERS = List.of("rocksdb", "rocksdb-heap-timers", "forst");
     /**
      * Samples are a second apart; charts show their mean over up to this many (fewer in short runs, so
@@ -69,7 +63,7 @@ final class LargeStateSection {
     /** Drawn over the steady phase alone: the load's rates would flatten them. */
     private static final List<Plot> STEADY_PLOTS = List.of(
             new Plot("records_per_s", 1, "records/s", "throughput"),
-            new Plot("latency_p99_us", 1e-3, "latency p99 of each second (ms)", "p99"));
+            new Plot("latency_p99_us", 1e-3, "latency p99 of each second (ms)", "p99", true));
     /** Drawn over the whole run (load, steady phase, checkpoints, restores and the cold phase). */
     private static final List<Plot> RUN_PLOTS = List.of(
             new Plot("local_bytes", 1 / Cells.MIB, "local state (MiB)", "local"),
@@ -120,7 +114,7 @@ final class LargeStateSection {
             speed(rows, job, backends);
             durability(rows, job, backends);
             for (String lethe : backends) {
-                if (LETHE_CONFIGURATIONS.containsKey(lethe)) {
+                if (LetheConfigurations.contains(lethe)) {
                     versusBestPeer(rows, job, lethe);
                 }
             }
@@ -200,10 +194,10 @@ final class LargeStateSection {
         return sel.isEmpty() || sel.get(0).s("savepoint").equals("canonical") ? cell : sel.get(0).s("savepoint");
     }
 
-    /** Lethe in configuration {@code backend} (a key of {@link #LETHE_CONFIGURATIONS}) against the best peer. */
+    /** Lethe in configuration {@code backend} (one of {@link LetheConfigurations}) against the best peer. */
     private void versusBestPeer(List<Row> rows, String job, String backend) {
         List<Row> lethe = Csv.where(rows, "job", job, "backend", backend);
-        String how = LETHE_CONFIGURATIONS.get(backend);
+        String how = LetheConfigurations.label(backend);
         List<Row> peers = rows.stream().filter(x -> x.s("job").equals(job) && PEERS.contains(x.s("backend")))
                 .toList();
         BestPeerTable table = new BestPeerTable(r, "backend", "run");
@@ -216,7 +210,7 @@ final class LargeStateSection {
                     continue;
                 }
             }
-            boolean drawn = backend.equals("lethe")
+            boolean drawn = backend.equals(LetheConfigurations.EXECUTOR)
                     && (m.column().equals("steady_records_per_s") || m.column().equals("latency_p99_us"));
             table.add(lethe, against, m, "Large state `" + job + "`" + how + ": " + m.label()
                     + " (vs best on-disk peer)", drawn ? "large " + job + " " + m.label() : null);
@@ -270,8 +264,9 @@ final class LargeStateSection {
         String during = phase == null ? "over the run" : "in the " + phase + " phase";
         XYChart chart = Charts.xy(job + ": " + what + " " + during,
                 phase == null ? "time since the run started (s)" : "time since the " + phase + " phase began (s)",
-                what);
+                plot.logScale() ? what + ", log scale" : what);
         int drawn = 0;
+        List<Double> plotted = new ArrayList<>();
         for (int i = 0; i < backends.size(); i++) {
             List<Row> points = Csv.where(sel, "backend", backends.get(i)).stream()
                     .filter(p -> !Double.isNaN(p.d(plot.column()))).toList();
@@ -288,6 +283,9 @@ final class LargeStateSection {
                 x[k] = group.stream().mapToDouble(p -> p.d("seconds") - start).average().orElse(0);
                 y[k] = group.stream().mapToDouble(p -> p.d(plot.column()) * plot.scale()).average().orElse(0);
             }
+            for (double v : y) {
+                plotted.add(v);
+            }
             XYSeries series = Charts.line(chart, backends.get(i), x, y, Charts.color(backends.get(i), i), false);
             series.setMarker(SeriesMarkers.NONE);
             drawn++;
@@ -296,7 +294,11 @@ final class LargeStateSection {
             r.md().append("Too few samples of ").append(what).append(" for a chart.\n\n");
             return;
         }
-        chart.getStyler().setYAxisMin(0.0);
+        if (plot.logScale()) {
+            Charts.logDecades(chart.getStyler(), plotted);
+        } else {
+            chart.getStyler().setYAxisMin(0.0);
+        }
         String file = "largestate-" + job + "-" + plot.fileSuffix() + ".png";
         Charts.save(chart, r.dataDir().resolve(file));
         r.chart(what + " " + during + ", " + job, file);

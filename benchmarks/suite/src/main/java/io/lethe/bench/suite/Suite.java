@@ -56,7 +56,8 @@ public final class Suite {
             new Part("nexmark", "Nexmark q4 q5 q7 q8 q9 q11 q16 q18 q19 q20 in Flink SQL (Lethe, Flink's RocksDB"
                     + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 4 min", "about 40 min"),
             new Part("nexmark-async", "Nexmark q4 q9 q18 q20 with asynchronous state (Lethe's and ForSt's executors,"
-                    + " RocksDB with synchronous state; full: in a 2 GiB memory cgroup), results compared",
+                    + " Lethe through Flink's synchronous adaptor, RocksDB with synchronous state; full: in a 2 GiB"
+                    + " memory cgroup), results compared",
                     "nexmark-async.csv", "about 1 min", "about 45 min"),
             new Part("streams", "Kafka Streams windowed aggregation (Lethe's stores, Kafka Streams' RocksDB stores"
                     + " as shipped and tuned)", "streams.csv", "about 2 min", "about 60 min"));

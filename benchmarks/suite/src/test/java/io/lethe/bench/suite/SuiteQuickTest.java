@@ -72,8 +72,11 @@ class SuiteQuickTest {
                 column(OUT.resolve("nexmark.csv"), "query"));
         assertEquals(BACKENDS, column(OUT.resolve("nexmark.csv"), "backend"));
         assertEquals(Set.of("q4", "q18", "q20"), column(OUT.resolve("nexmark-async.csv"), "query"));
-        assertEquals(Set.of("lethe", "forst", "rocksdb"), column(OUT.resolve("nexmark-async.csv"), "backend"));
-        assertEquals(Set.of("true"), column(where(OUT.resolve("nexmark-async.csv"), "backend", "lethe"), "async_state"));
+        assertEquals(Set.of("lethe", "lethe-adaptor", "forst", "rocksdb"),
+                column(OUT.resolve("nexmark-async.csv"), "backend"));
+        for (String lethe : List.of("lethe", "lethe-adaptor")) {
+            assertEquals(Set.of("true"), column(where(OUT.resolve("nexmark-async.csv"), "backend", lethe), "async_state"));
+        }
         assertEquals(Set.of("false"),
                 column(where(OUT.resolve("nexmark-async.csv"), "backend", "rocksdb"), "async_state"));
         assertEquals(Set.of("lethe", "rocksdb", "rocksdb-tuned", "rocksdb-zstd"),
@@ -158,8 +161,8 @@ class SuiteQuickTest {
 
     /**
      * With asynchronous state, every run finished, and every deterministic query gave RocksDB's result
-     * (with synchronous state) on Lethe's and ForSt's executors; Lethe's executor was handed batches; the
-     * paced runs measured latency.
+     * (with synchronous state) on Lethe's and ForSt's executors and Lethe through Flink's synchronous adaptor;
+     * Lethe's executor was handed batches; the paced runs measured latency.
      */
     @Test
     void nexmarkAsyncResultsEqualRocksDbsWithSynchronousState() throws Exception {
@@ -174,7 +177,7 @@ class SuiteQuickTest {
         // The paced runs (q18 and q20 at 2,000 events/s) measured their results' latency on every backend.
         Path paced = where(csv, "paced_events_per_s", "2000");
         assertEquals(Set.of("q18", "q20"), column(paced, "query"));
-        assertEquals(Set.of("lethe", "forst", "rocksdb"), column(paced, "backend"));
+        assertEquals(Set.of("lethe", "lethe-adaptor", "forst", "rocksdb"), column(paced, "backend"));
         for (String p99 : column(paced, "latency_p99_us")) {
             assertTrue(Double.parseDouble(p99) > 0, "latency p99 " + p99);
         }
