@@ -76,8 +76,8 @@ final class NexmarkAsyncSection {
                     continue;
                 }
                 String state = !sel.get(0).s("async_state").equals("true") ? "synchronous"
-                        : "asynchronous, " + (backend.startsWith("lethe") ? LetheConfigurations.path(backend)
-                            : "its executor");
+                        : "asynchronous, " + (LetheConfigurations.contains(backend)
+                            ? LetheConfigurations.path(backend) : "its executor");
                 table.add(new String[] {q, backend, state, abs(values(sel, "events_per_s")),
                     mib(values(sel, "local_max_bytes")), mib(values(sel, "max_checkpoint_bytes")),
                     abs(values(sel, "async_requests_per_batch")), NexmarkSection.distinct(sel, "equal_to_rocksdb")});
