@@ -3,7 +3,8 @@
 // file or memtable at any checkpoint of a run: uniform updates with deletes,
 // adversarial workloads (hot keys over a settled tree, so levels
 // stop filling; deletes of just-inserted keys), a burst then silence, and a
-// reopen from a checkpoint in the middle. The same runs with FADE off must show
+// reopen from a checkpoint in the middle; with static and with dynamic level
+// targets. The same runs with FADE off must show
 // tombstones older than D_th, or the test could not fail.
 //
 // A checkpoint: the clock has moved, then WaitForBackgroundWork lets the
@@ -16,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "lethe/db.h"
@@ -38,7 +40,7 @@ std::string Key(uint64_t i) {
 
 class FadeRun {
  public:
-  explicit FadeRun(bool fade) : env_(NewMemEnv()), clock_(1'000'000) {
+  explicit FadeRun(bool fade, bool dynamic_levels = false) : env_(NewMemEnv()), clock_(1'000'000) {
     options_.env = env_.get();
     options_.clock = &clock_;
     options_.use_wal = false;  // as Flink runs it; durability through checkpoints
@@ -47,6 +49,7 @@ class FadeRun {
     options_.cf_defaults.page_size = 1024;
     options_.cf_defaults.size_ratio = 4;
     options_.cf_defaults.level1_bytes = 128 << 10;
+    options_.cf_defaults.dynamic_level_bytes = dynamic_levels;
     options_.cf_defaults.target_file_size = 32 << 10;
     // The workloads are sized in bytes against these capacities: uncompressed.
     options_.cf_defaults.compression = Compression::kNone;
@@ -207,11 +210,16 @@ const Workload kWorkloads[] = {
      true},
 };
 
-class FadeBoundTest : public ::testing::TestWithParam<int> {};
+// A workload (its index in kWorkloads) and whether level targets are dynamic.
+class FadeBoundTest : public ::testing::TestWithParam<std::tuple<int, bool>> {
+ protected:
+  const Workload& workload() const { return kWorkloads[std::get<0>(GetParam())]; }
+  bool dynamic_levels() const { return std::get<1>(GetParam()); }
+};
 
 TEST_P(FadeBoundTest, NoTombstoneOutlivesTheThreshold) {
-  const Workload& w = kWorkloads[GetParam()];
-  FadeRun run(true);
+  const Workload& w = workload();
+  FadeRun run(true, dynamic_levels());
   w.run(&run);
   if (HasFatalFailure()) return;
   run.Check();
@@ -220,22 +228,29 @@ TEST_P(FadeBoundTest, NoTombstoneOutlivesTheThreshold) {
   if (w.needs_delete_driven) {
     EXPECT_GT(run.delete_driven(), 0u) << w.name << ": FADE never had to act";
   }
-  std::printf("[ fade     ] %s: oldest tombstone seen %.3f s (D_th 1 s), %llu delete-driven compactions\n", w.name,
-              run.max_age_us() / 1e6, static_cast<unsigned long long>(run.delete_driven()));
+  std::printf("[ fade     ] %s%s: oldest tombstone seen %.3f s (D_th 1 s), %llu delete-driven compactions\n", w.name,
+              dynamic_levels() ? " (dynamic levels)" : "", run.max_age_us() / 1e6,
+              static_cast<unsigned long long>(run.delete_driven()));
 }
 
 TEST_P(FadeBoundTest, WithoutFadeTombstonesOutliveTheThreshold) {
-  const Workload& w = kWorkloads[GetParam()];
-  FadeRun run(false);
+  const Workload& w = workload();
+  FadeRun run(false, dynamic_levels());
   w.run(&run);
   if (HasFatalFailure()) return;
   run.Check();
   EXPECT_GT(run.max_age_us(), kThresholdUs) << w.name << ": the workload cannot tell FADE from no FADE";
-  std::printf("[ no fade  ] %s: oldest tombstone seen %.3f s (D_th 1 s)\n", w.name, run.max_age_us() / 1e6);
+  std::printf("[ no fade  ] %s%s: oldest tombstone seen %.3f s (D_th 1 s)\n", w.name,
+              dynamic_levels() ? " (dynamic levels)" : "", run.max_age_us() / 1e6);
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, FadeBoundTest, ::testing::Range(0, static_cast<int>(std::size(kWorkloads))),
-                         [](const ::testing::TestParamInfo<int>& info) { return std::string(kWorkloads[info.param].name); });
+INSTANTIATE_TEST_SUITE_P(Workloads, FadeBoundTest,
+                         ::testing::Combine(::testing::Range(0, static_cast<int>(std::size(kWorkloads))),
+                                            ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<int, bool>>& info) {
+                           return std::string(kWorkloads[std::get<0>(info.param)].name) +
+                                  (std::get<1>(info.param) ? "_dynamic_levels" : "");
+                         });
 
 }  // namespace
 }  // namespace lethe

@@ -51,6 +51,7 @@ struct Flags {
   int pages_per_tile = 1;
   int bloom_bits = 10;
   int size_ratio = 10;
+  bool dynamic_level_bytes = false;
   bool use_wal = false;
   bool compact_in_memory = true;  // without a WAL
   bool sync = false;
@@ -70,7 +71,7 @@ struct Flags {
                "usage: lethe_bench [--benchmarks=a,b,...] [--num=N] [--reads=N] [--key_size=16]\n"
                "  [--value_size=100] [--seek_nexts=10] [--batch_size=100] [--multi_get_threads=1] [--threads=1 (readers)] [--db=DIR] [--use_existing_db=0|1]\n"
                "  [--write_buffer_size=BYTES] [--page_cache_bytes=BYTES] [--memory_budget=BYTES] [--page_size=BYTES]\n"
-               "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--use_wal=0|1] [--compact_in_memory=0|1]\n"
+               "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--dynamic_level_bytes=0|1] [--use_wal=0|1] [--compact_in_memory=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
                "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
@@ -112,6 +113,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "pages_per_tile") f.pages_per_tile = static_cast<int>(ParseInt(name, v));
     else if (name == "bloom_bits") f.bloom_bits = static_cast<int>(ParseInt(name, v));
     else if (name == "size_ratio") f.size_ratio = static_cast<int>(ParseInt(name, v));
+    else if (name == "dynamic_level_bytes") f.dynamic_level_bytes = ParseInt(name, v) != 0;
     else if (name == "use_wal") f.use_wal = ParseInt(name, v) != 0;
     else if (name == "compact_in_memory") f.compact_in_memory = ParseInt(name, v) != 0;
     else if (name == "sync") f.sync = ParseInt(name, v) != 0;
@@ -194,6 +196,7 @@ class Benchmark {
     o.cf_defaults.pages_per_tile = f_.pages_per_tile;
     o.cf_defaults.bloom_bits_per_key = f_.bloom_bits;
     o.cf_defaults.size_ratio = f_.size_ratio;
+    o.cf_defaults.dynamic_level_bytes = f_.dynamic_level_bytes;
     o.cf_defaults.compression = f_.compression == "none"   ? lethe::Compression::kNone
                                 : f_.compression == "zstd" ? lethe::Compression::kZSTD
                                                            : lethe::Compression::kLZ4;
@@ -522,9 +525,9 @@ class Benchmark {
                 f_.key_size, f_.value_size, f_.num, f_.reads);
     if (f_.memory_budget > 0) std::printf("Memory:     a budget of %" PRId64 " B (write buffers half of it)\n", f_.memory_budget);
     std::printf("Options:    write_buffer %" PRId64 " B, page_cache %" PRId64 " B, page %" PRId64
-                " B, pages_per_tile %d, bloom %d bits/key, size_ratio %d, compression %s, wal %s%s%s\n",
+                " B, pages_per_tile %d, bloom %d bits/key, size_ratio %d%s, compression %s, wal %s%s%s\n",
                 f_.write_buffer_size, f_.page_cache_bytes, f_.page_size, f_.pages_per_tile, f_.bloom_bits,
-                f_.size_ratio, f_.compression.c_str(), f_.use_wal ? "on" : "off", f_.sync ? " (sync)" : "",
+                f_.size_ratio, f_.dynamic_level_bytes ? " (dynamic level targets)" : "", f_.compression.c_str(), f_.use_wal ? "on" : "off", f_.sync ? " (sync)" : "",
                 !f_.use_wal && !f_.compact_in_memory ? ", compaction in memory off" : "");
     std::printf("Database:   %s\n------------------------------------------------\n", f_.db.c_str());
   }

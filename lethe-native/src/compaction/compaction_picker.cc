@@ -64,8 +64,11 @@ std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
   if (best_level < 0) return std::nullopt;
 
   if (best_level == 0) {
-    CompactionPlan plan = PlanLevelCompaction(files, 0, targets.level0_output, CompactionReason::kLevel0);
+    const int output = FadeLevel0Output(files, options, targets, now_us);
+    CompactionPlan plan = PlanLevelCompaction(files, 0, output, CompactionReason::kLevel0);
     plan.score = best_score;
+    // Straight into the last level, its tombstones must not arrive unchanged.
+    plan.allow_trivial_move = output == targets.level0_output;
     return plan;
   }
   FileRef file;

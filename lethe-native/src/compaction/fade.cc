@@ -77,6 +77,79 @@ static uint64_t OverlapBytes(const ColumnFamilyFiles& files, int level, const Fi
   return bytes;
 }
 
+// The key range the compaction of `f` (of `level`) takes: all of level 0 for
+// a level-0 file (its files move down together), else the file's own.
+static void CompactionRange(const ColumnFamilyFiles& files, int level, const FileMetaData& f, std::string* lo,
+                            std::string* hi) {
+  *lo = f.smallest;
+  *hi = f.largest;
+  if (level != 0) return;
+  for (const FileRef& g : files.levels[0]) {
+    if (g->smallest < *lo) *lo = g->smallest;
+    if (*hi < g->largest) *hi = g->largest;
+  }
+}
+
+// The levels strictly between `level` and `last` that overlap the compaction
+// of `f`: calls visit(level, file) for each such file until it returns false.
+template <class Visit>
+static bool ForEachBetween(const ColumnFamilyFiles& files, int level, const FileMetaData& f, int last,
+                           Visit visit) {
+  std::string lo, hi;
+  CompactionRange(files, level, f, &lo, &hi);
+  for (int l = level + 1; l < last; l++) {
+    for (const FileRef& g : files.Overlapping(l, lo, hi)) {
+      if (!visit(l, *g)) return false;
+    }
+  }
+  return true;
+}
+
+bool FadeReachesLastLevel(const ColumnFamilyFiles& files, int level, const FileMetaData& f, int last) {
+  return level < last && ForEachBetween(files, level, f, last, [](int, const FileMetaData&) { return false; });
+}
+
+// The whole budget: the deadline of the last level's rank.
+static uint64_t WholeBudgetUs(const ColumnFamilyOptions& options, int last_rank) {
+  return FadeDeadlineUs(options, last_rank, last_rank);
+}
+
+uint64_t FadeFileDeadlineUs(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
+                            const LevelTargets& targets, int level, const FileMetaData& f) {
+  const int last = FadeLastLevel(files);
+  const int last_rank = FadeRank(targets, last);
+  const uint64_t whole = WholeBudgetUs(options, last_rank);
+  if (level >= last) return whole;
+  const uint64_t since = FadeInvalidSinceUs(files, f);
+  const uint64_t end = since + whole;
+  // Every overlapping file between is due, by its own budget, before f's
+  // whole budget ends: those levels will be clear, and f can wait for them.
+  const bool clears = since != 0 && ForEachBetween(files, level, f, last, [&](int l, const FileMetaData& g) {
+    const uint64_t g_since = FadeInvalidSinceUs(files, g);
+    const int g_rank = FadeReachesLastLevel(files, l, g, last) ? last_rank : FadeRank(targets, l);
+    return g_since != 0 && g_since + FadeDeadlineUs(options, g_rank, last_rank) < end;
+  });
+  return clears ? whole : FadeDeadlineUs(options, FadeRank(targets, level), last_rank);
+}
+
+int FadeLevel0Output(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
+                     const LevelTargets& targets, uint64_t now_us) {
+  const auto& level0 = files.levels[0];
+  const int last = FadeLastLevel(files);
+  if (options.delete_persistence_threshold_us == 0 || level0.empty() ||
+      !FadeReachesLastLevel(files, 0, *level0.front(), last)) {
+    return targets.level0_output;
+  }
+  uint64_t since = 0;
+  for (const FileRef& f : level0) {
+    const uint64_t t = FadeInvalidSinceUs(files, *f);
+    if (t != 0 && (since == 0 || t < since)) since = t;
+  }
+  const uint64_t budget = WholeBudgetUs(options, FadeRank(targets, last));
+  const bool due_before_next = since != 0 && now_us >= since && 2 * (now_us - since) >= budget;
+  return due_before_next ? last : targets.level0_output;
+}
+
 std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
                                                const ColumnFamilyOptions& options,
                                                const LevelTargets& targets, uint64_t now_us,
@@ -88,11 +161,12 @@ std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
   std::tuple<uint64_t, int64_t, int> best{UINT64_MAX, 0, 0};
   FileRef best_file;
   for (int level = 0; level <= last; level++) {
-    const uint64_t deadline = FadeDeadlineUs(options, FadeRank(targets, level), last_rank);
     for (const FileRef& f : files.levels[level]) {
       const uint64_t since = FadeInvalidSinceUs(files, *f);
       if (since == 0) continue;
-      const uint64_t expiry = since + deadline;
+      // Its own rank's deadline is the earliest it may have; the rest is dearer.
+      if (since + FadeDeadlineUs(options, FadeRank(targets, level), last_rank) > now_us) continue;
+      const uint64_t expiry = since + FadeFileDeadlineUs(files, options, targets, level, *f);
       if (expiry > now_us) continue;
       // A rewrite in place could not drop what a snapshot still needs.
       if (level == last && level > 0 && oldest_snapshot < f->largest_seq) continue;
@@ -105,13 +179,14 @@ std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
   }
   if (best_file == nullptr) return std::nullopt;
   const int level = std::get<2>(best);
+  const bool direct = FadeReachesLastLevel(files, level, *best_file, last);
   CompactionPlan plan;
   if (level == 0) {
     // Level-0 files overlap: they move down together to keep newer above older.
-    plan = PlanLevelCompaction(files, 0, targets.level0_output, CompactionReason::kDeleteDriven);
+    plan = PlanLevelCompaction(files, 0, direct ? last : targets.level0_output, CompactionReason::kDeleteDriven);
   } else {
     plan.level = level;
-    plan.output_level = level < last ? level + 1 : level;
+    plan.output_level = level == last ? level : direct ? last : level + 1;
     plan.reason = CompactionReason::kDeleteDriven;
     plan.inputs[0].push_back(best_file);
     if (plan.output_level != level) {

@@ -15,7 +15,11 @@
 // delete-heavy benchmark measured 4x RocksDB's write amplification that way.
 // Files of the last level holding tombstones (kept by snapshots, or moved
 // there before the tree grew) are overdue after D'. A memtable holding a
-// tombstone is overdue after d_0 / 2. The slack absorbs the timer period
+// tombstone is overdue after d_0 / 2. A file whose compaction would skip the
+// levels between it and the last (nothing there overlaps it), or whose
+// overlapping files there are all due before its D' ends, is overdue only
+// after D': the levels' budgets pay for merges into them, and it makes none.
+// The slack absorbs the timer period
 // (at most D_th / 20) and compaction time. Budgets follow the tree's depth:
 // they are recomputed from the files at every pick.
 //
@@ -81,6 +85,28 @@ bool FadePatchDue(const ColumnFamilyOptions& options, uint64_t invalid_since_us,
 // into it (keeping the earlier time, so FADE may only act early): the check
 // period, or without FADE any time.
 uint64_t FadeHorizonCoalesceWindowUs(const ColumnFamilyOptions& options);
+
+// Whether the compaction of `f` (of `level`; for level 0, of every level-0
+// file) would pass straight into the last level `last`: no level between
+// holds a file overlapping it.
+bool FadeReachesLastLevel(const ColumnFamilyFiles& files, int level, const FileMetaData& f, int last);
+
+// The time (µs after its oldest invalid entry) by which `f` (of `level`) must
+// be compacted: its rank's deadline, or the whole budget if its compaction
+// would reach the last level in one step (it then skips the levels between,
+// and with them their budgets).
+uint64_t FadeFileDeadlineUs(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
+                            const LevelTargets& targets, int level, const FileMetaData& f);
+
+// Where a compaction of level 0 for its file count writes: the last level
+// if it reaches it in one step (FadeReachesLastLevel) and the oldest invalid
+// entry in level 0 is at least half the whole budget old, else
+// targets.level0_output. Level 0 filled in about that age, so another
+// level-0 compaction would come no sooner than the budget ends: its data,
+// merged into the level between, would have to go on into the last level
+// alone, written once more than if it went there now.
+int FadeLevel0Output(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
+                     const LevelTargets& targets, uint64_t now_us);
 
 // The delete-driven compaction of the file whose budget expired first (ties:
 // more invalidated entries, then the smaller level), or nothing. A last-level
