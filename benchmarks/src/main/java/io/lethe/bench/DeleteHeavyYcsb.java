@@ -257,7 +257,9 @@ public final class DeleteHeavyYcsb {
             {"delete persistence threshold", threshold.toSeconds() + " s (Lethe's D_th; the RocksDB variants' ttl"
                     + " and periodic_compaction_seconds)"},
             {"systems", "lethe (FADE); " + String.join("; ", variants)},
-            {"budgets", "8 MiB write buffers (two), 16 MiB cache, level 1 of 32 MiB, size ratio 10, 8 MiB files,"
+            {"budgets", "8 MiB write buffers (two), 16 MiB cache, dynamic level targets (RocksDB's"
+                    + " level_compaction_dynamic_level_bytes, its default; Lethe's dynamicLevelBytes), level base 32"
+                    + " MiB (RocksDB's max_bytes_for_level_base, Lethe's level1Bytes), size ratio 10, 8 MiB files,"
                     + " 4 KiB pages/blocks, Bloom 10 bits/key, no compression (Lethe: Compression.NONE; RocksDB: NO_COMPRESSION on every"
                     + " level), no WAL"},
             {"verdicts", "each metric against the RocksDB variant best at it in the same round"},

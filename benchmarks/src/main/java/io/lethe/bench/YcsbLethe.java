@@ -29,6 +29,7 @@ final class YcsbLethe implements YcsbEngine {
         db = LetheDb.open(dir.toString(), DbOptions.builder().useWal(false).writeBufferSizeBytes(WRITE_BUFFER)
                 .pageCacheBytes(CACHE)
                 .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().sizeRatio(10).level1Bytes(LEVEL1)
+                        .dynamicLevelBytes(true)
                         .targetFileSizeBytes(TARGET_FILE).pageSizeBytes(4096).bloomBitsPerKey(10).compression(Compression.NONE)
                         .deletePersistenceThreshold(threshold).build())
                 .build());

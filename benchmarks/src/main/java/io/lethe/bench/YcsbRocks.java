@@ -46,6 +46,7 @@ final class YcsbRocks implements YcsbEngine {
     YcsbRocks(Path dir, String variant, Duration threshold, int deletePercent) throws Exception {
         options = new Options().setCreateIfMissing(true).setWriteBufferSize(WRITE_BUFFER)
                 .setMaxWriteBufferNumber(2).setMaxBytesForLevelBase(LEVEL1).setTargetFileSizeBase(TARGET_FILE)
+                .setLevelCompactionDynamicLevelBytes(true) // its default, stated as Lethe's is
                 .setCompressionType(CompressionType.NO_COMPRESSION)
                 .setBottommostCompressionType(CompressionType.NO_COMPRESSION).setStatistics(stats)
                 .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setBlockSize(4096)
