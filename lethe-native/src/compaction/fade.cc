@@ -105,8 +105,24 @@ static bool ForEachBetween(const ColumnFamilyFiles& files, int level, const File
   return true;
 }
 
-bool FadeReachesLastLevel(const ColumnFamilyFiles& files, int level, const FileMetaData& f, int last) {
-  return level < last && ForEachBetween(files, level, f, last, [](int, const FileMetaData&) { return false; });
+// Whether the compaction of `f` straight into `last` merges at most T times
+// its input bytes there (`arriving`: bytes still to come into that range), as
+// one step between adjacent levels does: a skip must not turn into a rewrite
+// of a large last level at once.
+static bool DirectMergeFits(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options, int level,
+                            const FileMetaData& f, int last, uint64_t arriving = 0) {
+  std::string lo, hi;
+  CompactionRange(files, level, f, &lo, &hi);
+  const uint64_t input = level == 0 ? files.LevelBytes(0) : f.file_size;
+  uint64_t merged = arriving;
+  for (const FileRef& g : files.Overlapping(last, lo, hi)) merged += g->file_size;
+  return merged <= static_cast<uint64_t>(std::max(2, options.size_ratio)) * std::max<uint64_t>(1, input);
+}
+
+bool FadeReachesLastLevel(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options, int level,
+                          const FileMetaData& f, int last) {
+  return level < last && DirectMergeFits(files, options, level, f, last) &&
+         ForEachBetween(files, level, f, last, [](int, const FileMetaData&) { return false; });
 }
 
 // The whole budget: the deadline of the last level's rank.
@@ -120,16 +136,22 @@ uint64_t FadeFileDeadlineUs(const ColumnFamilyFiles& files, const ColumnFamilyOp
   const int last_rank = FadeRank(targets, last);
   const uint64_t whole = WholeBudgetUs(options, last_rank);
   if (level >= last) return whole;
+  const uint64_t own = FadeDeadlineUs(options, FadeRank(targets, level), last_rank);
   const uint64_t since = FadeInvalidSinceUs(files, f);
-  const uint64_t end = since + whole;
+  if (since == 0) return own;
   // Every overlapping file between is due, by its own budget, before f's
-  // whole budget ends: those levels will be clear, and f can wait for them.
-  const bool clears = since != 0 && ForEachBetween(files, level, f, last, [&](int l, const FileMetaData& g) {
+  // whole budget ends: those levels will be clear, and f can wait for them
+  // and then go straight into the last level.
+  bool all_due = true;
+  uint64_t between_bytes = 0;
+  ForEachBetween(files, level, f, last, [&](int l, const FileMetaData& g) {
     const uint64_t g_since = FadeInvalidSinceUs(files, g);
-    const int g_rank = FadeReachesLastLevel(files, l, g, last) ? last_rank : FadeRank(targets, l);
-    return g_since != 0 && g_since + FadeDeadlineUs(options, g_rank, last_rank) < end;
+    const int g_rank = FadeReachesLastLevel(files, options, l, g, last) ? last_rank : FadeRank(targets, l);
+    all_due = g_since != 0 && g_since + FadeDeadlineUs(options, g_rank, last_rank) < since + whole;
+    between_bytes += g.file_size;
+    return all_due;
   });
-  return clears ? whole : FadeDeadlineUs(options, FadeRank(targets, level), last_rank);
+  return all_due && DirectMergeFits(files, options, level, f, last, between_bytes) ? whole : own;
 }
 
 int FadeLevel0Output(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
@@ -137,7 +159,7 @@ int FadeLevel0Output(const ColumnFamilyFiles& files, const ColumnFamilyOptions& 
   const auto& level0 = files.levels[0];
   const int last = FadeLastLevel(files);
   if (options.delete_persistence_threshold_us == 0 || level0.empty() ||
-      !FadeReachesLastLevel(files, 0, *level0.front(), last)) {
+      !FadeReachesLastLevel(files, options, 0, *level0.front(), last)) {
     return targets.level0_output;
   }
   uint64_t since = 0;
@@ -179,7 +201,7 @@ std::optional<CompactionPlan> PickDeleteDriven(const ColumnFamilyFiles& files,
   }
   if (best_file == nullptr) return std::nullopt;
   const int level = std::get<2>(best);
-  const bool direct = FadeReachesLastLevel(files, level, *best_file, last);
+  const bool direct = FadeReachesLastLevel(files, options, level, *best_file, last);
   CompactionPlan plan;
   if (level == 0) {
     // Level-0 files overlap: they move down together to keep newer above older.

@@ -18,7 +18,8 @@
 // tombstone is overdue after d_0 / 2. A file whose compaction would skip the
 // levels between it and the last (nothing there overlaps it), or whose
 // overlapping files there are all due before its D' ends, is overdue only
-// after D': the levels' budgets pay for merges into them, and it makes none.
+// after D': the levels' budgets pay for merges into them, and it makes none
+// (only while it merges at most T times its bytes in the last level).
 // The slack absorbs the timer period
 // (at most D_th / 20) and compaction time. Budgets follow the tree's depth:
 // they are recomputed from the files at every pick.
@@ -88,8 +89,10 @@ uint64_t FadeHorizonCoalesceWindowUs(const ColumnFamilyOptions& options);
 
 // Whether the compaction of `f` (of `level`; for level 0, of every level-0
 // file) would pass straight into the last level `last`: no level between
-// holds a file overlapping it.
-bool FadeReachesLastLevel(const ColumnFamilyFiles& files, int level, const FileMetaData& f, int last);
+// holds a file overlapping it, and what it overlaps in the last level is at
+// most T times its own bytes (as for a step between adjacent levels).
+bool FadeReachesLastLevel(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options, int level,
+                          const FileMetaData& f, int last);
 
 // The time (µs after its oldest invalid entry) by which `f` (of `level`) must
 // be compacted: its rank's deadline, or the whole budget if its compaction
