@@ -96,8 +96,9 @@ bool FadeReachesLastLevel(const ColumnFamilyFiles& files, const ColumnFamilyOpti
 
 // The time (µs after its oldest invalid entry) by which `f` (of `level`) must
 // be compacted: its rank's deadline, or the whole budget if its compaction
-// would reach the last level in one step (it then skips the levels between,
-// and with them their budgets).
+// would reach the last level in one step, now or once every overlapping file
+// between, due earlier by its own budget, has moved on (it then skips the
+// levels between, and with them their budgets).
 uint64_t FadeFileDeadlineUs(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
                             const LevelTargets& targets, int level, const FileMetaData& f);
 
