@@ -12,7 +12,7 @@ namespace lethe {
 // target: level 0 cannot skip it.
 constexpr double kDrainScore = 1e6;
 
-static void KeyRange(const std::vector<FileRef>& files, std::string* lo, std::string* hi) {
+void CompactionKeyRange(const std::vector<FileRef>& files, std::string* lo, std::string* hi) {
   *lo = files.front()->smallest;
   *hi = files.front()->largest;
   for (const FileRef& f : files) {
@@ -30,7 +30,7 @@ CompactionPlan PlanLevelCompaction(const ColumnFamilyFiles& files, int level, in
   plan.inputs[0] = files.levels[level];
   if (!plan.inputs[0].empty() && output_level != level) {
     std::string lo, hi;
-    KeyRange(plan.inputs[0], &lo, &hi);
+    CompactionKeyRange(plan.inputs[0], &lo, &hi);
     plan.inputs[1] = files.Overlapping(output_level, lo, hi);
   }
   return plan;

@@ -59,6 +59,9 @@ std::optional<CompactionPlan> PickCompaction(const ColumnFamilyFiles& files,
                                              const CompactionPointers& pointers, uint64_t now_us,
                                              uint64_t oldest_snapshot);
 
+// The smallest and largest sort key of `files` (not empty).
+void CompactionKeyRange(const std::vector<FileRef>& files, std::string* lo, std::string* hi);
+
 // Compaction of every file of `level` with the overlapping files of
 // `output_level` (a manual, full compaction step).
 CompactionPlan PlanLevelCompaction(const ColumnFamilyFiles& files, int level, int output_level,

@@ -69,60 +69,67 @@ uint64_t FadeInvalidSinceUs(const ColumnFamilyFiles& files, const FileMetaData& 
   return t;
 }
 
-static uint64_t OverlapBytes(const ColumnFamilyFiles& files, int level, const FileMetaData& f) {
+// The bytes of the files of `level` overlapping [lo, hi].
+static uint64_t BytesOverlapping(const ColumnFamilyFiles& files, int level, const std::string& lo,
+                                 const std::string& hi) {
   uint64_t bytes = 0;
-  if (level + 1 < kNumLevels) {
-    for (const FileRef& o : files.Overlapping(level + 1, f.smallest, f.largest)) bytes += o->file_size;
-  }
+  for (const FileRef& o : files.Overlapping(level, lo, hi)) bytes += o->file_size;
   return bytes;
 }
 
-// The key range the compaction of `f` (of `level`) takes: all of level 0 for
-// a level-0 file (its files move down together), else the file's own.
-static void CompactionRange(const ColumnFamilyFiles& files, int level, const FileMetaData& f, std::string* lo,
-                            std::string* hi) {
-  *lo = f.smallest;
-  *hi = f.largest;
-  if (level != 0) return;
-  for (const FileRef& g : files.levels[0]) {
-    if (g->smallest < *lo) *lo = g->smallest;
-    if (*hi < g->largest) *hi = g->largest;
-  }
+static uint64_t OverlapBytes(const ColumnFamilyFiles& files, int level, const FileMetaData& f) {
+  return level + 1 < kNumLevels ? BytesOverlapping(files, level + 1, f.smallest, f.largest) : 0;
 }
 
-// The levels strictly between `level` and `last` that overlap the compaction
-// of `f`: calls visit(level, file) for each such file until it returns false.
-template <class Visit>
-static bool ForEachBetween(const ColumnFamilyFiles& files, int level, const FileMetaData& f, int last,
-                           Visit visit) {
+// What the compaction of `f` (of `level`) takes: its key range (all of level 0
+// for a level-0 file, as level 0 moves down together) and its bytes.
+struct CompactionSpan {
   std::string lo, hi;
-  CompactionRange(files, level, f, &lo, &hi);
+  uint64_t bytes = 0;
+};
+
+static CompactionSpan SpanOf(const ColumnFamilyFiles& files, int level, const FileMetaData& f) {
+  CompactionSpan span;
+  if (level == 0) {
+    CompactionKeyRange(files.levels[0], &span.lo, &span.hi);
+    span.bytes = files.LevelBytes(0);
+  } else {
+    span.lo = f.smallest;
+    span.hi = f.largest;
+    span.bytes = f.file_size;
+  }
+  return span;
+}
+
+// Calls visit(level, file) for each file of the levels strictly between
+// `level` and `last` overlapping `span`, until it returns false.
+template <class Visit>
+static bool ForEachBetween(const ColumnFamilyFiles& files, int level, const CompactionSpan& span, int last,
+                           Visit visit) {
   for (int l = level + 1; l < last; l++) {
-    for (const FileRef& g : files.Overlapping(l, lo, hi)) {
+    for (const FileRef& g : files.Overlapping(l, span.lo, span.hi)) {
       if (!visit(l, *g)) return false;
     }
   }
   return true;
 }
 
-// Whether the compaction of `f` straight into `last` merges at most T times
-// its input bytes there (`arriving`: bytes still to come into that range), as
-// one step between adjacent levels does: a skip must not turn into a rewrite
-// of a large last level at once.
-static bool DirectMergeFits(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options, int level,
-                            const FileMetaData& f, int last, uint64_t arriving = 0) {
-  std::string lo, hi;
-  CompactionRange(files, level, f, &lo, &hi);
-  const uint64_t input = level == 0 ? files.LevelBytes(0) : f.file_size;
-  uint64_t merged = arriving;
-  for (const FileRef& g : files.Overlapping(last, lo, hi)) merged += g->file_size;
-  return merged <= static_cast<uint64_t>(std::max(2, options.size_ratio)) * std::max<uint64_t>(1, input);
+// Whether a compaction of `span` straight into `last` merges at most T times
+// its bytes there (`arriving`: bytes still to come into that range), as one
+// step between adjacent levels does: a skip must not turn into a rewrite of
+// a large last level at once.
+static bool DirectMergeFits(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
+                            const CompactionSpan& span, int last, uint64_t arriving = 0) {
+  const uint64_t merged = arriving + BytesOverlapping(files, last, span.lo, span.hi);
+  return merged <= static_cast<uint64_t>(std::max(2, options.size_ratio)) * std::max<uint64_t>(1, span.bytes);
 }
 
 bool FadeReachesLastLevel(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options, int level,
                           const FileMetaData& f, int last) {
-  return level < last && DirectMergeFits(files, options, level, f, last) &&
-         ForEachBetween(files, level, f, last, [](int, const FileMetaData&) { return false; });
+  if (level >= last) return false;
+  const CompactionSpan span = SpanOf(files, level, f);
+  return DirectMergeFits(files, options, span, last) &&
+         ForEachBetween(files, level, span, last, [](int, const FileMetaData&) { return false; });
 }
 
 // The whole budget: the deadline of the last level's rank.
@@ -142,16 +149,17 @@ uint64_t FadeFileDeadlineUs(const ColumnFamilyFiles& files, const ColumnFamilyOp
   // Every overlapping file between is due, by its own budget, before f's
   // whole budget ends: those levels will be clear, and f can wait for them
   // and then go straight into the last level.
+  const CompactionSpan span = SpanOf(files, level, f);
   bool all_due = true;
   uint64_t between_bytes = 0;
-  ForEachBetween(files, level, f, last, [&](int l, const FileMetaData& g) {
+  ForEachBetween(files, level, span, last, [&](int l, const FileMetaData& g) {
     const uint64_t g_since = FadeInvalidSinceUs(files, g);
     const int g_rank = FadeReachesLastLevel(files, options, l, g, last) ? last_rank : FadeRank(targets, l);
     all_due = g_since != 0 && g_since + FadeDeadlineUs(options, g_rank, last_rank) < since + whole;
     between_bytes += g.file_size;
     return all_due;
   });
-  return all_due && DirectMergeFits(files, options, level, f, last, between_bytes) ? whole : own;
+  return all_due && DirectMergeFits(files, options, span, last, between_bytes) ? whole : own;
 }
 
 int FadeLevel0Output(const ColumnFamilyFiles& files, const ColumnFamilyOptions& options,
