@@ -55,6 +55,14 @@ public class EngineBenchmark {
     @Param({"settled"})
     public String tree;
 
+    /**
+     * Threads that help each of Lethe's multiGet calls beside the caller. 0, the benchmark's
+     * default, keeps a batch on the calling thread as rocksdbjni's {@code multiGetAsList} does, so
+     * both engines use the same cores; Lethe's own default is 1. RocksDB ignores it.
+     */
+    @Param({"0"})
+    public int multiGetHelpers;
+
     private Path dir;
     private KeyValueStore store;
     private final byte[][] values = new byte[VALUE_POOL][VALUE_BYTES];
@@ -91,7 +99,7 @@ public class EngineBenchmark {
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("engine-bench-" + engine);
         store = engine.equals("lethe")
-                ? new LetheStore(dir.resolve("db").toString(), writeBufferBytes, cacheBytes)
+                ? new LetheStore(dir.resolve("db").toString(), writeBufferBytes, cacheBytes, multiGetHelpers)
                 : new RocksStore(dir.resolve("db").toString(), writeBufferBytes, cacheBytes);
         SplittableRandom random = new SplittableRandom(7);
         for (byte[] v : values) {

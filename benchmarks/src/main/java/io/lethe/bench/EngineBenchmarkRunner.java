@@ -43,6 +43,10 @@ public final class EngineBenchmarkRunner {
         String op = r.getParams().getBenchmark().replaceAll(".*\\.", "");
         int threads = r.getParams().getThreads();
         String name = threads == 1 ? op : op + " x" + threads;
+        String helpers = r.getParams().getParam("multiGetHelpers");
+        if (helpers != null && !helpers.equals("0")) {
+            name += " / " + helpers + (helpers.equals("1") ? " helper thread" : " helper threads");
+        }
         return "loaded".equals(r.getParams().getParam("tree")) ? name + " / unsettled" : name;
     }
 
@@ -68,6 +72,7 @@ public final class EngineBenchmarkRunner {
                 opts.param("keys", keys).threads(threads);
                 addRows(rows, round, new Runner(opts.build()).run(), EngineBenchmarkRunner::operation);
             }
+            helpedMultiGet(rows, round, keys, timing);
             unsettledReads(rows, round, full, keys, timing, order);
             // Range deletes: the baseline once, then each pattern with its tombstones in either place.
             String rd = RangeDeleteBenchmark.class.getSimpleName() + "\\..*";
@@ -108,7 +113,9 @@ public final class EngineBenchmarkRunner {
                     + " the first key past them (Lethe's ReadOptions upper bound, RocksDB's iterate_upper_bound);"
                     + " same engine settings as above"},
             {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key (and its"
-                    + " memtables' key filter, always on), no WAL, no compression (Compression.NONE)"},
+                    + " memtables' key filter, always on), no WAL, no compression (Compression.NONE), multiGetThreads 0 (a multiGet runs on the"
+                    + " calling thread alone, as rocksdbjni's multiGetAsList; Lethe's default of 1 helper thread,"
+                    + " a second core, is measured apart as multiGet100 / 1 helper thread, Lethe only)"},
             {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"
                     + " Bloom filter 10 bits/key, a memtable Bloom filter over whole keys"
                     + " (memtable_whole_key_filtering, memtable_prefix_bloom_size_ratio 0.02; off by default) as"
@@ -119,6 +126,18 @@ public final class EngineBenchmarkRunner {
             {"rounds", rounds + " (engine order alternating), " + warmups + " x " + warmupSeconds + " s warmup, " + iterations
                     + " x " + seconds + " s measured, one JVM fork per engine and operation"},
         });
+    }
+
+    /**
+     * Lethe's multiGet with its default helper thread, which uses a second core beside the caller:
+     * Lethe alone (rocksdbjni has no such option), to set against its single gets, not against
+     * rocksdbjni.
+     */
+    private static void helpedMultiGet(List<String> rows, int round, String keys, Timing timing) throws Exception {
+        OptionsBuilder opts = timing.options(EngineBenchmark.class.getSimpleName() + "\\.multiGet100$",
+                new String[] {"lethe"});
+        opts.param("keys", keys).param("multiGetHelpers", "1");
+        addRows(rows, round, new Runner(opts.build()).run(), EngineBenchmarkRunner::operation);
     }
 
     /**

@@ -17,11 +17,16 @@ final class LetheStore implements KeyValueStore {
     /** Each thread's batch, reused: its buffers are the API's to keep. */
     private final ThreadLocal<MultiGetBatch> batches = ThreadLocal.withInitial(() -> new MultiGetBatch(128));
 
-    LetheStore(String path, long writeBufferBytes, long cacheBytes) throws Exception {
+    /**
+     * @param multiGetHelpers threads that help each multiGet beside the caller (Lethe's default is
+     *     1; 0 keeps a batch on the calling thread, as rocksdbjni's {@code multiGetAsList} does)
+     */
+    LetheStore(String path, long writeBufferBytes, long cacheBytes, int multiGetHelpers) throws Exception {
         db = LetheDb.open(path, DbOptions.builder()
                 .useWal(false)
                 .writeBufferSizeBytes(writeBufferBytes)
                 .pageCacheBytes(cacheBytes)
+                .multiGetThreads(multiGetHelpers)
                 .defaultColumnFamilyOptions(ColumnFamilyOptions.builder().pageSizeBytes(4096).bloomBitsPerKey(10)
                         .compression(Compression.NONE).build())
                 .build());

@@ -57,7 +57,7 @@ public class RangeDeleteBenchmark {
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("range-delete-bench-" + engine);
         store = engine.equals("lethe")
-                ? new LetheStore(dir.resolve("db").toString(), 64L << 20, 32L << 20)
+                ? new LetheStore(dir.resolve("db").toString(), 64L << 20, 32L << 20, 0)
                 : new RocksStore(dir.resolve("db").toString(), 64L << 20, 32L << 20);
         SplittableRandom random = new SplittableRandom(7);
         byte[] value = new byte[VALUE_BYTES];

@@ -25,7 +25,7 @@ class StoreScansTest {
 
     @Test
     void letheScansReturnTheLiveEntries() throws Exception {
-        try (KeyValueStore store = new LetheStore(dir.resolve("lethe").toString(), 4L << 20, 4L << 20)) {
+        try (KeyValueStore store = new LetheStore(dir.resolve("lethe").toString(), 4L << 20, 4L << 20, 0)) {
             checkScans(store);
         }
     }

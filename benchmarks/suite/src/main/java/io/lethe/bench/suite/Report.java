@@ -182,7 +182,10 @@ public final class Report {
         if (rows == null) {
             return;
         }
-        List<String> ops = Csv.distinct(rows, "operation", List.of());
+        // An operation only Lethe ran (its multiGet with a helper thread) has no RocksDB side.
+        List<String> ops = Csv.distinct(rows, "operation", List.of()).stream()
+                .filter(op -> !Csv.where(rows, "operation", op, "engine", "rocksdb").isEmpty())
+                .toList();
         List<String[]> table = new ArrayList<>();
         List<Double> medians = new ArrayList<>();
         for (String op : ops) {
@@ -201,7 +204,45 @@ public final class Report {
                 "Engine operations: Lethe / RocksDB ops/s (median of per-round ratios)", "operation",
                 "Lethe / RocksDB ops/s (1 = equal)", ops, medians);
         chart("Lethe / RocksDB ops/s per engine operation", "engine-ops.png");
+        multiGetAgainstGets(rows);
         raw("engine-ops");
+    }
+
+    /** The goal for a batched lookup: keys per second against the same engine's single gets. */
+    static final double MULTI_GET_GOAL = 2.0;
+
+    /**
+     * Each engine's multiGet of 100 keys against its own single gets on one thread, per round, with
+     * Lethe's helper thread (a second core) apart.
+     */
+    private void multiGetAgainstGets(List<Row> rows) {
+        String[][] variants = {
+            {"Lethe, on the calling thread", "lethe", "multiGet100"},
+            {"Lethe, with 1 helper thread (a second core)", "lethe", "multiGet100 / 1 helper thread"},
+            {"RocksDB (multiGetAsList)", "rocksdb", "multiGet100"}};
+        List<String[]> table = new ArrayList<>();
+        for (String[] v : variants) {
+            List<Row> batched = Csv.where(rows, "operation", v[2], "engine", v[1]);
+            List<Row> single = Csv.where(rows, "operation", "getHit", "engine", v[1]);
+            Spread ratio = ratios(batched, single, "ops_per_s");
+            if (ratio == null) {
+                continue;
+            }
+            String verdict = ratio.median() >= MULTI_GET_GOAL ? "goal met" : "below the goal";
+            table.add(new String[] {v[0], abs(values(batched, "ops_per_s")), abs(values(single, "ops_per_s")),
+                ratioCell(ratio, "round"), verdict});
+            if (v[1].equals("lethe")) {
+                headline("Engine multiGet100 keys/s vs Lethe's own getHit, " + v[0] + " (goal "
+                        + MULTI_GET_GOAL + "x)", ratio, true, "round", null, verdict);
+            }
+        }
+        if (table.isEmpty()) {
+            return;
+        }
+        md.append("MultiGet against single gets (one calling thread; goal for Lethe: ").append(MULTI_GET_GOAL)
+                .append("x its single gets):\n\n");
+        md.append(table(new String[] {"multiGet", "keys/s", "getHit ops/s", "multiGet / getHit", "verdict"},
+                table));
     }
 
     // ---------------------------------------------------------------- delete-heavy YCSB

@@ -43,6 +43,9 @@ class SuiteQuickTest {
     @Test
     void everySystemHasResults() throws Exception {
         assertEquals(Set.of("lethe", "rocksdb"), column(OUT.resolve("engine-ops.csv"), "engine"));
+        // Lethe's multiGet ran on the calling thread against rocksdbjni, and with its helper thread apart.
+        assertTrue(column(OUT.resolve("engine-ops.csv"), "operation")
+                .containsAll(Set.of("multiGet100", "multiGet100 / 1 helper thread")));
         assertEquals(Set.of("lethe", "rocksdb", "rocksdb-ttl", "rocksdb-periodic",
                 "rocksdb-deletion-collector"),
                 column(OUT.resolve("ycsb.csv"), "system"));
