@@ -113,9 +113,10 @@ public final class EngineBenchmarkRunner {
                     + " the first key past them (Lethe's ReadOptions upper bound, RocksDB's iterate_upper_bound);"
                     + " same engine settings as above"},
             {"Lethe", "64 MiB memtable, 32 MiB page cache, 4 KiB pages, Bloom filters 10 bits/key (and its"
-                    + " memtables' key filter, always on), no WAL, no compression (Compression.NONE), multiGetThreads 0 (a multiGet runs on the"
-                    + " calling thread alone, as rocksdbjni's multiGetAsList; Lethe's default of 1 helper thread,"
-                    + " a second core, is measured apart as multiGet100 / 1 helper thread, Lethe only)"},
+                    + " memtables' key filter, always on), no WAL, no compression (Compression.NONE),"
+                    + " multiGetThreads 0 (a multiGet runs on the calling thread alone, as rocksdbjni's"
+                    + " multiGetAsList; Lethe's default of 1 helper thread, a second core, is measured apart as"
+                    + " multiGet100 / 1 helper thread, Lethe only)"},
             {"RocksDB", "rocksdbjni, 64 MiB write buffer (2 of them), 32 MiB LRU block cache, 4 KiB blocks,"
                     + " Bloom filter 10 bits/key, a memtable Bloom filter over whole keys"
                     + " (memtable_whole_key_filtering, memtable_prefix_bloom_size_ratio 0.02; off by default) as"
