@@ -49,6 +49,20 @@ std::string_view PageBuilder::Finish() {
   return buf_;
 }
 
+void PrefetchRestarts(const Page& page) {
+  const std::string_view d = page.data();
+  if (d.size() < 4) return;
+  const uint32_t n = DecodeFixed32(d.data() + d.size() - 4);
+  if (n == 0 || n > (d.size() - 4) / 4) return;
+  const char* restarts = d.data() + d.size() - 4 - size_t{4} * n;
+  constexpr uint32_t kMost = 8;
+  const uint32_t fetched = std::min(n, kMost);
+  for (uint32_t j = 0; j < fetched; j++) {
+    const uint32_t offset = DecodeFixed32(restarts + size_t{4} * (uint64_t{j} * n / fetched));
+    if (offset < d.size()) __builtin_prefetch(d.data() + offset);
+  }
+}
+
 PageIterator::PageIterator(PageRef page) : page_(std::move(page)) {
   std::string_view d = page_->data();
   data_ = d.data();
@@ -144,6 +158,11 @@ void PageIterator::Prev() {
 }
 
 void PageIterator::Seek(std::string_view target) {
+  SeekBlock(target);
+  SeekInBlock(target);
+}
+
+void PageIterator::SeekBlock(std::string_view target) {
   if (num_restarts_ == 0) return Fail();
   // Binary search for the last restart point whose key is < target.
   uint32_t lo = 0, hi = num_restarts_ - 1;
@@ -158,7 +177,17 @@ void PageIterator::Seek(std::string_view target) {
     }
   }
   SeekToRestart(lo);
+}
+
+void PageIterator::SeekInBlock(std::string_view target) {
   while (valid_ && CompareInternalKey(key_, target) < 0) ParseAt(next_);
+}
+
+void PageIterator::PrefetchBlock() const {
+  if (!valid_) return;
+  constexpr uint32_t kLine = 64, kMostBytes = 2048;
+  const uint32_t end = std::min(restarts_offset_, current_ + kMostBytes);
+  for (uint32_t at = (current_ / kLine + 1) * kLine; at < end; at += kLine) __builtin_prefetch(data_ + at);
 }
 
 }  // namespace lethe

@@ -55,6 +55,11 @@ struct Page {
 };
 using PageRef = std::shared_ptr<const Page>;
 
+// Starts fetching a page's restart points (up to 8, spread over the page)
+// into the CPU cache, where a search reads first: for a batch of lookups,
+// so that their pages' memory waits overlap. Reads only the page's trailer.
+void PrefetchRestarts(const Page& page);
+
 // Iterates one page. Malformed contents end iteration with Corruption.
 class PageIterator final : public InternalIterator {
  public:
@@ -69,6 +74,15 @@ class PageIterator final : public InternalIterator {
   std::string_view value() const override { return value_; }
   uint64_t delete_key() const override { return delete_key_; }
   Status status() const override { return status_; }
+
+  // Seek's two halves, for a batch of lookups that fetches each page's block
+  // before searching any: to the start of the run of entries between two
+  // restart points that holds target's place, then on to that place.
+  void SeekBlock(std::string_view target);
+  void SeekInBlock(std::string_view target);
+  // Starts fetching into the CPU cache the bytes from the current entry to
+  // the next restart point (at most 2 KiB).
+  void PrefetchBlock() const;
 
  private:
   bool ParseAt(uint32_t offset);  // decodes the entry at offset (key_ must hold the prefix)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory_resource>
+#include <optional>
 #include <vector>
 
 #include "iterator/merging_iterator.h"
@@ -298,18 +299,24 @@ Status TableReader::ReadBlock(const BlockHandle& handle, std::string* contents) 
 }
 
 Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const {
-  CacheKey key{options_.cache_namespace | file_number_, meta.offset};
-  if (options_.page_cache != nullptr) {
-    if (std::shared_ptr<const void> hit = options_.page_cache->Lookup(key)) {
-      *page = std::static_pointer_cast<const Page>(std::move(hit));
-      return Status::OK();
-    }
-  }
+  return LookupPage(meta, page) ? Status::OK() : LoadPage(meta, fill_cache, page);
+}
+
+bool TableReader::LookupPage(const PageMeta& meta, PageRef* page) const {
+  if (options_.page_cache == nullptr) return false;
+  std::shared_ptr<const void> hit = options_.page_cache->Lookup(CacheKey{options_.cache_namespace | file_number_, meta.offset});
+  if (hit == nullptr) return false;
+  *page = std::static_pointer_cast<const Page>(std::move(hit));
+  return true;
+}
+
+Status TableReader::LoadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const {
   auto p = std::make_shared<Page>();
   Status s = ReadPageContents(meta, p.get());
   if (!s.ok()) return s;
   if (options_.page_cache != nullptr && fill_cache) {
-    options_.page_cache->Insert(key, p, p->buf.capacity() + sizeof(Page) + 64);
+    options_.page_cache->Insert(CacheKey{options_.cache_namespace | file_number_, meta.offset}, p,
+                                p->buf.capacity() + sizeof(Page) + 64);
   }
   *page = std::move(p);
   return Status::OK();
@@ -420,49 +427,156 @@ Status TableReader::Get(GetContext* ctx, bool fill_cache, const PageOverrides* o
   return GetFromTile(ctx, spot, filter_checked, fill_cache, overrides);
 }
 
+template <typename Visit>
+Status TableReader::VisitPageEntries(PageIterator* it, std::string_view key, Visit&& visit) const {
+  for (; it->Valid() && ExtractSortKey(it->key()) == key; it->Next()) {
+    const uint64_t tag = ExtractTag(it->key());
+    if (visit(TagSequence(tag), TagKind(tag), it->value(), it->delete_key())) break;
+    if (TagKind(tag) != EntryKind::kMerge) break;  // older versions in this page are hidden
+  }
+  if (!it->status().ok()) return Status::Corruption(fname_, it->status().message());
+  return Status::OK();
+}
+
 void TableReader::MultiGet(std::span<GetContext* const> ctxs, bool fill_cache, const PageOverrides* overrides) const {
-  // In waves: every key of a wave finds its tile and fetches its filter
-  // before the first filter is tested, so that their cache misses overlap.
-  // The keys are sorted, so neighbours mostly share a partition: a key reuses
-  // the partition found last (`last`, kept alive by `carried` unless the
-  // reader keeps it), and each key of a wave holds its partition until the
-  // wave is done.
-  constexpr size_t kWave = 16;
-  std::array<TileSpot, kWave> spots;
-  std::array<PartitionRef, kWave> holders;
+  std::vector<TableProbe> probes;
+  probes.reserve(ctxs.size());
+  for (GetContext* ctx : ctxs) probes.push_back(TableProbe{this, overrides, ctx});
+  MultiGet(probes, fill_cache);
+}
+
+// A wave of probes, taken through the steps of a lookup together. The
+// probes of a table ascend, so neighbours mostly share a partition: a probe
+// reuses the partition found last (`last`, kept alive by `carried` unless
+// the reader keeps it) when its table is the same, and each probe holds its
+// partition until the wave is done.
+struct TableReader::Wave {
+  static constexpr size_t kSize = 16;
+  std::span<const TableProbe> probes;
+  std::array<TileSpot, kSize> spots;  // not found(): nothing more to do
+  std::array<PartitionRef, kSize> holders;
+  // The probe's tile is one page of its own whose filter said yes: the page
+  // is read and searched in the wave's steps, not by GetFromTile.
+  std::array<bool, kSize> stepped;
+  std::array<PageRef, kSize> pages;
+  std::array<std::optional<PageIterator>, kSize> iters;  // searching pages[i]
+  std::array<std::string, kSize> lookups;                // the probes' seek keys
+  const TableReader* last_table = nullptr;
   TileSpot last;
   PartitionRef carried;
-  for (size_t base = 0; base < ctxs.size(); base += kWave) {
-    const std::span<GetContext* const> wave = ctxs.subspan(base, std::min(kWave, ctxs.size() - base));
-    // Three passes, each fetching what the next reads: the tiles' page
-    // metadata, then their filters.
-    for (size_t i = 0; i < wave.size(); i++) {
-      holders[i].reset();
-      Status s = LocateTile(wave[i], fill_cache, &last, &holders[i], &spots[i]);
-      if (!s.ok()) {
-        wave[i]->Fail(std::move(s));
-        continue;
-      }
-      if (!spots[i].found()) continue;
-      if (spots[i].partition != last.partition) {
-        last = spots[i];
-        carried = holders[i];
-      } else {
-        holders[i] = carried;  // found through `last`: this wave must keep it too
-      }
-      __builtin_prefetch(spots[i].part->TilePages(spots[i].tile).data());
+};
+
+void TableReader::MultiGet(std::span<const TableProbe> probes, bool fill_cache) {
+  Wave w;
+  for (size_t base = 0; base < probes.size(); base += Wave::kSize) {
+    w.probes = probes.subspan(base, std::min(Wave::kSize, probes.size() - base));
+    LocateWave(&w, fill_cache);
+    ReadWavePages(&w, fill_cache);
+    SearchWavePages(&w);
+  }
+}
+
+// Finds every probe's tile, then fetches the filters, then tests them: each
+// pass fetches what the next reads. A tile of several pages, or one under
+// overrides, is read at once (GetFromTile).
+void TableReader::LocateWave(Wave* w, bool fill_cache) {
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    const TableProbe& p = w->probes[i];
+    w->stepped[i] = false;
+    const bool same_table = p.table == w->last_table;
+    TileSpot& spot = w->spots[i];
+    Status s = p.table->LocateTile(p.ctx, fill_cache, same_table ? &w->last : nullptr, &w->holders[i], &spot);
+    if (!s.ok()) {
+      p.ctx->Fail(std::move(s));
+      spot = TileSpot();
+      continue;
     }
-    for (size_t i = 0; i < wave.size(); i++) {
-      if (spots[i].found()) PrefetchFilter(spots[i]);
+    if (!spot.found()) continue;
+    if (!same_table || spot.partition != w->last.partition) {
+      w->last_table = p.table;
+      w->last = spot;
+      w->carried = w->holders[i];
+    } else {
+      w->holders[i] = w->carried;  // found through `last`: this wave must keep it too
     }
-    for (size_t i = 0; i < wave.size(); i++) {
-      bool filter_checked;
-      if (!spots[i].found() || !SinglePageFilterMayContain(spots[i], wave[i]->key(), overrides, &filter_checked)) {
-        continue;
-      }
-      Status s = GetFromTile(wave[i], spots[i], filter_checked, fill_cache, overrides);
-      if (!s.ok()) wave[i]->Fail(std::move(s));
+    __builtin_prefetch(spot.part->TilePages(spot.tile).data());
+  }
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    if (w->spots[i].found()) PrefetchFilter(w->spots[i]);
+  }
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    const TableProbe& p = w->probes[i];
+    TileSpot& spot = w->spots[i];
+    bool filter_checked;
+    if (!spot.found() || !p.table->SinglePageFilterMayContain(spot, p.ctx->key(), p.overrides, &filter_checked)) {
+      continue;
     }
+    if (filter_checked && p.table->options_.page_cache != nullptr) {
+      w->stepped[i] = true;
+      continue;
+    }
+    Status s = p.table->GetFromTile(p.ctx, spot, filter_checked, fill_cache, p.overrides);
+    if (!s.ok()) p.ctx->Fail(std::move(s));
+  }
+}
+
+// The stepped probes' pages: those in the page cache first, each starting to
+// fetch its page's trailer (the restart points), then the others from their
+// files.
+void TableReader::ReadWavePages(Wave* w, bool fill_cache) {
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    if (!w->stepped[i]) continue;
+    const TileSpot& spot = w->spots[i];
+    if (w->probes[i].table->LookupPage(spot.part->TilePages(spot.tile)[0], &w->pages[i])) {
+      const Page& page = *w->pages[i];
+      __builtin_prefetch(page.buf.data() + page.size - 1);
+    }
+  }
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    if (!w->stepped[i] || w->pages[i] != nullptr) continue;
+    const TileSpot& spot = w->spots[i];
+    Status s = w->probes[i].table->LoadPage(spot.part->TilePages(spot.tile)[0], fill_cache, &w->pages[i]);
+    if (!s.ok()) {
+      w->probes[i].ctx->Fail(std::move(s));
+      w->stepped[i] = false;
+    }
+  }
+}
+
+// Fetches the pages' restart points; then finds in each page the run of
+// entries between two restart points that may hold the key, and fetches
+// it; then searches each run.
+void TableReader::SearchWavePages(Wave* w) {
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    if (w->stepped[i]) PrefetchRestarts(*w->pages[i]);
+  }
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    if (!w->stepped[i]) continue;
+    const GetContext* ctx = w->probes[i].ctx;
+    w->lookups[i].clear();
+    AppendInternalKey(&w->lookups[i], ctx->key(), ctx->read_seq(), kSeekKind);
+    PageIterator& it = w->iters[i].emplace(w->pages[i]);
+    it.SeekBlock(w->lookups[i]);
+    it.PrefetchBlock();
+  }
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    if (!w->stepped[i]) continue;
+    const TableProbe& p = w->probes[i];
+    GetContext* ctx = p.ctx;
+    const PageRef& page = w->pages[i];
+    PageIterator& it = *w->iters[i];
+    it.SeekInBlock(w->lookups[i]);
+    Status s = p.table->VisitPageEntries(&it, ctx->key(),
+                                         [&](SequenceNumber seq, EntryKind kind, std::string_view value, uint64_t dk) {
+                                           return ctx->SaveEntry(seq, kind, value, dk, page);
+                                         });
+    if (!s.ok()) ctx->Fail(std::move(s));
+  }
+  // Lets go of the wave's pages and partitions (a context pins what it keeps).
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    w->iters[i].reset();
+    w->pages[i].reset();
+    w->holders[i].reset();
   }
 }
 
@@ -500,12 +614,12 @@ Status TableReader::GetFromTile(GetContext* ctx, const TileSpot& spot, bool filt
     if (!s.ok()) return s;
     if (lookup.empty()) AppendInternalKey(&lookup, ctx->key(), ctx->read_seq(), kSeekKind);
     PageIterator it(page);
-    for (it.Seek(lookup); it.Valid() && ExtractSortKey(it.key()) == ctx->key(); it.Next()) {
-      uint64_t tag = ExtractTag(it.key());
-      found.push_back(Found{TagSequence(tag), TagKind(tag), it.value(), it.delete_key(), pages.size()});
-      if (TagKind(tag) != EntryKind::kMerge) break;  // older versions in this page are hidden
-    }
-    if (!it.status().ok()) return Status::Corruption(fname_, it.status().message());
+    it.Seek(lookup);
+    s = VisitPageEntries(&it, ctx->key(), [&](SequenceNumber seq, EntryKind kind, std::string_view value, uint64_t dk) {
+      found.push_back(Found{seq, kind, value, dk, pages.size()});
+      return false;
+    });
+    if (!s.ok()) return s;
     pages.push_back(std::move(page));
   }
   if (found.size() > 1) {

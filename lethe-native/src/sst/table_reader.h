@@ -58,6 +58,13 @@ struct PageOverrides {
   const TableReader* patch = nullptr;
 };
 
+// One key of a batched lookup and the table to look it up in.
+struct TableProbe {
+  const TableReader* table = nullptr;
+  const PageOverrides* overrides = nullptr;  // may be null
+  GetContext* ctx = nullptr;
+};
+
 // Where the entries of a page are read: this table's page, or the page of
 // a patch table that replaced it.
 struct PageSource {
@@ -93,6 +100,11 @@ class TableReader {
   // first filter is tested, so that those memory reads overlap. A key whose
   // page cannot be read fails alone (GetContext::Fail).
   void MultiGet(std::span<GetContext* const> ctxs, bool fill_cache, const PageOverrides* overrides = nullptr) const;
+  // MultiGet for keys of several tables at once (the probes of one table
+  // sorted by key, no context done), so that the memory waits of keys in
+  // different tables overlap too: each step (tile, filter, cached page,
+  // restart points, search) is taken for a wave of keys before the next.
+  static void MultiGet(std::span<const TableProbe> probes, bool fill_cache);
   // False only if no entry of `sort_key` is in this file (its tile's page
   // Bloom filters say so). Reads no page.
   bool MayContain(std::string_view sort_key, const PageOverrides* overrides = nullptr) const;
@@ -133,6 +145,10 @@ class TableReader {
 
   // Reads one page (through the cache), decoded. Corruption names the file.
   Status ReadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
+  // ReadPage's two halves: the page from the cache (false if not there),
+  // and from the file (then cached if fill_cache).
+  bool LookupPage(const PageMeta& meta, PageRef* page) const;
+  Status LoadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
   // Whether the page's stored bytes and checksum read as all zero: a hole
   // punched where the engine dropped the page, or bytes lost. Only the
   // manifest tells the two apart; a tool without it can at least say which.
@@ -190,6 +206,17 @@ class TableReader {
   // ctx their entries.
   Status GetFromTile(GetContext* ctx, const TileSpot& spot, bool filter_checked, bool fill_cache,
                      const PageOverrides* overrides) const;
+  // From where *it stands (a page iterator sought to `key`'s seek key),
+  // calls visit(seq, kind, value, delete_key) for the entries of `key` a
+  // lookup sees, newest first, until visit returns true or an entry that is
+  // not a merge operand was visited. Corruption names the file.
+  template <typename Visit>
+  Status VisitPageEntries(PageIterator* it, std::string_view key, Visit&& visit) const;
+  // The wave steps of the static MultiGet.
+  struct Wave;
+  static void LocateWave(Wave* w, bool fill_cache);
+  static void ReadWavePages(Wave* w, bool fill_cache);
+  static void SearchWavePages(Wave* w);
   friend class TableIterator;
 
   Options options_;

@@ -32,7 +32,7 @@ class TableTest : public ::testing::Test {
   void Build(const std::vector<TestEntry>& entries, TableBuilderOptions opts,
              const std::vector<RangeTombstone>& tombstones = {}) {
     std::unique_ptr<WritableFile> f;
-    ASSERT_TRUE(env_->NewWritableFile("/t.sst", &f).ok());
+    ASSERT_TRUE(env_->NewWritableFile(fname_, &f).ok());
     TableBuilder b(opts, f.get());
     for (const auto& e : entries) b.Add(MakeInternalKey(e.key, e.seq, e.kind), e.value, e.dk);
     for (const auto& t : tombstones) b.AddRangeTombstone(t);
@@ -42,13 +42,13 @@ class TableTest : public ::testing::Test {
   }
   void Open() {
     uint64_t size;
-    ASSERT_TRUE(env_->GetFileSize("/t.sst", &size).ok());
+    ASSERT_TRUE(env_->GetFileSize(fname_, &size).ok());
     std::unique_ptr<RandomAccessFile> rf;
-    ASSERT_TRUE(env_->NewRandomAccessFile("/t.sst", &rf).ok());
+    ASSERT_TRUE(env_->NewRandomAccessFile(fname_, &rf).ok());
     TableReader::Options ro;
     ro.counters = &counters_;
     ro.page_cache = cache_.get();
-    Status s = TableReader::Open(ro, "/t.sst", 1, std::move(rf), size, &table_);
+    Status s = TableReader::Open(ro, fname_, file_number_, std::move(rf), size, &table_);
     open_status_ = s;
   }
   // Every tile of the open table, in file order (views valid until the next call).
@@ -141,6 +141,8 @@ class TableTest : public ::testing::Test {
   }
 
   std::unique_ptr<MemEnv> env_ = NewMemEnv();
+  std::string fname_ = "/t.sst";  // what Build writes and Open opens
+  uint64_t file_number_ = 1;
   std::unique_ptr<PageCache> cache_;  // none: the reader keeps its whole index
   std::unique_ptr<TableReader> table_;
   Status open_status_;
@@ -240,16 +242,22 @@ TEST_F(TableTest, MultiGetAnswersEveryKeyAsGet) {
   entries.insert(entries.begin(), {{"key", 9000, EntryKind::kMerge, "m2", 1}, {"key", 8999, EntryKind::kMerge, "m1", 1}});
   entries.push_back({"key~", 9001, EntryKind::kTombstone, "", kMaxDeleteKey});
   const std::vector<RangeTombstone> tombstones{{"key000100", "key000150", 500}};
-  for (int pages_per_tile : {1, 4}) {
-    SCOPED_TRACE("pages per tile " + std::to_string(pages_per_tile));
-    Build(entries, TableBuilderOptions{256, pages_per_tile, 10}, tombstones);
-    ASSERT_TRUE(open_status_.ok());
-    ExpectMultiGetAsGet(entries);
+  // Without a page cache every page is read by itself; with one, a tile of
+  // a single page is read in the batch's steps.
+  for (size_t cache_bytes : {size_t{0}, size_t{64} << 10}) {
+    cache_ = cache_bytes == 0 ? nullptr : std::make_unique<PageCache>(cache_bytes);
+    for (int pages_per_tile : {1, 4}) {
+      SCOPED_TRACE("pages per tile " + std::to_string(pages_per_tile) + ", cache " + std::to_string(cache_bytes));
+      Build(entries, TableBuilderOptions{256, pages_per_tile, 10}, tombstones);
+      ASSERT_TRUE(open_status_.ok());
+      ExpectMultiGetAsGet(entries);
+    }
   }
 }
 
 TEST_F(TableTest, MultiGetFailsOnlyTheKeysOfADamagedPage) {
   const std::vector<TestEntry> entries = RandomEntries(300, 3);
+  cache_ = std::make_unique<PageCache>(64 << 10);
   Build(entries, TableBuilderOptions{256, 1, 10});
   std::string data;
   ASSERT_TRUE(env_->ReadFileToString("/t.sst", &data).ok());
@@ -270,6 +278,68 @@ TEST_F(TableTest, MultiGetFailsOnlyTheKeysOfADamagedPage) {
   }
   EXPECT_GT(failed, 0u);
   EXPECT_GT(found, 250u);
+}
+
+// One batch over several tables, their probes interleaved in key order as
+// a level's keys are: each key answers as Get answers it in its own table,
+// whether its page is cached or not, and a damaged page of one table fails
+// only its own keys.
+TEST_F(TableTest, MultiGetAcrossTablesAnswersEachKeyAsItsTableDoes) {
+  cache_ = std::make_unique<PageCache>(24 << 10);  // a few pages: some cached, most not
+  std::vector<std::unique_ptr<TableReader>> tables;
+  std::vector<std::vector<std::string>> keys;
+  for (uint64_t t = 0; t < 3; t++) {
+    fname_ = "/t" + std::to_string(t) + ".sst";
+    file_number_ = 10 + t;
+    const std::vector<TestEntry> entries = RandomEntries(300, 40 + t);
+    Build(entries, TableBuilderOptions{256, t == 2 ? 4 : 1, 10});
+    if (t == 1) {  // a damaged page
+      std::string data;
+      ASSERT_TRUE(env_->ReadFileToString(fname_, &data).ok());
+      data[10] ^= 0x20;
+      ASSERT_TRUE(env_->WriteStringToFile(fname_, data).ok());
+      Open();
+    }
+    ASSERT_TRUE(open_status_.ok()) << open_status_.ToString();
+    tables.push_back(std::move(table_));
+    keys.push_back(KeysAndGaps(entries));
+  }
+  auto get = [&](size_t t, const std::string& key) {
+    table_.swap(tables[t]);
+    std::string got = Get(key);
+    table_.swap(tables[t]);
+    return got;
+  };
+  for (int pass = 0; pass < 2; pass++) {  // the second finds more pages cached
+    std::vector<GetContext> ctxs;
+    ctxs.reserve(3 * keys[0].size());
+    std::vector<TableProbe> probes;
+    std::vector<std::pair<size_t, std::string>> asked;
+    for (size_t i = 0; i < keys[0].size(); i++) {
+      for (size_t t = 0; t < 3; t++) {
+        if (i >= keys[t].size()) continue;
+        probes.push_back(TableProbe{tables[t].get(), nullptr, &ctxs.emplace_back(keys[t][i], kMaxSequenceNumber)});
+        asked.emplace_back(t, keys[t][i]);
+      }
+    }
+    TableReader::MultiGet(probes, /*fill_cache=*/true);
+    size_t failed = 0, found = 0;
+    for (size_t j = 0; j < ctxs.size(); j++) {
+      std::string v;
+      const Status s = ctxs[j].Finish(&v, nullptr);
+      const std::string got = s.ok() ? v : (s.IsNotFound() ? "NOT_FOUND" : s.ToString());
+      ASSERT_EQ(got, get(asked[j].first, asked[j].second)) << "table " << asked[j].first << " key " << asked[j].second;
+      if (got.find("Corruption") != std::string::npos) {
+        failed++;
+        EXPECT_EQ(asked[j].first, 1u);
+        EXPECT_NE(got.find("/t1.sst"), std::string::npos) << got;
+      } else if (got != "NOT_FOUND") {
+        found++;
+      }
+    }
+    EXPECT_GT(failed, 0u);
+    EXPECT_GT(found, 800u);
+  }
 }
 
 TEST_F(TableTest, CorruptionIsReportedWithTheFileName) {

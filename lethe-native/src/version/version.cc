@@ -179,37 +179,59 @@ void GetGroupFromFile(TableCache* tables, const FileMetaData& f, std::span<GetCo
   }
 }
 
+// The probes of the keys in `level` (ascending, as ctxs): each key that is
+// not done with the file that may hold it, opened into *readers. A key whose
+// file cannot be opened fails.
+void AddLevelProbes(const std::vector<FileRef>& level, TableCache* tables, std::span<GetContext* const> ctxs,
+                    std::vector<FileReaders>* readers, std::vector<TableProbe>* probes) {
+  auto it = level.begin();
+  const FileMetaData* current = nullptr;
+  Status opened;
+  for (GetContext* ctx : ctxs) {
+    if (ctx->done()) continue;
+    // Keys ascend, so the file holding the next one is never to the left.
+    it = FirstFileEndingAtOrAfter(it, level.end(), ctx->key());
+    if (it == level.end()) break;
+    if (ctx->key() < std::string_view((*it)->smallest)) continue;
+    if (it->get() != current) {
+      current = it->get();
+      readers->emplace_back();
+      opened = OpenFileReaders(tables, *current, &readers->back());
+    }
+    if (!opened.ok()) {
+      ctx->Fail(opened);
+      continue;
+    }
+    probes->push_back(TableProbe{readers->back().table, &readers->back().overrides, ctx});
+  }
+}
+
 }  // namespace
 
 void MultiGetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, std::span<GetContext* const> ctxs,
                        bool fill_cache) {
+  // Level 0's files overlap: one after the other, newest first.
   std::vector<GetContext*> group;
   group.reserve(ctxs.size());
-  auto look_up = [&](const FileMetaData& f) {
-    if (!group.empty()) GetGroupFromFile(tables, f, group, fill_cache);
-    group.clear();
-  };
   for (const FileRef& f : files.levels[0]) {
     for (GetContext* ctx : ctxs) {
       if (!ctx->done() && f->Contains(ctx->key())) group.push_back(ctx);
     }
-    look_up(*f);
+    if (!group.empty()) GetGroupFromFile(tables, *f, group, fill_cache);
+    group.clear();
   }
+  // A deeper level holds a key in one file at most: the level's keys are
+  // looked up together, whichever files they are in.
+  std::vector<FileReaders> readers;
+  readers.reserve(ctxs.size());  // at most one file per key: the probes' pointers stay valid
+  std::vector<TableProbe> probes;
+  probes.reserve(ctxs.size());
   for (int l = 1; l < kNumLevels; l++) {
-    const auto& level = files.levels[l];
-    auto it = level.begin();
-    const FileMetaData* current = nullptr;
-    for (GetContext* ctx : ctxs) {
-      if (ctx->done()) continue;
-      // Keys ascend, so the file holding the next one is never to the left.
-      it = FirstFileEndingAtOrAfter(it, level.end(), ctx->key());
-      if (it == level.end()) break;
-      if (ctx->key() < std::string_view((*it)->smallest)) continue;
-      if (it->get() != current && current != nullptr) look_up(*current);
-      current = it->get();
-      group.push_back(ctx);
-    }
-    if (current != nullptr) look_up(*current);
+    readers.clear();
+    probes.clear();
+    AddLevelProbes(files.levels[l], tables, ctxs, &readers, &probes);
+    TableReader::MultiGet(probes, fill_cache);
+    for (const TableProbe& p : probes) p.ctx->EndSource();
   }
 }
 
