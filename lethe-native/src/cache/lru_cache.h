@@ -9,6 +9,13 @@
 // Entries leave the cache outside its locks: a value's destructor may take
 // other locks (a table reader gives its memory back to the budget).
 //
+// Prefetch lets a caller with several lookups to make start fetching what
+// each will read first, without a lock, so that their memory waits overlap
+// (a lookup's lock would otherwise order them one after the other). It
+// reads a chain's head only: the heads are atomic, and the bucket arrays a
+// shard grew out of stay allocated as long as the shard (together no larger
+// than its current one), so such a read never meets freed memory.
+//
 // A reservation takes part of the capacity for memory held elsewhere (on a
 // memory budget: write buffers and pinned table readers), so that the
 // entries and the reservation together stay within the capacity.
@@ -47,11 +54,22 @@ class LruCache {
   LruCache(const LruCache&) = delete;
   LruCache& operator=(const LruCache&) = delete;
 
+  // Starts fetching into the CPU cache the first entry of key's chain. Takes
+  // no lock and changes nothing.
+  void Prefetch(const CacheKey& key) const {
+    const size_t hash = CacheKeyHash()(key);
+    const Buckets* b = ShardFor(hash).buckets.load(std::memory_order_acquire);
+    if (const Handle* e = b->heads[hash & b->mask].load(std::memory_order_relaxed)) {
+      __builtin_prefetch(e);
+      __builtin_prefetch(reinterpret_cast<const char*>(e) + sizeof(Handle) - 1);
+    }
+  }
+
   std::shared_ptr<V> Lookup(const CacheKey& key) {
     const size_t hash = CacheKeyHash()(key);
     Shard& s = ShardFor(hash);
     std::lock_guard<std::mutex> l(s.mu);
-    Handle* e = *s.Find(key, hash);
+    Handle* e = s.Find(key, hash)->load(std::memory_order_relaxed);
     if (e == nullptr) {
       s.misses++;
       return nullptr;
@@ -69,18 +87,18 @@ class LruCache {
     {
       Shard& s = ShardFor(hash);
       std::lock_guard<std::mutex> l(s.mu);
-      Handle** slot = s.Find(key, hash);
-      if (Handle* old = *slot) {
-        fresh->next_hash = old->next_hash;
-        *slot = fresh;
+      std::atomic<Handle*>* slot = s.Find(key, hash);
+      if (Handle* old = slot->load(std::memory_order_relaxed)) {
+        fresh->next_hash.store(old->next_hash.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        slot->store(fresh, std::memory_order_relaxed);
         s.Unlink(old);
         s.usage -= old->charge;
-        old->next_hash = dead;
+        old->next_hash.store(dead, std::memory_order_relaxed);
         dead = old;
       } else {
-        *slot = fresh;
+        slot->store(fresh, std::memory_order_relaxed);
         s.count++;
-        if (s.count > s.buckets.size()) s.Grow();
+        if (s.count > s.tables.back()->mask + 1) s.Grow();
       }
       s.PushFront(fresh);
       s.usage += charge;
@@ -95,7 +113,7 @@ class LruCache {
     {
       Shard& s = ShardFor(hash);
       std::lock_guard<std::mutex> l(s.mu);
-      if (Handle* e = *s.Find(key, hash)) s.Remove(e, &dead);
+      if (Handle* e = s.Find(key, hash)->load(std::memory_order_relaxed)) s.Remove(e, &dead);
     }
     Free(dead);
   }
@@ -150,7 +168,15 @@ class LruCache {
     size_t hash;
     std::shared_ptr<V> value;
     size_t charge;
-    Handle* next_hash = nullptr;  // the bucket's chain; also the chain of dead entries
+    // The bucket's chain; also the chain of dead entries. Atomic (relaxed,
+    // changed under the shard's lock) as a chain's head may be read by Prefetch.
+    std::atomic<Handle*> next_hash{nullptr};
+  };
+  // A power-of-two array of chain heads.
+  struct Buckets {
+    explicit Buckets(size_t n) : mask(n - 1), heads(std::make_unique<std::atomic<Handle*>[]>(n)) {}
+    const size_t mask;
+    const std::unique_ptr<std::atomic<Handle*>[]> heads;
   };
   // A cache line of its own: threads working in different shards share nothing.
   // Invariants: every entry is in exactly one bucket chain and in the LRU
@@ -158,12 +184,18 @@ class LruCache {
   struct alignas(64) Shard {
     std::mutex mu;
     Links lru;  // circular; lru.next is the most recently used entry
-    std::vector<Handle*> buckets = std::vector<Handle*>(16);  // a power of two
+    // Every bucket array the shard had, the current one last (Prefetch may
+    // still read an older one), and the current one for Prefetch.
+    std::vector<std::unique_ptr<Buckets>> tables;
+    std::atomic<const Buckets*> buckets;
     size_t count = 0;
     uint64_t usage = 0;
     uint64_t hits = 0, misses = 0;
 
-    Shard() = default;
+    Shard() : tables(1), buckets(nullptr) {
+      tables[0] = std::make_unique<Buckets>(16);
+      buckets.store(tables[0].get(), std::memory_order_release);
+    }
     Shard(const Shard&) = delete;
     Shard& operator=(const Shard&) = delete;
     ~Shard() {
@@ -174,23 +206,28 @@ class LruCache {
       }
     }
     // The slot that points at key's entry, or the null slot ending its chain.
-    Handle** Find(const CacheKey& key, size_t hash) {
-      Handle** p = &buckets[hash & (buckets.size() - 1)];
-      while (*p != nullptr && ((*p)->hash != hash || !((*p)->key == key))) p = &(*p)->next_hash;
+    std::atomic<Handle*>* Find(const CacheKey& key, size_t hash) {
+      const Buckets& b = *tables.back();
+      std::atomic<Handle*>* p = &b.heads[hash & b.mask];
+      for (Handle* e; (e = p->load(std::memory_order_relaxed)) != nullptr && (e->hash != hash || !(e->key == key));) {
+        p = &e->next_hash;
+      }
       return p;
     }
     void Grow() {
-      std::vector<Handle*> grown(buckets.size() * 2);
-      for (Handle* chain : buckets) {
-        while (chain != nullptr) {
-          Handle* next = chain->next_hash;
-          Handle*& head = grown[chain->hash & (grown.size() - 1)];
-          chain->next_hash = head;
-          head = chain;
+      const Buckets& old = *tables.back();
+      auto grown = std::make_unique<Buckets>(2 * (old.mask + 1));
+      for (size_t i = 0; i <= old.mask; i++) {
+        for (Handle* chain = old.heads[i].load(std::memory_order_relaxed); chain != nullptr;) {
+          Handle* next = chain->next_hash.load(std::memory_order_relaxed);
+          std::atomic<Handle*>& head = grown->heads[chain->hash & grown->mask];
+          chain->next_hash.store(head.load(std::memory_order_relaxed), std::memory_order_relaxed);
+          head.store(chain, std::memory_order_relaxed);
           chain = next;
         }
       }
-      buckets.swap(grown);
+      buckets.store(grown.get(), std::memory_order_release);
+      tables.push_back(std::move(grown));
     }
     void Unlink(Links* e) {
       e->prev->next = e->next;
@@ -204,18 +241,18 @@ class LruCache {
     }
     // Takes e out of the shard and onto the dead chain.
     void Remove(Handle* e, Handle** dead) {
-      Handle** slot = Find(e->key, e->hash);
-      *slot = e->next_hash;
+      Find(e->key, e->hash)->store(e->next_hash.load(std::memory_order_relaxed), std::memory_order_relaxed);
       Unlink(e);
       count--;
       usage -= e->charge;
-      e->next_hash = *dead;
+      e->next_hash.store(*dead, std::memory_order_relaxed);
       *dead = e;
     }
   };
 
   // The top bits: the buckets use the low ones.
   Shard& ShardFor(size_t hash) { return shards_[(static_cast<uint64_t>(hash) >> 58) % kShards]; }
+  const Shard& ShardFor(size_t hash) const { return shards_[(static_cast<uint64_t>(hash) >> 58) % kShards]; }
   size_t ShardCapacity() const {
     size_t reserved = std::min(reserved_.load(std::memory_order_relaxed), capacity_);
     return (capacity_ - reserved) / kShards + 1;
@@ -228,7 +265,7 @@ class LruCache {
   }
   static void Free(Handle* dead) {
     while (dead != nullptr) {
-      Handle* next = dead->next_hash;
+      Handle* next = dead->next_hash.load(std::memory_order_relaxed);
       delete dead;
       dead = next;
     }

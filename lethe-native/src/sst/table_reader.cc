@@ -304,10 +304,14 @@ Status TableReader::ReadPage(const PageMeta& meta, bool fill_cache, PageRef* pag
 
 bool TableReader::LookupPage(const PageMeta& meta, PageRef* page) const {
   if (options_.page_cache == nullptr) return false;
-  std::shared_ptr<const void> hit = options_.page_cache->Lookup(CacheKey{options_.cache_namespace | file_number_, meta.offset});
+  std::shared_ptr<const void> hit = options_.page_cache->Lookup(PageCacheKey(meta));
   if (hit == nullptr) return false;
   *page = std::static_pointer_cast<const Page>(std::move(hit));
   return true;
+}
+
+void TableReader::PrefetchPageLookup(const PageMeta& meta) const {
+  if (options_.page_cache != nullptr) options_.page_cache->Prefetch(PageCacheKey(meta));
 }
 
 Status TableReader::LoadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const {
@@ -315,8 +319,7 @@ Status TableReader::LoadPage(const PageMeta& meta, bool fill_cache, PageRef* pag
   Status s = ReadPageContents(meta, p.get());
   if (!s.ok()) return s;
   if (options_.page_cache != nullptr && fill_cache) {
-    options_.page_cache->Insert(CacheKey{options_.cache_namespace | file_number_, meta.offset}, p,
-                                p->buf.capacity() + sizeof(Page) + 64);
+    options_.page_cache->Insert(PageCacheKey(meta), p, p->buf.capacity() + sizeof(Page) + 64);
   }
   *page = std::move(p);
   return Status::OK();
@@ -520,10 +523,13 @@ void TableReader::LocateWave(Wave* w, bool fill_cache) {
   }
 }
 
-// The stepped probes' pages: those in the page cache first, each starting to
-// fetch its page's trailer (the restart points), then the others from their
-// files.
+// The stepped probes' pages: every page cache lookup started, then those in
+// the page cache, each starting to fetch its page's trailer (the restart
+// points), then the others from their files.
 void TableReader::ReadWavePages(Wave* w, bool fill_cache) {
+  for (size_t i = 0; i < w->probes.size(); i++) {
+    if (w->stepped[i]) w->probes[i].table->PrefetchPageLookup(w->spots[i].part->TilePages(w->spots[i].tile)[0]);
+  }
   for (size_t i = 0; i < w->probes.size(); i++) {
     if (!w->stepped[i]) continue;
     const TileSpot& spot = w->spots[i];

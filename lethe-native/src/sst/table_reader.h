@@ -148,6 +148,8 @@ class TableReader {
   // ReadPage's two halves: the page from the cache (false if not there),
   // and from the file (then cached if fill_cache).
   bool LookupPage(const PageMeta& meta, PageRef* page) const;
+  // Starts fetching into the CPU cache what LookupPage reads first.
+  void PrefetchPageLookup(const PageMeta& meta) const;
   Status LoadPage(const PageMeta& meta, bool fill_cache, PageRef* page) const;
   // Whether the page's stored bytes and checksum read as all zero: a hole
   // punched where the engine dropped the page, or bytes lost. Only the
@@ -165,6 +167,9 @@ class TableReader {
     bool found() const { return partition != SIZE_MAX; }
   };
 
+  CacheKey PageCacheKey(const PageMeta& meta) const {
+    return CacheKey{options_.cache_namespace | file_number_, meta.offset};
+  }
   Status ReadBlock(const BlockHandle& handle, std::string* contents) const;
   // Reads handle.size bytes plus the trailer into dst and verifies the CRC.
   Status ReadVerified(const BlockHandle& handle, char* dst) const;
