@@ -535,7 +535,7 @@ void TableReader::ReadWavePages(Wave* w, bool fill_cache) {
     const TileSpot& spot = w->spots[i];
     if (w->probes[i].table->LookupPage(spot.part->TilePages(spot.tile)[0], &w->pages[i])) {
       const Page& page = *w->pages[i];
-      __builtin_prefetch(page.buf.data() + page.size - 1);
+      if (page.size > 0) __builtin_prefetch(page.buf.data() + page.size - 1);
     }
   }
   for (size_t i = 0; i < w->probes.size(); i++) {
