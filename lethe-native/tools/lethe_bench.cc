@@ -63,6 +63,7 @@ struct Flags {
   int64_t dth_ops = 0;     // FADE's D_th in operations (logical clock: 1 µs per op); 0 = off
   std::string fade_pick = "SD";  // FADE's saturation file choice: SO, SD or DD
   std::string compression = "lz4";  // pages: none, lz4 or zstd
+  std::string bottommost_compression;  // the last level's pages (and checkpoint images); empty: as above
 };
 
 [[noreturn]] void Usage(const char* error) {
@@ -74,11 +75,15 @@ struct Flags {
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--dynamic_level_bytes=0|1] [--use_wal=0|1] [--compact_in_memory=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
-               "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
+               "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--bottommost_compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
                "benchmarks: fillseq fillrandom overwrite appendrandom readrandom readmissing deleterandom\n"
-               "  seekrandom scanrandom multireadrandom readseq ycsbdelete; steps: flush compact deleteranges\n",
+               "  seekrandom scanrandom multireadrandom readseq ycsbdelete; steps: flush compact deleteranges checkpoint\n",
                error);
   std::exit(2);
+}
+
+lethe::Compression CompressionOf(const std::string& name) {
+  return name == "none" ? lethe::Compression::kNone : name == "zstd" ? lethe::Compression::kZSTD : lethe::Compression::kLZ4;
 }
 
 int64_t ParseInt(const std::string& name, const std::string& v) {
@@ -125,13 +130,16 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "dth_ops") f.dth_ops = ParseInt(name, v);
     else if (name == "fade_pick") f.fade_pick = v;
     else if (name == "compression") f.compression = v;
+    else if (name == "bottommost_compression") f.bottommost_compression = v;
     else Usage(("unknown flag --" + name).c_str());
   }
   if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.value_size > (1 << 19) || f.seek_nexts < 0 || f.threads < 1 ||
       f.batch_size < 1 || f.multi_get_threads < 0) Usage("out-of-range flag value");
   if (f.fade_pick != "SO" && f.fade_pick != "SD" && f.fade_pick != "DD") Usage("--fade_pick must be SO, SD or DD");
-  if (f.compression != "none" && f.compression != "lz4" && f.compression != "zstd") {
-    Usage("--compression must be none, lz4 or zstd");
+  auto codec = [](const std::string& c) { return c == "none" || c == "lz4" || c == "zstd"; };
+  if (!codec(f.compression)) Usage("--compression must be none, lz4 or zstd");
+  if (!f.bottommost_compression.empty() && !codec(f.bottommost_compression)) {
+    Usage("--bottommost_compression must be none, lz4 or zstd");
   }
   if (f.delete_percent < 0 || f.delete_percent > 50) Usage("--delete_percent must be in [0, 50]");
   if (f.reads < 0) f.reads = f.num;
@@ -197,9 +205,10 @@ class Benchmark {
     o.cf_defaults.bloom_bits_per_key = f_.bloom_bits;
     o.cf_defaults.size_ratio = f_.size_ratio;
     o.cf_defaults.dynamic_level_bytes = f_.dynamic_level_bytes;
-    o.cf_defaults.compression = f_.compression == "none"   ? lethe::Compression::kNone
-                                : f_.compression == "zstd" ? lethe::Compression::kZSTD
-                                                           : lethe::Compression::kLZ4;
+    o.cf_defaults.compression = CompressionOf(f_.compression);
+    if (!f_.bottommost_compression.empty()) {
+      o.cf_defaults.bottommost_compression = CompressionOf(f_.bottommost_compression);
+    }
     if (f_.dth_ops > 0) {
       // Time is measured in operations: every operation moves the clock by 1 µs.
       o.clock = &clock_;
@@ -259,6 +268,7 @@ class Benchmark {
         {"readseq", {&Benchmark::ReadSeq, false, false}},
         {"ycsbdelete", {&Benchmark::YcsbDelete, true, true}},
     };
+    if (name == "checkpoint") return Checkpoint();
     if (name == "flush" || name == "compact" || name == "deleteranges") {
       double t0 = NowSeconds();
       lethe::Status s = name == "flush"     ? db_->Flush()
@@ -371,6 +381,31 @@ class Benchmark {
         std::fprintf(stderr, "... %-12s %3d%%\r", name.c_str(), static_cast<int>(100 * i / ops));
       }
     }
+  }
+
+  // A copy of the database beside it (its memtables written as checkpoint
+  // images), timed and removed again.
+  int Checkpoint() {
+    std::string dir = f_.db + ".checkpoint";
+    lethe::Options o;
+    lethe::DestroyDB(dir, o);
+    double t0 = NowSeconds();
+    lethe::Status s = db_->Checkpoint(dir);
+    if (!s.ok()) return Fail("checkpoint", s);
+    double elapsed = NowSeconds() - t0;
+    uint64_t bytes = 0;
+    std::vector<std::string> children;
+    lethe::Env* env = lethe::Env::Default();
+    env->GetChildren(dir, &children);
+    for (const std::string& c : children) {
+      uint64_t size = 0;
+      // Files named as the database's own are linked (its tables) or small (its manifest).
+      if (!env->FileExists(f_.db + "/" + c) && env->GetFileSize(dir + "/" + c, &size).ok()) bytes += size;
+    }
+    std::printf("%-12s : %9.3f seconds, %.1f MB of memtable images written\n", "checkpoint",
+                elapsed, bytes / 1048576.0);
+    lethe::DestroyDB(dir, o);
+    return 0;
   }
 
   // Range deletes of 10 keys in every 100 ([100 r + 37, 100 r + 47)), 10 % of --num.
