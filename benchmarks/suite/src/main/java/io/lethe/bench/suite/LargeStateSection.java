@@ -51,6 +51,8 @@ final class LargeStateSection {
             new Metric(SteadyMedians.LOCAL, "local state, steady median", false),
             new Metric("checkpoint_async_ms_p50", "checkpoint async part (median)", false),
             new Metric(SteadyMedians.CHECKPOINT_MS, "checkpoint duration, sync + async (median)", false),
+            new Metric(CheckpointsPerRecord.ASYNC, "checkpoint async part per record (steady median)", false),
+            new Metric(CheckpointsPerRecord.UPLOAD, "checkpoint upload per record (steady median)", false),
             new Metric("checkpoint_full_bytes", "checkpoint size", false),
             new Metric(SteadyMedians.CHECKPOINT, "checkpoint size, steady median", false),
             new Metric(EQUAL_WORK_CHECKPOINT, "checkpoint size after equal work", false),
@@ -99,7 +101,10 @@ final class LargeStateSection {
                 + " moment (the last checkpoint, the end) lands at a random point of that cycle. Checkpoint duration:"
                 + " the median over the steady phase's checkpoints of their synchronous part (which holds the task)"
                 + " and asynchronous part together, as Flink reports a checkpoint's duration; the backends split"
-                + " the work between the two differently.");
+                + " the work between the two differently. Per record: each steady-phase checkpoint's asynchronous"
+                + " part and upload divided by the records made since the checkpoint before, as medians; the jobs"
+                + " are not paced, so in the same checkpoint interval a faster backend has more changes to write"
+                + " and upload, and a checkpoint's duration is compared at each backend's own speed.");
         if (rows == null) {
             return;
         }
@@ -107,6 +112,7 @@ final class LargeStateSection {
         List<Row> checkpoints = Csv.read(r.dataDir().resolve("largestate-checkpoints.csv"));
         rows = EqualWork.addCheckpointColumn(rows, timeline, checkpoints, EQUAL_WORK_CHECKPOINT);
         rows = SteadyMedians.addColumns(rows, timeline, checkpoints);
+        rows = CheckpointsPerRecord.addColumns(rows, timeline, checkpoints);
         for (String job : Csv.distinct(rows, "job", JOBS)) {
             List<String> backends = Csv.distinct(Csv.where(rows, "job", job), "backend", BACKENDS);
             r.md().append("### ").append(job).append("\n\n");
@@ -173,7 +179,8 @@ final class LargeStateSection {
                 abs(values(sel, "checkpoint_async_ms_p50")), abs(values(sel, "checkpoint_async_ms_max")),
                 mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, SteadyMedians.CHECKPOINT)),
                 mib(values(sel, EQUAL_WORK_CHECKPOINT)),
-                mib(values(sel, "checkpointed_bytes_p50")),
+                mib(values(sel, "checkpointed_bytes_p50")), abs(values(sel, CheckpointsPerRecord.ASYNC)),
+                abs(values(sel, CheckpointsPerRecord.UPLOAD)),
                 savepoint(sel, abs(values(sel, "savepoint_ms"))), savepoint(sel, mib(values(sel, "savepoint_bytes"))),
                 abs(values(sel, "restore_checkpoint_ms")), savepoint(sel, abs(values(sel, "restore_savepoint_ms"))),
                 mib(values(sel, "rss_max_bytes")), mib(values(sel, "native_max_bytes")),
@@ -183,7 +190,7 @@ final class LargeStateSection {
         r.md().append(Report.table(new String[] {"backend", "checkpoints (steady)", "sync ms p50", "sync ms max",
             "async ms p50", "async ms max", "checkpoint size (MiB)", "checkpoint size, steady median (MiB)",
             "checkpoint after equal work (MiB)",
-            "uploaded p50 (MiB)", "savepoint ms",
+            "uploaded p50 (MiB)", "async µs per record", "uploaded bytes per record", "savepoint ms",
             "savepoint (MiB)", "restore from checkpoint (ms)", "restore from savepoint (ms)", "RSS max (MiB)",
             "native max (MiB)", "managed memory (MiB)", "container max (MiB)", "container limit (MiB)",
             "page cache before restore"}, table));
