@@ -3,8 +3,8 @@
 // dies in memory never reaches its files, the copy holds exactly what was
 // written before the checkpoint began, the families' images may be written
 // at once from several threads, and once the copies written since the
-// last flush reach a quarter of the write buffer the memtables go to files in
-// the background, which the next checkpoint links.
+// last flush would reach a quarter of the write buffer the memtables go to
+// files in the background, and the copy links those.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -174,38 +174,95 @@ TEST_F(CheckpointImageTest, WhatDiesInMemoryIsNeverWritten) {
   EXPECT_EQ(CopyScan("/ckpt"), Key(5000) + "=live ");
 }
 
-TEST_F(CheckpointImageTest, AQuarterOfTheWriteBufferCopiedSendsTheNextCheckpointToFiles) {
+TEST_F(CheckpointImageTest, ACopyThatWouldBeFlushedLinksTheFlushInstead) {
   options_.write_buffer_size = 1 << 20;  // a quarter: 256 KiB
   Reopen();
-  for (int i = 0; i < 1000; i++) Put(Key(i), RandomValue(100));  // about 100 KiB in every copy
-  uint64_t flushes = 0;
+  for (int i = 0; i < 1000; i++) Put(Key(i), RandomValue(100));
   for (int round = 0; round < 2; round++) {
     ASSERT_TRUE(db_->Checkpoint("/ckpt" + std::to_string(round)).ok());
     ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
-    EXPECT_EQ(db_->GetStatistics().flushes, flushes) << "round " << round;
+    EXPECT_EQ(db_->GetStatistics().flushes, 0u) << "round " << round;
+    EXPECT_EQ(db_->GetStatistics().checkpoint_flushes, 0u) << "round " << round;
   }
-  // Past the quarter once the third copy is written: the memtable goes to
-  // files in the background, so the next checkpoint links them and copies
-  // nothing.
+  const uint64_t copied = db_->GetStatistics().bytes_written_checkpoint_image;
+  ASSERT_GT(copied, 200u << 10);
+  ASSERT_LT(copied, 256u << 10);
+  // A third copy at the last one's bytes per memtable byte would pass the
+  // quarter, and the memtable would go to files right after it: it goes
+  // now, and the copy links the flushed file instead of writing one.
   ASSERT_TRUE(db_->Checkpoint("/ckpt2").ok());
-  const uint64_t before = db_->GetStatistics().bytes_written_checkpoint_image;
-  EXPECT_GE(before, 256u << 10);
-  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
-  EXPECT_EQ(db_->GetStatistics().flushes, flushes + 1);
-  ASSERT_TRUE(db_->Checkpoint("/ckpt3").ok());
-  EXPECT_EQ(CopyScan("/ckpt3"), Scan());
   DbStatistics st = db_->GetStatistics();
-  EXPECT_EQ(st.bytes_written_checkpoint_image, before);
-  EXPECT_EQ(st.flushes, flushes + 1);
+  EXPECT_EQ(st.bytes_written_checkpoint_image, copied);
+  EXPECT_EQ(st.flushes, 1u);
+  EXPECT_EQ(st.checkpoint_flushes, 1u);
   EXPECT_EQ(st.column_families[0].memtable_entries, 0u);
-  const uint64_t copied = st.bytes_written_checkpoint_image;
-  // The count starts again: the next checkpoints copy the memtable, not flush.
+  EXPECT_EQ(CopyScan("/ckpt2"), Scan());
+  std::vector<std::string> children;
+  ASSERT_TRUE(env_->GetChildren("/ckpt2", &children).ok());
+  int tables = 0;
+  for (const std::string& c : children) {
+    if (!c.ends_with(".sst")) continue;
+    tables++;
+    uint64_t links = 0;
+    ASSERT_TRUE(env_->GetLinkCount("/ckpt2/" + c, &links).ok());
+    EXPECT_EQ(links, 2u) << c << " is the database's file, linked";
+  }
+  EXPECT_EQ(tables, 1);
+  // The count starts again: the next checkpoints copy the memtable.
   Put(Key(5000), "next");
-  ASSERT_TRUE(db_->Checkpoint("/ckpt4").ok());
+  ASSERT_TRUE(db_->Checkpoint("/ckpt3").ok());
   st = db_->GetStatistics();
-  EXPECT_EQ(st.flushes, flushes + 1);
+  EXPECT_EQ(st.flushes, 1u);
+  EXPECT_EQ(st.checkpoint_flushes, 1u);
   EXPECT_GT(st.bytes_written_checkpoint_image, copied);
-  EXPECT_EQ(CopyScan("/ckpt4"), Scan());
+  EXPECT_EQ(CopyScan("/ckpt3"), Scan());
+}
+
+// The flush a copy links may run after the database has moved on: it writes
+// what the copy's files showed when it began, not what later deletes and
+// horizons leave.
+TEST_F(CheckpointImageTest, TheFlushACopyLinksWritesWhatWasVisibleWhenItBegan) {
+  FaultInjectionEnv gated(env_.get());
+  TableFileGate flush(&gated, TableFileGate::Op::kCreate, "/db/");
+  // However the test ends, the flush goes through and the database closes
+  // before the Env it uses.
+  struct Closing {
+    std::unique_ptr<DB>* db;
+    TableFileGate* gate;
+    ~Closing() {
+      gate->Release();
+      db->reset();
+    }
+  } closing{&db_, &flush};
+  options_.env = &gated;
+  options_.write_buffer_size = 1 << 20;
+  Reopen();
+  for (int i = 0; i < 1000; i++) Put(Key(i), RandomValue(100), /*dk=*/i);
+  ASSERT_TRUE(db_->Checkpoint("/ckpt0").ok());
+  ASSERT_TRUE(db_->Checkpoint("/ckpt1").ok());
+  const uint64_t copied = db_->GetStatistics().bytes_written_checkpoint_image;
+  const std::string at_begin = Scan();
+  std::unique_ptr<PendingCheckpoint> pending;
+  ASSERT_TRUE(db_->BeginCheckpoint("/ckpt2", CheckpointOptions(), &pending).ok());
+  ASSERT_TRUE(flush.Await(std::chrono::seconds(30))) << "the copy switched the memtable";
+  EXPECT_EQ(db_->GetStatistics().checkpoint_flushes, 1u);
+  // The flush is held while it creates its file; the database goes on.
+  ASSERT_TRUE(db_->AdvanceHorizon(cf_, 300).ok());
+  ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 500, 600).ok());
+  Put(Key(700), "after");
+  ASSERT_TRUE(db_->Delete(WriteOptions(), cf_, Key(800)).ok());
+  const std::string now = Scan();
+  ASSERT_NE(now, at_begin);
+  flush.Release();
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  // The flushed file, compacted away before the copy links it, stays for it.
+  ASSERT_TRUE(db_->CompactAll().ok());
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  ASSERT_TRUE(pending->Finish().ok());
+  pending.reset();
+  EXPECT_EQ(db_->GetStatistics().bytes_written_checkpoint_image, copied) << "linked, not copied";
+  EXPECT_EQ(CopyScan("/ckpt2"), at_begin);
+  EXPECT_EQ(Scan(), now);
 }
 
 TEST_F(CheckpointImageTest, FlushFirstLeavesNoMemtableToCopy) {

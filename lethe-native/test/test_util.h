@@ -1,6 +1,6 @@
 // Helpers shared by the native tests: golden files, a database in a MemEnv
 // with the small accessors most DB tests need, and a gate that holds up the
-// removal of table files.
+// creation or removal of table files.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -33,25 +33,32 @@ inline void ExpectMatchesGolden(const std::string& name, const std::string& actu
   EXPECT_EQ(actual, golden.str());
 }
 
-// Holds up every removal of a table file through `env` (a slow file system)
-// until Release: the thread removing it waits inside the removal.
-class RemovalGate {
+// Holds up every creation or removal of a table file through `env` (a slow
+// file system) whose name starts with `prefix`, until Release: the thread
+// creating or removing it waits inside the call.
+class TableFileGate {
  public:
-  explicit RemovalGate(FaultInjectionEnv* env) {
-    env->SetRemoveHook([this](const std::string& fname) {
-      if (!fname.ends_with(".sst")) return;
+  enum class Op { kCreate, kRemove };
+  TableFileGate(FaultInjectionEnv* env, Op op, std::string prefix = "") {
+    auto hook = [this, prefix = std::move(prefix)](const std::string& fname) {
+      if (!fname.ends_with(".sst") || !fname.starts_with(prefix)) return;
       std::unique_lock<std::mutex> l(mu_);
-      removing_ = true;
+      held_ = true;
       cv_.notify_all();
       cv_.wait(l, [this] { return released_; });
-    });
+    };
+    if (op == Op::kCreate) {
+      env->SetCreateHook(std::move(hook));
+    } else {
+      env->SetRemoveHook(std::move(hook));
+    }
   }
-  // Whether a removal began within `timeout`.
-  bool AwaitRemoval(std::chrono::seconds timeout) {
+  // Whether a creation or removal began within `timeout`.
+  bool Await(std::chrono::seconds timeout) {
     std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, timeout, [this] { return removing_; });
+    return cv_.wait_for(l, timeout, [this] { return held_; });
   }
-  // Lets every removal through, now and later.
+  // Lets every creation or removal through, now and later.
   void Release() {
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -63,7 +70,7 @@ class RemovalGate {
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  bool removing_ = false, released_ = false;
+  bool held_ = false, released_ = false;
 };
 
 // A database at "/db" in a MemEnv. Subclasses fill options_ (env_ is set

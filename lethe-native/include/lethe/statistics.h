@@ -142,7 +142,9 @@ enum class CompactionReason : int {
   X(kRunningCompactionAgeUs, running_compaction_age_us,                                             \
     "How long the compaction running now has run, in microseconds (0: none; not a counter). Page drops wait for it.") \
   X(kRunningCompactionInputBytes, running_compaction_input_bytes,                                   \
-    "The input bytes of the compaction running now (0: none; not a counter).")
+    "The input bytes of the compaction running now (0: none; not a counter).")                      \
+  X(kCheckpointFlushes, checkpoint_flushes,                                                         \
+    "Checkpoints whose copy linked a flush of the memtables instead of copying them (the copy would have been flushed right after).")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

@@ -194,6 +194,12 @@ class DBImpl final : public DB {
   // background, so that the next checkpoint links them instead of copying
   // them again. REQUIRES: write_mu_ and mu_ held
   void FlushCopiesPastTheirShare();
+  // Whether a checkpoint beginning now would copy its memtables only to see
+  // them flushed right after (the copies since the last flush, with this one
+  // at the last copy's bytes per memtable byte, reach the quarter): then it
+  // switches them first and links what their flush writes instead.
+  // REQUIRES: write_mu_ and mu_ held
+  bool CopyWouldBeFlushed() const;
   void InstallSuperVersion(ColumnFamilyData* cfd);  // REQUIRES: mu_ held
   // After an edit that changed files only: every family moves to the new
   // version, so that no idle family keeps the old one alive (its files from
@@ -226,8 +232,13 @@ class DBImpl final : public DB {
 
   // Checkpoints (db_impl_checkpoint.cc): a copy begun, its memtables taken.
   class CheckpointCopy;
-  // Takes the state into copy: files, memtables, manifest fields. REQUIRES: write_mu_ and mu_ held
-  void CaptureCheckpoint(CheckpointCopy* copy);
+  // Takes the state into copy: files, memtables, manifest fields; with
+  // `flushing`, the memtables were just switched, and the copy links what
+  // their flush writes. REQUIRES: write_mu_ and mu_ held
+  void CaptureCheckpoint(CheckpointCopy* copy, bool flushing);
+  // Hands the flush just installed (its new files and the version holding
+  // them) to the copies waiting for it. REQUIRES: mu_ held
+  void HandFlushToCopies(const VersionEdit& edit);
 
   // Background work (db_impl_background.cc).
   void FlushThread();
@@ -381,6 +392,15 @@ class DBImpl final : public DB {
   // Bytes checkpoints wrote from memtables into their copies since the
   // memtables last went to files (BeginCheckpoint).
   std::atomic<uint64_t> checkpoint_image_bytes_{0};
+  // Bytes the last copy wrote per byte of the memtables it copied (mu_); 0
+  // before the first copy.
+  double copy_bytes_ratio_ = 0;
+  // Copies waiting for the pending flush, which they link (mu_), and the
+  // files of the version they began at: that flush takes its view of the
+  // deeper files (which keys they may hold, the horizons) from it, so that
+  // it writes what was visible when the copy began.
+  std::vector<CheckpointCopy*> copies_awaiting_flush_;
+  VersionRef flush_view_;
   LiveCounter open_iterators_;    // iterators reading this database
   LiveCounter open_checkpoints_;  // checkpoint copies not yet released
   size_t uncharged_bytes_ = 0;  // written but not yet charged to the budget (write_mu_)

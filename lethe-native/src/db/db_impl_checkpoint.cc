@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "compaction/compaction_stream.h"
 #include "compaction/table_writer.h"
@@ -39,8 +41,10 @@ static void LeaveOutHiddenFiles(VersionEdit* snapshot) {
 }
 
 // The memtables of one family as a checkpoint took them, newest first.
+// `flushed`: the database's flush writes them to files, which the copy links.
 struct MemtableImage {
   uint32_t cf = 0;
+  bool flushed = false;
   ColumnFamilyOptions options;
   std::vector<std::shared_ptr<MemTable>> memtables;
   std::shared_ptr<const ColumnFamilyFiles> files;
@@ -61,6 +65,10 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
   CheckpointCopy(DBImpl* db, std::string dir, const CheckpointOptions& options)
       : db_(db), dir_(std::move(dir)), options_(options), open_(&db->open_checkpoints_) {}
   ~CheckpointCopy() override {
+    {
+      std::lock_guard<std::mutex> l(db_->mu_);
+      std::erase(db_->copies_awaiting_flush_, this);
+    }
     if (!finished_) RemoveCopy(db_->env_, dir_);
   }
   Status LinkFiles();
@@ -75,7 +83,19 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
   Status CheckImagesDone();
   bool Pending(size_t i);
   Status WriteImageFiles(const MemtableImage& image, TableWriterResult* result);
+  Status LinkFlushedFiles(const MemtableImage& image, TableWriterResult* result);
+  Status LinkTable(uint64_t number);
   Status WriteManifest();
+
+  // What the flush a copy waits for wrote: its new files, the version that
+  // holds them (so that no compaction deletes them before they are linked),
+  // and the families it flushed (a family dropped meanwhile is not among
+  // them).
+  struct Flushed {
+    VersionRef version;
+    std::vector<VersionEdit::NewFile> files;
+    std::set<uint32_t> families;
+  };
 
   DBImpl* const db_;
   const std::string dir_;
@@ -84,6 +104,8 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
   VersionRef version_;    // keeps the linked files' records alive
   uint64_t manifest_number_ = 0;
   SequenceNumber seq_ = 0;  // the copy holds every write up to it
+  uint64_t memtable_bytes_ = 0;  // of the memtables it copies (as mem_bytes_ counts them)
+  std::optional<Flushed> flushed_;  // guarded by db_->mu_
   std::vector<MemtableImage> images_;
   std::mutex mu_;
   std::vector<ImageState> image_states_;  // guarded by mu_
@@ -92,16 +114,18 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
   LiveCounter::Token open_;  // counts the copy until it is released
 };
 
-void DBImpl::CaptureCheckpoint(CheckpointCopy* copy) {
+void DBImpl::CaptureCheckpoint(CheckpointCopy* copy, bool flushing) {
   versions_->SetLastSequence(last_sequence_.load());
   versions_->EncodeSnapshot(&copy->snapshot_);
   LeaveOutHiddenFiles(&copy->snapshot_);
   copy->version_ = versions_->current();
   copy->manifest_number_ = versions_->manifest_number();
   copy->seq_ = last_sequence_.load();
+  copy->memtable_bytes_ = flushing ? 0 : mem_bytes_.load() + resident_bytes_;
   for (const auto& [id, cfd] : cfds_) {
     MemtableImage image;
     image.cf = id;
+    image.flushed = flushing;
     image.options = cfd->options;
     image.options.pages_per_tile = TileSizeFor(*cfd);
     for (const auto& m : {cfd->mem, cfd->imm, cfd->resident}) {
@@ -125,6 +149,23 @@ void DBImpl::FlushCopiesPastTheirShare() {
   SwitchMemtables(true);
 }
 
+bool DBImpl::CopyWouldBeFlushed() const {
+  if (imm_pending_ || copy_bytes_ratio_ <= 0) return false;
+  const double memtables = static_cast<double>(mem_bytes_.load() + resident_bytes_);
+  return static_cast<double>(checkpoint_image_bytes_.load()) + copy_bytes_ratio_ * memtables >=
+         static_cast<double>(options_.write_buffer_size / 4);
+}
+
+void DBImpl::HandFlushToCopies(const VersionEdit& edit) {
+  if (copies_awaiting_flush_.empty()) return;
+  std::set<uint32_t> families;
+  for (const auto& [id, cfd] : cfds_) families.insert(id);
+  for (CheckpointCopy* copy : copies_awaiting_flush_) {
+    copy->flushed_ = CheckpointCopy::Flushed{versions_->current(), edit.new_files_, families};
+  }
+  copies_awaiting_flush_.clear();
+}
+
 Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& options,
                                std::unique_ptr<PendingCheckpoint>* checkpoint) {
   if (dir.empty()) return Status::InvalidArgument("checkpoint directory must not be empty");
@@ -137,9 +178,24 @@ Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& 
   {
     std::lock_guard<std::mutex> w(write_mu_);
     std::lock_guard<std::mutex> l(mu_);
+    const bool flush_pending_before = imm_pending_;
     if (!bg_error_.ok()) return bg_error_;
-    CaptureCheckpoint(copy.get());
-    FlushCopiesPastTheirShare();  // if a flush ran when the last copy finished
+    // Memtables this copy would write only to see them flushed right after
+    // go to files now, and the copy links those (the flush runs in the
+    // background; the copy waits for it in its asynchronous part).
+    if (!options.flush_first && CopyWouldBeFlushed()) {
+      SwitchMemtables(true);
+      if (!bg_error_.ok()) return bg_error_;
+    }
+    const bool flushing = imm_pending_ && !flush_pending_before;
+    CaptureCheckpoint(copy.get(), flushing);
+    if (flushing) {
+      copies_awaiting_flush_.push_back(copy.get());
+      flush_view_ = copy->version_;
+      Record(Ticker::kCheckpointFlushes, 1);
+    } else {
+      FlushCopiesPastTheirShare();  // if a flush ran when the last copy finished
+    }
   }
   Status s = env_->CreateDirIfMissing(dir);
   if (!s.ok()) return s;
@@ -156,21 +212,56 @@ Status DBImpl::Checkpoint(const std::string& dir) {
 }
 
 Status DBImpl::CheckpointCopy::LinkFiles() {
-  Env* env = db_->env_;
   for (const VersionEdit::NewFile& f : snapshot_.new_files_) {
     for (uint64_t number : {f.meta.number, f.meta.patch_file}) {
       if (number == 0) continue;
-      std::string src = TableFileName(db_->dbname_, number), dst = TableFileName(dir_, number);
-      Status s = env->LinkFile(src, dst);
-      if (s.IsNotSupported()) {
-        std::string data;
-        s = ReadFileToString(env, src, &data);
-        if (s.ok()) s = WriteStringToFile(env, data, dst, /*sync=*/true);
-      }
+      Status s = LinkTable(number);
       if (!s.ok()) return s;
       KillPoint("checkpoint.linked");
     }
   }
+  return Status::OK();
+}
+
+// A table file of the database into the copy: a hard link, or a copy where
+// the file system has none.
+Status DBImpl::CheckpointCopy::LinkTable(uint64_t number) {
+  Env* env = db_->env_;
+  std::string src = TableFileName(db_->dbname_, number), dst = TableFileName(dir_, number);
+  Status s = env->LinkFile(src, dst);
+  if (s.IsNotSupported()) {
+    std::string data;
+    s = ReadFileToString(env, src, &data);
+    if (s.ok()) s = WriteStringToFile(env, data, dst, /*sync=*/true);
+  }
+  return s;
+}
+
+// Waits for the flush of the memtables this copy switched, then links the
+// family's files it wrote. A family dropped meanwhile had its files left
+// out of the database: its memtables are copied instead.
+Status DBImpl::CheckpointCopy::LinkFlushedFiles(const MemtableImage& image, TableWriterResult* result) {
+  std::vector<FileMetaData> files;
+  bool dropped = false;
+  {
+    std::unique_lock<std::mutex> l(db_->mu_);
+    db_->bg_cv_.wait(l, [&] { return flushed_.has_value() || !db_->bg_error_.ok() || db_->shutting_down_; });
+    if (!flushed_.has_value()) {
+      return db_->bg_error_.ok() ? Status::Aborted(dir_, "the database closed before its flush for the checkpoint")
+                                 : db_->bg_error_;
+    }
+    dropped = flushed_->families.count(image.cf) == 0;
+    for (const VersionEdit::NewFile& f : flushed_->files) {
+      if (f.cf == image.cf) files.push_back(f.meta);
+    }
+  }
+  if (dropped) return WriteImageFiles(image, result);
+  for (const FileMetaData& f : files) {
+    Status s = LinkTable(f.number);
+    if (!s.ok()) return s;
+    KillPoint("checkpoint.linked");
+  }
+  result->files = std::move(files);
   return Status::OK();
 }
 
@@ -189,7 +280,7 @@ Status DBImpl::CheckpointCopy::WriteImage(size_t i, std::vector<std::string>* fi
   Status s = Claim(i);
   if (!s.ok()) return s;
   TableWriterResult result;
-  s = WriteImageFiles(images_[i], &result);
+  s = images_[i].flushed ? LinkFlushedFiles(images_[i], &result) : WriteImageFiles(images_[i], &result);
   std::lock_guard<std::mutex> l(mu_);
   image_states_[i] = s.ok() ? ImageState::kWritten : ImageState::kFailed;
   if (!s.ok()) return s;
@@ -233,6 +324,9 @@ Status DBImpl::CheckpointCopy::Finish() {
   {
     std::lock_guard<std::mutex> w(db_->write_mu_);
     std::lock_guard<std::mutex> dl(db_->mu_);
+    if (memtable_bytes_ > 0) {
+      db_->copy_bytes_ratio_ = static_cast<double>(image_bytes_) / static_cast<double>(memtable_bytes_);
+    }
     db_->FlushCopiesPastTheirShare();
   }
   s = WriteManifest();

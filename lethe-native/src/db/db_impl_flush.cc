@@ -136,7 +136,9 @@ bool DBImpl::WorthCompactingInMemory(const ColumnFamilyData& cfd, const FlushJob
 
 std::vector<DBImpl::FlushJob> DBImpl::CollectFlushJobs(bool to_files, size_t room) {
   std::vector<FlushJob> jobs;
-  VersionRef version = versions_->current();
+  // A copy waits for this flush: it writes what the copy's files would show.
+  VersionRef version = flush_view_ != nullptr ? std::move(flush_view_) : versions_->current();
+  flush_view_.reset();
   for (auto& [id, cfd] : cfds_) {
     if (cfd->imm == nullptr && !(to_files && cfd->resident != nullptr)) continue;
     FlushJob job;
@@ -206,6 +208,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   ReleasePendingOutputs(outputs);
   if (!s.ok()) return s;
   InstallFlushed(jobs);
+  HandFlushToCopies(edit);
   imm_pending_ = false;
   imm_to_files_ = false;
   imm_awaited_ = false;

@@ -390,7 +390,7 @@ TEST_F(DBTest, MultiGetWalksEveryLevelAsGetDoes) {
 // or reader: the database mutex is released meanwhile.
 TEST_F(DBTest, WritesGoOnWhileObsoleteFilesAreRemoved) {
   FaultInjectionEnv slow(env_.get());
-  RemovalGate gate(&slow);
+  TableFileGate gate(&slow, TableFileGate::Op::kRemove);
   db_.reset();
   options_.env = &slow;
   options_.background_compactions = false;
@@ -400,7 +400,7 @@ TEST_F(DBTest, WritesGoOnWhileObsoleteFilesAreRemoved) {
     ASSERT_TRUE(db_->Flush().ok());
   }
   std::thread compaction([&] { EXPECT_TRUE(db_->CompactAll().ok()); });
-  if (!gate.AwaitRemoval(std::chrono::seconds(30))) {
+  if (!gate.Await(std::chrono::seconds(30))) {
     gate.Release();
     compaction.join();
     FAIL() << "the compaction removed no input";

@@ -77,7 +77,7 @@ TEST_F(HeldVersionsTest, ACheckpointCopyCountsUntilReleased) {
 // inputs), and the statistics read zeros once it ended.
 TEST_F(HeldVersionsTest, TheRunningCompactionShowsUntilItEnds) {
   FaultInjectionEnv slow(env_.get());
-  RemovalGate gate(&slow);
+  TableFileGate gate(&slow, TableFileGate::Op::kRemove);
   db_.reset();
   options_.env = &slow;
   options_.background_compactions = false;
@@ -88,7 +88,7 @@ TEST_F(HeldVersionsTest, TheRunningCompactionShowsUntilItEnds) {
     ASSERT_TRUE(db_->Flush().ok());
   }
   std::thread compaction([&] { EXPECT_TRUE(db_->CompactAll().ok()); });
-  const bool reached = gate.AwaitRemoval(std::chrono::seconds(30));
+  const bool reached = gate.Await(std::chrono::seconds(30));
   const DbStatistics during = db_->GetStatistics();
   gate.Release();
   compaction.join();

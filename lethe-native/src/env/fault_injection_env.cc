@@ -116,6 +116,7 @@ void FaultInjectionEnv::Journal(char op, const std::string& a, const std::string
 }
 
 Status FaultInjectionEnv::NewWritableFile(const std::string& fname, std::unique_ptr<WritableFile>* result) {
+  if (create_hook_) create_hook_(fname);
   Status s = MaybeFail(FaultKind::kCreate, fname);
   if (!s.ok()) return s;
   // Journalled first: if the kill comes right after the creation, the file

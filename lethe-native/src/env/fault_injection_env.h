@@ -51,6 +51,9 @@ class FaultInjectionEnv final : public Env {
   // Runs `hook` before every file removal (null: none), e.g. to make
   // removals slow. Set it before the Env is in use.
   void SetRemoveHook(std::function<void(const std::string& fname)> hook) { remove_hook_ = std::move(hook); }
+  // Runs `hook` before every file creation (null: none). Set it before the
+  // Env is in use.
+  void SetCreateHook(std::function<void(const std::string& fname)> hook) { create_hook_ = std::move(hook); }
 
   // Journals durability events to `fd` (-1: off). The caller owns fd.
   void SetSyncJournal(int fd) { journal_fd_.store(fd); }
@@ -107,6 +110,7 @@ class FaultInjectionEnv final : public Env {
   std::atomic<uint64_t> faults_injected_{0};
   std::atomic<int> journal_fd_{-1};
   std::function<void(const std::string&)> remove_hook_;
+  std::function<void(const std::string&)> create_hook_;
 };
 
 }  // namespace lethe
