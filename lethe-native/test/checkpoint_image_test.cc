@@ -265,6 +265,35 @@ TEST_F(CheckpointImageTest, TheFlushACopyLinksWritesWhatWasVisibleWhenItBegan) {
   EXPECT_EQ(Scan(), now);
 }
 
+// The flush a copy waits for may start after the database has moved on: it
+// keeps what the copy's files showed when the copy began (the horizon, the
+// deletes by delete key), not what the files show when it starts.
+TEST_F(CheckpointImageTest, TheFlushACopyLinksJudgesByTheFilesWhenTheCopyBegan) {
+  options_.write_buffer_size = 1 << 20;
+  Reopen();
+  for (int i = 0; i < 1000; i++) Put(Key(i), RandomValue(100), /*dk=*/i);
+  ASSERT_TRUE(db_->Checkpoint("/ckpt0").ok());
+  ASSERT_TRUE(db_->Checkpoint("/ckpt1").ok());
+  const std::string at_begin = Scan();
+  std::unique_ptr<PendingCheckpoint> pending;
+  {
+    KillPointGate woken("flush.woken");
+    ASSERT_TRUE(db_->BeginCheckpoint("/ckpt2", CheckpointOptions(), &pending).ok());
+    ASSERT_TRUE(woken.Await(std::chrono::seconds(30))) << "the copy switched the memtable";
+    EXPECT_EQ(db_->GetStatistics().checkpoint_flushes, 1u);
+    // The flush has not looked at the database yet.
+    ASSERT_TRUE(db_->AdvanceHorizon(cf_, 300).ok());
+    ASSERT_TRUE(db_->DeleteByDeleteKey(cf_, 500, 600).ok());
+  }
+  const std::string now = Scan();
+  ASSERT_NE(now, at_begin);
+  ASSERT_TRUE(db_->WaitForBackgroundWork().ok());
+  ASSERT_TRUE(pending->Finish().ok());
+  pending.reset();
+  EXPECT_EQ(CopyScan("/ckpt2"), at_begin);
+  EXPECT_EQ(Scan(), now);
+}
+
 TEST_F(CheckpointImageTest, FlushFirstLeavesNoMemtableToCopy) {
   WriteMixedState();
   const std::string expected = Scan();

@@ -1,10 +1,11 @@
 // Helpers shared by the native tests: golden files, a database in a MemEnv
-// with the small accessors most DB tests need, and a gate that holds up the
-// creation or removal of table files.
+// with the small accessors most DB tests need, and gates that hold up the
+// creation or removal of table files, or a thread at a kill point.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -14,10 +15,12 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "env/fault_injection_env.h"
 #include "lethe/db.h"
 #include "lethe/env.h"
+#include "util/kill_point.h"
 
 namespace lethe {
 
@@ -33,32 +36,21 @@ inline void ExpectMatchesGolden(const std::string& name, const std::string& actu
   EXPECT_EQ(actual, golden.str());
 }
 
-// Holds up every creation or removal of a table file through `env` (a slow
-// file system) whose name starts with `prefix`, until Release: the thread
-// creating or removing it waits inside the call.
-class TableFileGate {
+// A place where threads wait until Release; Await tells whether one got there.
+class Gate {
  public:
-  enum class Op { kCreate, kRemove };
-  TableFileGate(FaultInjectionEnv* env, Op op, std::string prefix = "") {
-    auto hook = [this, prefix = std::move(prefix)](const std::string& fname) {
-      if (!fname.ends_with(".sst") || !fname.starts_with(prefix)) return;
-      std::unique_lock<std::mutex> l(mu_);
-      held_ = true;
-      cv_.notify_all();
-      cv_.wait(l, [this] { return released_; });
-    };
-    if (op == Op::kCreate) {
-      env->SetCreateHook(std::move(hook));
-    } else {
-      env->SetRemoveHook(std::move(hook));
-    }
+  void Hold() {
+    std::unique_lock<std::mutex> l(mu_);
+    held_ = true;
+    cv_.notify_all();
+    cv_.wait(l, [this] { return released_; });
   }
-  // Whether a creation or removal began within `timeout`.
+  // Whether a thread reached Hold within `timeout`.
   bool Await(std::chrono::seconds timeout) {
     std::unique_lock<std::mutex> l(mu_);
     return cv_.wait_for(l, timeout, [this] { return held_; });
   }
-  // Lets every creation or removal through, now and later.
+  // Lets every thread through, now and later.
   void Release() {
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -71,6 +63,51 @@ class TableFileGate {
   std::mutex mu_;
   std::condition_variable cv_;
   bool held_ = false, released_ = false;
+};
+
+// Holds up every creation or removal of a table file through `env` (a slow
+// file system) whose name starts with `prefix`, until Release: the thread
+// creating or removing it waits inside the call.
+class TableFileGate : public Gate {
+ public:
+  enum class Op { kCreate, kRemove };
+  TableFileGate(FaultInjectionEnv* env, Op op, std::string prefix = "") {
+    auto hook = [this, prefix = std::move(prefix)](const std::string& fname) {
+      if (fname.ends_with(".sst") && fname.starts_with(prefix)) Hold();
+    };
+    if (op == Op::kCreate) {
+      env->SetCreateHook(std::move(hook));
+    } else {
+      env->SetRemoveHook(std::move(hook));
+    }
+  }
+};
+
+// Holds every thread that reaches the kill point `name` (util/kill_point.h)
+// until Release or the gate's end. One gate at a time: the handler is global.
+class KillPointGate : public Gate {
+ public:
+  explicit KillPointGate(const char* name) : name_(name) {
+    current_.store(this);
+    SetKillPointHandler(&OnPoint);
+  }
+  // Lets held threads go and waits until none is left inside the gate.
+  ~KillPointGate() {
+    current_.store(nullptr);
+    Release();
+    while (inside_.load() != 0) std::this_thread::yield();
+  }
+
+ private:
+  static void OnPoint(const char* name) {
+    inside_.fetch_add(1);
+    KillPointGate* gate = current_.load();
+    if (gate != nullptr && gate->name_ == name) gate->Hold();
+    inside_.fetch_sub(1);
+  }
+  inline static std::atomic<KillPointGate*> current_{nullptr};
+  inline static std::atomic<int> inside_{0};
+  std::string name_;
 };
 
 // A database at "/db" in a MemEnv. Subclasses fill options_ (env_ is set

@@ -193,7 +193,7 @@ const char* const kKillPoints[] = {
     "flush.before_manifest", "flush.installed",    "compaction.outputs_written", "compaction.installed",
     "obsolete_files.removing", "manifest.appended", "manifest.synced",      "manifest.new_written",
     "current.tmp_written",  "current.renamed",     "page_drop.patches_written", "page_drop.applied",
-    "page_drop.punching",   "checkpoint.linked",
+    "page_drop.punching",   "checkpoint.linked",   "flush.woken",
 };
 
 struct Session {

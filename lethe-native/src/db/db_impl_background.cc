@@ -101,6 +101,12 @@ void DBImpl::FlushThread() {
   while (true) {
     if (!WaitForFlushWork(l, [this] { return shutting_down_ || (imm_pending_ && bg_error_.ok()); })) continue;
     if (shutting_down_) return;
+    // Where a crash loses only the switch, and a test may hold the flush
+    // before it looks at the database.
+    l.unlock();
+    KillPoint("flush.woken");
+    l.lock();
+    if (shutting_down_ || !imm_pending_ || !bg_error_.ok()) continue;
     Status s = FlushImmutable(l);
     if (!s.ok()) RecordBackgroundError(s);
     bg_cv_.notify_all();

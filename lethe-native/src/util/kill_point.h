@@ -1,7 +1,8 @@
 // Kill points: named places in the engine where a crash test may end the
 // process, to prove that recovery loses nothing acknowledged from any point
 // of a flush, a compaction, a manifest write or a page drop
-// (tools/lethe_crash_test.cc).
+// (tools/lethe_crash_test.cc). A test may also hold a thread at one
+// (test/test_util.h, KillPointGate).
 //
 // With no handler installed (every process but a crash test's child) a kill
 // point costs one relaxed atomic load.
