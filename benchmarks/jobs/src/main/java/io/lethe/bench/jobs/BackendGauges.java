@@ -55,6 +55,11 @@ public final class BackendGauges implements MetricReporter {
     static final String OBSOLETE_FILE_BYTES_HELD = "obsolete-file-bytes-held";
     static final String OPEN_ITERATORS = "open-iterators";
     static final String OPEN_CHECKPOINTS = "open-checkpoints";
+    /**
+     * The engine counter of checkpoints that switched the memtables to files as they began and linked the
+     * flushed files instead of copying the memtables, per engine.
+     */
+    static final String CHECKPOINT_FLUSHES = "checkpoint-flushes";
     /** The engine gauges of the compaction running now, per engine: how long it has run (µs), its input bytes. */
     static final String RUNNING_COMPACTION_AGE_US = "running-compaction-age-us";
     static final String RUNNING_COMPACTION_INPUT_BYTES = "running-compaction-input-bytes";

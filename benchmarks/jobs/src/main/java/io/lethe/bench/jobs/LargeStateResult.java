@@ -135,6 +135,9 @@ final class LargeStateResult {
             // Lethe's asynchronous executor: how many requests Flink's controller handed it per batch.
             row.put("async_requests_per_batch",
                     p.asyncBatches() == 0 ? "" : cell((double) p.asyncRequests() / p.asyncBatches()));
+            // Lethe's checkpoints that linked a flush of the memtables instead of copying them.
+            row.put("checkpoint_flushes", row.get("backend").startsWith("lethe")
+                    ? Long.toString(p.checkpointFlushes()) : "");
         }
 
         /** The job stopped, with these checkpoints and savepoint. */

@@ -56,9 +56,12 @@ public final class LargeStateRun {
         this.timeline = timeline;
     }
 
-    /** What a measured phase saw. */
+    /**
+     * What a measured phase saw; {@code checkpointFlushes}: the checkpoints whose copy of the memtables
+     * became a flush whose files they linked (Lethe's engines; 0 on other backends).
+     */
     record Phase(double seconds, long records, long cpuNanos, long writtenBytes, Histogram latencyNanos, long lookups,
-            long missing, long windowsFired, long asyncBatches, long asyncRequests) {
+            long missing, long windowsFired, long asyncBatches, long asyncRequests, long checkpointFlushes) {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -159,6 +162,7 @@ public final class LargeStateRun {
         long fired = LiveMetrics.WINDOWS_FIRED.get();
         long batches = BackendGauges.sum(BackendGauges.EXECUTOR, "batches");
         long requests = BackendGauges.sum(BackendGauges.EXECUTOR, "requests");
+        long flushes = BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.CHECKPOINT_FLUSHES);
         Thread.sleep(seconds * 1000);
         ensureRunning(mini, id);
         return new Phase((System.nanoTime() - start) / 1e9, LiveMetrics.RECORDS.get() - records,
@@ -166,7 +170,8 @@ public final class LargeStateRun {
                 timeline.phaseLatency(), LiveMetrics.LOOKUPS.get() - lookups, LiveMetrics.MISSING.get() - missing,
                 LiveMetrics.WINDOWS_FIRED.get() - fired,
                 BackendGauges.sum(BackendGauges.EXECUTOR, "batches") - batches,
-                BackendGauges.sum(BackendGauges.EXECUTOR, "requests") - requests);
+                BackendGauges.sum(BackendGauges.EXECUTOR, "requests") - requests,
+                BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.CHECKPOINT_FLUSHES) - flushes);
     }
 
     /**

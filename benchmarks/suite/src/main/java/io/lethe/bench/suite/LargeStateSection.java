@@ -174,7 +174,7 @@ final class LargeStateSection {
         List<String[]> table = new ArrayList<>();
         for (String backend : backends) {
             List<Row> sel = Csv.where(rows, "job", job, "backend", backend);
-            table.add(new String[] {backend, abs(values(sel, "checkpoints")),
+            table.add(new String[] {backend, abs(values(sel, "checkpoints")), abs(values(sel, "checkpoint_flushes")),
                 abs(values(sel, "checkpoint_sync_ms_p50")), abs(values(sel, "checkpoint_sync_ms_max")),
                 abs(values(sel, "checkpoint_async_ms_p50")), abs(values(sel, "checkpoint_async_ms_max")),
                 mib(values(sel, "checkpoint_full_bytes")), mib(values(sel, SteadyMedians.CHECKPOINT)),
@@ -187,7 +187,8 @@ final class LargeStateSection {
                 mib(values(sel, "managed_memory_bytes")), mib(values(sel, "container_max_bytes")),
                 mib(values(sel, "container_limit_bytes")), sel.isEmpty() ? "" : sel.get(0).s("cold_cache")});
         }
-        r.md().append(Report.table(new String[] {"backend", "checkpoints (steady)", "sync ms p50", "sync ms max",
+        r.md().append(Report.table(new String[] {"backend", "checkpoints (steady)",
+            "of them linking a flush (Lethe)", "sync ms p50", "sync ms max",
             "async ms p50", "async ms max", "checkpoint size (MiB)", "checkpoint size, steady median (MiB)",
             "checkpoint after equal work (MiB)",
             "uploaded p50 (MiB)", "async µs per record", "uploaded bytes per record", "savepoint ms",

@@ -182,6 +182,21 @@ class ReportTest {
         assertFalse(windowed.contains("Local state is not compared"), windowed);
     }
 
+    /**
+     * Large state: how many of Lethe's steady checkpoints linked a flush instead of copying the memtables
+     * is shown next to its checkpoints; a peer, or a run from before the count, shows none.
+     */
+    @Test
+    void theCheckpointsThatLinkedAFlushAreShownForLethe(@TempDir Path tmp) throws Exception {
+        String md = reportWithLargeState(tmp, List.of("job,backend,steady_records_per_s,checkpoints,checkpoint_flushes",
+                "keyed,lethe,100,20,7", "keyed,forst,80,21,", "windowed,lethe,100,19,"));
+        String keyed = md.substring(md.indexOf("### keyed"), md.indexOf("### windowed"));
+        assertTrue(keyed.contains("| checkpoints (steady) | of them linking a flush (Lethe) |"), keyed);
+        assertTrue(keyed.contains("| lethe | 20 | 7 |"), keyed);
+        assertTrue(keyed.contains("| forst | 21 | - |"), keyed);
+        String windowed = md.substring(md.indexOf("### windowed"));
+        assertTrue(windowed.contains("| lethe | 19 | - |"), windowed);
+    }
 
     /**
      * Large state with asynchronous state: Lethe's executor and Lethe through Flink's synchronous adaptor

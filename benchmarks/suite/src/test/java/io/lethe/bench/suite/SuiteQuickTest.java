@@ -71,6 +71,12 @@ class SuiteQuickTest {
                 column(where(OUT.resolve("largestate.csv"), "job", "windowed"), "backend"));
         assertTrue(column(OUT.resolve("largestate-timeline.csv"), "phase").containsAll(Set.of("load", "steady",
                 "cold")), "timeline phases");
+        // Lethe's rows count the checkpoints that linked a flush (a number); the peers' leave it empty.
+        Set<String> flushes = column(where(OUT.resolve("largestate.csv"), "backend", "lethe"), "checkpoint_flushes");
+        assertTrue(!flushes.isEmpty() && flushes.stream().allMatch(v -> v.matches("[0-9]+")),
+                "Lethe's checkpoint flushes " + flushes);
+        assertEquals(Set.of(""), column(where(OUT.resolve("largestate.csv"), "backend", "forst"),
+                "checkpoint_flushes"), "ForSt's checkpoint flushes");
         assertEquals(Set.of("q4", "q5", "q7", "q8", "q9", "q11", "q16", "q18", "q19", "q20"),
                 column(OUT.resolve("nexmark.csv"), "query"));
         assertEquals(BACKENDS, column(OUT.resolve("nexmark.csv"), "backend"));
