@@ -104,7 +104,10 @@ final class LargeStateSection {
                 + " the work between the two differently. Per record: each steady-phase checkpoint's asynchronous"
                 + " part and upload divided by the records made since the checkpoint before, as medians; the jobs"
                 + " are not paced, so in the same checkpoint interval a faster backend has more changes to write"
-                + " and upload, and a checkpoint's duration is compared at each backend's own speed.");
+                + " and upload, and a checkpoint's duration is compared at each backend's own speed. Of them"
+                + " linking a flush: Lethe's steady checkpoints whose copy of the memtables would have been flushed"
+                + " soon after, so they switched the memtables to files as they began and uploaded the flushed"
+                + " files instead of a copy (the peers flush at every checkpoint, in its synchronous part).");
         if (rows == null) {
             return;
         }
