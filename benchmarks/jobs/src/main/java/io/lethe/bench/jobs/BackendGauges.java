@@ -1,5 +1,7 @@
 package io.lethe.bench.jobs;
 
+import io.lethe.engine.Ticker;
+
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
@@ -42,27 +44,27 @@ public final class BackendGauges implements MetricReporter {
      * the horizon moves, the bytes of the pages dropped whole and the local storage given back by punching
      * holes for them.
      */
-    static final String LIVE_BYTES = "live-bytes";
+    static final String LIVE_BYTES = Ticker.LIVE_BYTES.metricName();
     static final String HORIZON_ADVANCES = "horizon-advances";
-    static final String PAGE_BYTES_DROPPED = "page-bytes-dropped";
-    static final String BYTES_PUNCHED = "bytes-punched";
+    static final String PAGE_BYTES_DROPPED = Ticker.PAGE_BYTES_DROPPED.metricName();
+    static final String BYTES_PUNCHED = Ticker.BYTES_PUNCHED.metricName();
     /**
      * The engine gauges of what holds old versions of its file set, per engine: how long the oldest held
      * version has been held (µs), the bytes of files only held versions keep, the iterators and the
      * checkpoint copies open.
      */
-    static final String OLDEST_HELD_VERSION_AGE_US = "oldest-held-version-age-us";
-    static final String OBSOLETE_FILE_BYTES_HELD = "obsolete-file-bytes-held";
-    static final String OPEN_ITERATORS = "open-iterators";
-    static final String OPEN_CHECKPOINTS = "open-checkpoints";
+    static final String OLDEST_HELD_VERSION_AGE_US = Ticker.OLDEST_HELD_VERSION_AGE_US.metricName();
+    static final String OBSOLETE_FILE_BYTES_HELD = Ticker.OBSOLETE_FILE_BYTES_HELD.metricName();
+    static final String OPEN_ITERATORS = Ticker.OPEN_ITERATORS.metricName();
+    static final String OPEN_CHECKPOINTS = Ticker.OPEN_CHECKPOINTS.metricName();
     /**
      * The engine counter of checkpoints that switched the memtables to files as they began and linked the
      * flushed files instead of copying the memtables, per engine.
      */
-    static final String CHECKPOINT_FLUSHES = "checkpoint-flushes";
+    static final String CHECKPOINT_FLUSHES = Ticker.CHECKPOINT_FLUSHES.metricName();
     /** The engine gauges of the compaction running now, per engine: how long it has run (µs), its input bytes. */
-    static final String RUNNING_COMPACTION_AGE_US = "running-compaction-age-us";
-    static final String RUNNING_COMPACTION_INPUT_BYTES = "running-compaction-input-bytes";
+    static final String RUNNING_COMPACTION_AGE_US = Ticker.RUNNING_COMPACTION_AGE_US.metricName();
+    static final String RUNNING_COMPACTION_INPUT_BYTES = Ticker.RUNNING_COMPACTION_INPUT_BYTES.metricName();
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
 
     /** Registers this reporter in a cluster's configuration. */
