@@ -5,6 +5,7 @@
 // at once from several threads, and once the copies written since the
 // last flush would reach a quarter of the write buffer the memtables go to
 // files in the background, and the copy links those.
+// Flushes and the copies' waits for them are timed.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -68,7 +69,27 @@ class CheckpointImageTest : public MemDbTest {
     ASSERT_TRUE(db_->DeleteRange(WriteOptions(), cf_, Key(600), Key(620)).ok());
   }
 
+  // Reopens the database (memtables of 1 MiB) on an Env whose flushes stop
+  // as they create their table file, until the returned gate is released.
+  TableFileGate& ReopenWithGatedFlushes() {
+    gated_env_ = std::make_unique<FaultInjectionEnv>(env_.get());
+    flush_gate_ = std::make_unique<TableFileGate>(gated_env_.get(), TableFileGate::Op::kCreate, "/db/");
+    options_.env = gated_env_.get();
+    options_.write_buffer_size = 1 << 20;
+    Reopen();
+    return *flush_gate_;
+  }
+
+  // However a test ends, a held flush goes through and the database closes
+  // before the Env it uses.
+  void TearDown() override {
+    if (flush_gate_ != nullptr) flush_gate_->Release();
+    db_.reset();
+  }
+
   std::mt19937_64 rnd_{42};
+  std::unique_ptr<FaultInjectionEnv> gated_env_;
+  std::unique_ptr<TableFileGate> flush_gate_;
 };
 
 TEST_F(CheckpointImageTest, MemtablesGoIntoTheCopyAndStayInMemory) {
@@ -222,21 +243,7 @@ TEST_F(CheckpointImageTest, ACopyThatWouldBeFlushedLinksTheFlushInstead) {
 // what the copy's files showed when it began, not what later deletes and
 // horizons leave.
 TEST_F(CheckpointImageTest, TheFlushACopyLinksWritesWhatWasVisibleWhenItBegan) {
-  FaultInjectionEnv gated(env_.get());
-  TableFileGate flush(&gated, TableFileGate::Op::kCreate, "/db/");
-  // However the test ends, the flush goes through and the database closes
-  // before the Env it uses.
-  struct Closing {
-    std::unique_ptr<DB>* db;
-    TableFileGate* gate;
-    ~Closing() {
-      gate->Release();
-      db->reset();
-    }
-  } closing{&db_, &flush};
-  options_.env = &gated;
-  options_.write_buffer_size = 1 << 20;
-  Reopen();
+  TableFileGate& flush = ReopenWithGatedFlushes();
   for (int i = 0; i < 1000; i++) Put(Key(i), RandomValue(100), /*dk=*/i);
   ASSERT_TRUE(db_->Checkpoint("/ckpt0").ok());
   ASSERT_TRUE(db_->Checkpoint("/ckpt1").ok());
@@ -292,6 +299,47 @@ TEST_F(CheckpointImageTest, TheFlushACopyLinksJudgesByTheFilesWhenTheCopyBegan) 
   pending.reset();
   EXPECT_EQ(CopyScan("/ckpt2"), at_begin);
   EXPECT_EQ(Scan(), now);
+}
+
+// How long flushes run, how long they wait for the flush thread, and how long
+// after a copy began the flush it links was done are counted (wall time):
+// what a checkpoint's asynchronous part waits for.
+TEST_F(CheckpointImageTest, FlushesAndTheCopiesWaitForThemAreTimed) {
+  TableFileGate& flush = ReopenWithGatedFlushes();
+  for (int i = 0; i < 1000; i++) Put(Key(i), RandomValue(100));
+  ASSERT_TRUE(db_->Checkpoint("/ckpt0").ok());
+  ASSERT_TRUE(db_->Checkpoint("/ckpt1").ok());
+  DbStatistics st = db_->GetStatistics();
+  ASSERT_EQ(st.flushes, 0u);
+  EXPECT_EQ(st.flush_micros, 0u);
+  EXPECT_EQ(st.checkpoint_flush_wait_micros, 0u) << "the copies so far linked no flush";
+  EXPECT_EQ(st.flush_delay_micros, 0u);
+  std::unique_ptr<PendingCheckpoint> pending;
+  Status finished;
+  std::thread finishing;
+  {
+    KillPointGate woken("flush.woken");
+    ASSERT_TRUE(db_->BeginCheckpoint("/ckpt2", CheckpointOptions(), &pending).ok());
+    ASSERT_TRUE(woken.Await(std::chrono::seconds(30))) << "the copy switched the memtable";
+    finishing = std::thread([&] { finished = pending->Finish(); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }  // the flush thread was held 200 ms before it started the flush
+  ASSERT_TRUE(flush.Await(std::chrono::seconds(30)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  flush.Release();  // and the flush 300 ms creating its file, the copy waiting for both
+  finishing.join();
+  ASSERT_TRUE(finished.ok()) << finished.ToString();
+  pending.reset();
+  st = db_->GetStatistics();
+  EXPECT_EQ(st.flushes, 1u);
+  EXPECT_GE(st.flush_delay_micros, 200'000u);
+  EXPECT_LT(st.flush_delay_micros, 30'000'000u);
+  EXPECT_GE(st.flush_micros, 300'000u);
+  EXPECT_LT(st.flush_micros, 30'000'000u);
+  EXPECT_GE(st.checkpoint_flush_wait_micros, 500'000u);
+  EXPECT_LT(st.checkpoint_flush_wait_micros, 60'000'000u);
+  EXPECT_LE(st.checkpoint_flush_wait_micros, st.flush_delay_micros + st.flush_micros + 1000) << "one flush's time";
+  EXPECT_EQ(CopyScan("/ckpt2"), Scan());
 }
 
 TEST_F(CheckpointImageTest, FlushFirstLeavesNoMemtableToCopy) {

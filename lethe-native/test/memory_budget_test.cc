@@ -264,6 +264,7 @@ TEST_F(MemoryBudgetTest, ThePageCacheGivingWayToMemtablesTrimsTheHeap) {
   }
   const DbStatistics after = db->GetStatistics();
   EXPECT_GT(after.heap_trims, before.heap_trims);
+  EXPECT_GT(after.heap_trim_micros, before.heap_trim_micros) << "a trim is timed";
   EXPECT_EQ(after.flushes, before.flushes);
   EXPECT_EQ(after.compactions_level0 + after.compactions_saturation, before.compactions_level0 + before.compactions_saturation);
 }

@@ -144,7 +144,14 @@ enum class CompactionReason : int {
   X(kRunningCompactionInputBytes, running_compaction_input_bytes,                                   \
     "The input bytes of the compaction running now (0: none; not a counter).")                      \
   X(kCheckpointFlushes, checkpoint_flushes,                                                         \
-    "Checkpoints whose copy linked a flush of the memtables instead of copying them (the copy would have been flushed right after).")
+    "Checkpoints whose copy linked a flush of the memtables instead of copying them (the copy would have been flushed right after).") \
+  X(kFlushMicros, flush_micros,                                                                     \
+    "Microseconds flushes ran, from taking the memtables to installing their files (wall time).")   \
+  X(kCheckpointFlushWaitMicros, checkpoint_flush_wait_micros,                                       \
+    "Microseconds from the switch of the memtables a checkpoint copy links until their flush was done, per copy (wall time).") \
+  X(kFlushDelayMicros, flush_delay_micros,                                                          \
+    "Microseconds switched memtables waited for the flush thread to start their flush (wall time).") \
+  X(kHeapTrimMicros, heap_trim_micros, "Microseconds this database's heap trims took (wall time).")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

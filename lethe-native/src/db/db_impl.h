@@ -18,6 +18,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -385,6 +386,7 @@ class DBImpl final : public DB {
   uint64_t log_number_ = 0;      // current WAL (0: none)
   uint64_t imm_log_number_ = 0;  // first WAL not needed once imm is flushed
   bool imm_pending_ = false;
+  std::chrono::steady_clock::time_point imm_switched_at_;  // when the memtables last switched
   std::atomic<uint64_t> mem_bytes_{0};  // written since the last switch
   bool imm_to_files_ = false;           // the pending flush must write files (mu_)
   bool imm_awaited_ = false;            // and a caller waits for it (Flush) (mu_)
@@ -441,6 +443,11 @@ class DBImpl final : public DB {
   std::atomic<uint64_t> tickers_[kTickerCount] = {};
   std::atomic<uint64_t>& ticker(Ticker t) { return tickers_[static_cast<int>(t)]; }
   void Record(Ticker t, uint64_t n) { ticker(t).fetch_add(n, std::memory_order_relaxed); }
+  // Adds the wall time since start (steady clock), in microseconds rounded up.
+  void RecordMicrosSince(Ticker t, std::chrono::steady_clock::time_point start) {
+    const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+    Record(t, static_cast<uint64_t>((nanos.count() + 999) / 1000));
+  }
 
   // Helps MultiGet through large batches (null without helpers). Last, so
   // that its threads end first.

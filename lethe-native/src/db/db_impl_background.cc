@@ -107,7 +107,10 @@ void DBImpl::FlushThread() {
     KillPoint("flush.woken");
     l.lock();
     if (shutting_down_ || !imm_pending_ || !bg_error_.ok()) continue;
+    RecordMicrosSince(Ticker::kFlushDelayMicros, imm_switched_at_);
+    const auto start = std::chrono::steady_clock::now();
     Status s = FlushImmutable(l);
+    RecordMicrosSince(Ticker::kFlushMicros, start);
     if (!s.ok()) RecordBackgroundError(s);
     bg_cv_.notify_all();
     TrimHeap(l);
@@ -133,7 +136,9 @@ bool DBImpl::WaitForFlushWork(std::unique_lock<std::mutex>& l, Ready ready) {
 
 void DBImpl::TrimHeap(std::unique_lock<std::mutex>& l, uint64_t interval_us) {
   l.unlock();
+  const auto start = std::chrono::steady_clock::now();
   if (HeapTrimmer::Process().MaybeRelease(HeapTrimmer::NowMicros(), interval_us)) {
+    RecordMicrosSince(Ticker::kHeapTrimMicros, start);
     budget_->HeapTrimmed();
     Record(Ticker::kHeapTrims, 1);
   }

@@ -162,6 +162,7 @@ void DBImpl::HandFlushToCopies(const VersionEdit& edit) {
   for (const auto& [id, cfd] : cfds_) families.insert(id);
   for (CheckpointCopy* copy : copies_awaiting_flush_) {
     copy->flushed_ = CheckpointCopy::Flushed{versions_->current(), edit.new_files_, families};
+    RecordMicrosSince(Ticker::kCheckpointFlushWaitMicros, imm_switched_at_);  // the copy switched them
   }
   copies_awaiting_flush_.clear();
 }

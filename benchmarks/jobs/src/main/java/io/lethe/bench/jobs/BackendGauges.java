@@ -57,14 +57,46 @@ public final class BackendGauges implements MetricReporter {
     static final String OBSOLETE_FILE_BYTES_HELD = Ticker.OBSOLETE_FILE_BYTES_HELD.metricName();
     static final String OPEN_ITERATORS = Ticker.OPEN_ITERATORS.metricName();
     static final String OPEN_CHECKPOINTS = Ticker.OPEN_CHECKPOINTS.metricName();
-    /**
-     * The engine counter of checkpoints that switched the memtables to files as they began and linked the
-     * flushed files instead of copying the memtables, per engine.
-     */
-    static final String CHECKPOINT_FLUSHES = Ticker.CHECKPOINT_FLUSHES.metricName();
     /** The engine gauges of the compaction running now, per engine: how long it has run (µs), its input bytes. */
     static final String RUNNING_COMPACTION_AGE_US = Ticker.RUNNING_COMPACTION_AGE_US.metricName();
     static final String RUNNING_COMPACTION_INPUT_BYTES = Ticker.RUNNING_COMPACTION_INPUT_BYTES.metricName();
+    /**
+     * The engines' counters of their flushes, summed: the checkpoints that switched the memtables to files as
+     * they began and linked the flushed files instead of copying the memtables, and how long they waited for
+     * theirs; the flushes, how long they ran and how long switched memtables waited for the flush thread to
+     * start them; the heap trims (which the flush thread runs) and how long they took. Times in µs; zeros on
+     * other backends.
+     */
+    record FlushWork(long checkpointFlushes, long checkpointFlushWaitMicros, long flushes, long flushMicros,
+            long flushDelayMicros, long heapTrims, long heapTrimMicros) {
+        private static final List<Ticker> TICKERS = List.of(Ticker.CHECKPOINT_FLUSHES,
+                Ticker.CHECKPOINT_FLUSH_WAIT_MICROS, Ticker.FLUSHES, Ticker.FLUSH_MICROS, Ticker.FLUSH_DELAY_MICROS,
+                Ticker.HEAP_TRIMS, Ticker.HEAP_TRIM_MICROS);
+
+        static FlushWork now() {
+            return of(TICKERS.stream().mapToLong(t -> sum(ENGINE, t.metricName())).toArray());
+        }
+
+        /** What was counted since {@code start}. */
+        FlushWork since(FlushWork start) {
+            long[] now = values();
+            long[] then = start.values();
+            for (int i = 0; i < now.length; i++) {
+                now[i] -= then[i];
+            }
+            return of(now);
+        }
+
+        private long[] values() {
+            return new long[] {checkpointFlushes, checkpointFlushWaitMicros, flushes, flushMicros, flushDelayMicros,
+                    heapTrims, heapTrimMicros};
+        }
+
+        private static FlushWork of(long[] v) {
+            return new FlushWork(v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+        }
+    }
+
     private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
 
     /** Registers this reporter in a cluster's configuration. */

@@ -79,6 +79,11 @@ final class LargeStateResult {
                 row.get("async_requests_per_batch"));
     }
 
+    /** A mean of {@code micros} over {@code count} in ms; empty when not counted. */
+    private static String meanMillis(boolean counted, long micros, long count) {
+        return counted && count > 0 ? cell(micros / 1000.0 / count) : "";
+    }
+
     private static String cell(double v) {
         return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
     }
@@ -135,9 +140,18 @@ final class LargeStateResult {
             // Lethe's asynchronous executor: how many requests Flink's controller handed it per batch.
             row.put("async_requests_per_batch",
                     p.asyncBatches() == 0 ? "" : cell((double) p.asyncRequests() / p.asyncBatches()));
-            // Lethe's checkpoints that linked a flush of the memtables instead of copying them.
-            row.put("checkpoint_flushes", row.get("backend").startsWith("lethe")
-                    ? Long.toString(p.checkpointFlushes()) : "");
+            // Lethe's checkpoints that linked a flush of the memtables instead of copying them, how long they
+            // waited for it, how long its flushes ran and waited for the flush thread, and its heap trims.
+            boolean lethe = row.get("backend").startsWith("lethe");
+            BackendGauges.FlushWork f = p.flushWork();
+            row.put("checkpoint_flushes", lethe ? Long.toString(f.checkpointFlushes()) : "");
+            row.put("checkpoint_flush_wait_ms_mean", meanMillis(lethe, f.checkpointFlushWaitMicros(),
+                    f.checkpointFlushes()));
+            row.put("flushes", lethe ? Long.toString(f.flushes()) : "");
+            row.put("flush_ms_mean", meanMillis(lethe, f.flushMicros(), f.flushes()));
+            row.put("flush_delay_ms_mean", meanMillis(lethe, f.flushDelayMicros(), f.flushes()));
+            row.put("heap_trims", lethe ? Long.toString(f.heapTrims()) : "");
+            row.put("heap_trim_ms_mean", meanMillis(lethe, f.heapTrimMicros(), f.heapTrims()));
         }
 
         /** The job stopped, with these checkpoints and savepoint. */

@@ -57,11 +57,11 @@ public final class LargeStateRun {
     }
 
     /**
-     * What a measured phase saw; {@code checkpointFlushes}: the checkpoints whose copy of the memtables
-     * became a flush whose files they linked (Lethe's engines; 0 on other backends).
+     * What a measured phase saw; {@code flushWork}: Lethe's flushes and the checkpoints whose copy of the
+     * memtables became a flush whose files they linked (zeros on other backends).
      */
     record Phase(double seconds, long records, long cpuNanos, long writtenBytes, Histogram latencyNanos, long lookups,
-            long missing, long windowsFired, long asyncBatches, long asyncRequests, long checkpointFlushes) {
+            long missing, long windowsFired, long asyncBatches, long asyncRequests, BackendGauges.FlushWork flushWork) {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -162,7 +162,7 @@ public final class LargeStateRun {
         long fired = LiveMetrics.WINDOWS_FIRED.get();
         long batches = BackendGauges.sum(BackendGauges.EXECUTOR, "batches");
         long requests = BackendGauges.sum(BackendGauges.EXECUTOR, "requests");
-        long flushes = BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.CHECKPOINT_FLUSHES);
+        BackendGauges.FlushWork flushes = BackendGauges.FlushWork.now();
         Thread.sleep(seconds * 1000);
         ensureRunning(mini, id);
         return new Phase((System.nanoTime() - start) / 1e9, LiveMetrics.RECORDS.get() - records,
@@ -171,7 +171,7 @@ public final class LargeStateRun {
                 LiveMetrics.WINDOWS_FIRED.get() - fired,
                 BackendGauges.sum(BackendGauges.EXECUTOR, "batches") - batches,
                 BackendGauges.sum(BackendGauges.EXECUTOR, "requests") - requests,
-                BackendGauges.sum(BackendGauges.ENGINE, BackendGauges.CHECKPOINT_FLUSHES) - flushes);
+                BackendGauges.FlushWork.now().since(flushes));
     }
 
     /**
