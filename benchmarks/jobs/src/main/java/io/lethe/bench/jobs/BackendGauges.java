@@ -64,7 +64,7 @@ public final class BackendGauges implements MetricReporter {
      * The engines' counters of their flushes, summed: the checkpoints that switched the memtables to files as
      * they began and linked the flushed files instead of copying the memtables, and how long they waited for
      * theirs; the flushes, how long they ran and how long switched memtables waited for the flush thread to
-     * start them; the heap trims (which the flush thread runs) and how long they took. Times in µs; zeros on
+     * start them; the heap trims (which the flush and compaction threads run) and how long they took. Times in µs; zeros on
      * other backends.
      */
     record FlushWork(long checkpointFlushes, long checkpointFlushWaitMicros, long flushes, long flushMicros,
