@@ -64,8 +64,8 @@ public final class BackendGauges implements MetricReporter {
      * The engines' counters of their flushes, summed: the checkpoints that switched the memtables to files as
      * they began and linked the flushed files instead of copying the memtables, and how long they waited for
      * theirs; the flushes, how long they ran and how long switched memtables waited for the flush thread to
-     * start them; the heap trims (which the flush and compaction threads run) and how long they took. Times in µs; zeros on
-     * other backends.
+     * start them; the heap trims (which the flush and compaction threads run) and how long they took. Times
+     * in µs; zeros on other backends.
      */
     record FlushWork(long checkpointFlushes, long checkpointFlushWaitMicros, long flushes, long flushMicros,
             long flushDelayMicros, long heapTrims, long heapTrimMicros) {
