@@ -63,15 +63,15 @@ public final class BackendGauges implements MetricReporter {
     /**
      * The engines' counters of their flushes, summed: the checkpoints that switched the memtables to files as
      * they began and linked the flushed files instead of copying the memtables, and how long they waited for
-     * theirs; the flushes, how long they ran and how long switched memtables waited for the flush thread to
-     * start them; the heap trims (which the flush and compaction threads run) and how long they took. Times
+     * theirs; the flushes, the bytes they wrote, how long they ran and how long switched memtables waited
+     * for the flush thread to start them; the heap trims (which the flush and compaction threads run) and how long they took. Times
      * in µs; zeros on other backends.
      */
-    record FlushWork(long checkpointFlushes, long checkpointFlushWaitMicros, long flushes, long flushMicros,
-            long flushDelayMicros, long heapTrims, long heapTrimMicros) {
+    record FlushWork(long checkpointFlushes, long checkpointFlushWaitMicros, long flushes, long flushBytes,
+            long flushMicros, long flushDelayMicros, long heapTrims, long heapTrimMicros) {
         private static final List<Ticker> TICKERS = List.of(Ticker.CHECKPOINT_FLUSHES,
-                Ticker.CHECKPOINT_FLUSH_WAIT_MICROS, Ticker.FLUSHES, Ticker.FLUSH_MICROS, Ticker.FLUSH_DELAY_MICROS,
-                Ticker.HEAP_TRIMS, Ticker.HEAP_TRIM_MICROS);
+                Ticker.CHECKPOINT_FLUSH_WAIT_MICROS, Ticker.FLUSHES, Ticker.BYTES_WRITTEN_FLUSH, Ticker.FLUSH_MICROS,
+                Ticker.FLUSH_DELAY_MICROS, Ticker.HEAP_TRIMS, Ticker.HEAP_TRIM_MICROS);
 
         static FlushWork now() {
             return of(TICKERS.stream().mapToLong(t -> sum(ENGINE, t.metricName())).toArray());
@@ -88,12 +88,12 @@ public final class BackendGauges implements MetricReporter {
         }
 
         private long[] values() {
-            return new long[] {checkpointFlushes, checkpointFlushWaitMicros, flushes, flushMicros, flushDelayMicros,
-                    heapTrims, heapTrimMicros};
+            return new long[] {checkpointFlushes, checkpointFlushWaitMicros, flushes, flushBytes, flushMicros,
+                    flushDelayMicros, heapTrims, heapTrimMicros};
         }
 
         private static FlushWork of(long[] v) {
-            return new FlushWork(v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+            return new FlushWork(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
         }
     }
 

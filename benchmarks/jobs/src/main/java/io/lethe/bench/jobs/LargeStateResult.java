@@ -141,13 +141,15 @@ final class LargeStateResult {
             row.put("async_requests_per_batch",
                     p.asyncBatches() == 0 ? "" : cell((double) p.asyncRequests() / p.asyncBatches()));
             // Lethe's checkpoints that linked a flush of the memtables instead of copying them, how long they
-            // waited for it, how long its flushes ran and waited for the flush thread, and its heap trims.
+            // waited for it, what its flushes wrote, how long they ran and waited for the flush thread, and its
+            // heap trims.
             boolean lethe = row.get("backend").startsWith("lethe");
             BackendGauges.FlushWork f = p.flushWork();
             row.put("checkpoint_flushes", lethe ? Long.toString(f.checkpointFlushes()) : "");
             row.put("checkpoint_flush_wait_ms_mean", meanMillis(lethe, f.checkpointFlushWaitMicros(),
                     f.checkpointFlushes()));
             row.put("flushes", lethe ? Long.toString(f.flushes()) : "");
+            row.put("flush_mb_mean", lethe && f.flushes() > 0 ? cell(f.flushBytes() / 1e6 / f.flushes()) : "");
             row.put("flush_ms_mean", meanMillis(lethe, f.flushMicros(), f.flushes()));
             row.put("flush_delay_ms_mean", meanMillis(lethe, f.flushDelayMicros(), f.flushes()));
             row.put("heap_trims", lethe ? Long.toString(f.heapTrims()) : "");
