@@ -317,6 +317,14 @@ TEST_F(CheckpointImageTest, FlushesAndTheCopiesWaitForThemAreTimed) {
   std::unique_ptr<PendingCheckpoint> pending;
   Status finished;
   std::thread finishing;
+  struct Joining {  // should an assertion end the test early: no held flush, no joinable thread
+    TableFileGate& gate;
+    std::thread& thread;
+    ~Joining() {
+      gate.Release();
+      if (thread.joinable()) thread.join();
+    }
+  } joining{flush, finishing};
   {
     KillPointGate woken("flush.woken");
     ASSERT_TRUE(db_->BeginCheckpoint("/ckpt2", CheckpointOptions(), &pending).ok());

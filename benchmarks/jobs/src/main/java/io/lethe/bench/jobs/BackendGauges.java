@@ -9,6 +9,7 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -64,36 +65,30 @@ public final class BackendGauges implements MetricReporter {
      * The engines' counters of their flushes, summed: the checkpoints that switched the memtables to files as
      * they began and linked the flushed files instead of copying the memtables, and how long they waited for
      * theirs; the flushes, the bytes they wrote, how long they ran and how long switched memtables waited
-     * for the flush thread to start them; the heap trims (which the flush and compaction threads run) and how long they took. Times
-     * in µs; zeros on other backends.
+     * for the flush thread to start them; the heap trims (which the flush and compaction threads run) and
+     * how long they took. Times in µs; zeros on other backends.
      */
-    record FlushWork(long checkpointFlushes, long checkpointFlushWaitMicros, long flushes, long flushBytes,
-            long flushMicros, long flushDelayMicros, long heapTrims, long heapTrimMicros) {
+    record FlushWork(Map<Ticker, Long> counts) {
         private static final List<Ticker> TICKERS = List.of(Ticker.CHECKPOINT_FLUSHES,
                 Ticker.CHECKPOINT_FLUSH_WAIT_MICROS, Ticker.FLUSHES, Ticker.BYTES_WRITTEN_FLUSH, Ticker.FLUSH_MICROS,
                 Ticker.FLUSH_DELAY_MICROS, Ticker.HEAP_TRIMS, Ticker.HEAP_TRIM_MICROS);
 
         static FlushWork now() {
-            return of(TICKERS.stream().mapToLong(t -> sum(ENGINE, t.metricName())).toArray());
+            Map<Ticker, Long> counts = new EnumMap<>(Ticker.class);
+            TICKERS.forEach(t -> counts.put(t, sum(ENGINE, t.metricName())));
+            return new FlushWork(counts);
         }
 
         /** What was counted since {@code start}. */
         FlushWork since(FlushWork start) {
-            long[] now = values();
-            long[] then = start.values();
-            for (int i = 0; i < now.length; i++) {
-                now[i] -= then[i];
-            }
-            return of(now);
+            Map<Ticker, Long> counts = new EnumMap<>(Ticker.class);
+            TICKERS.forEach(t -> counts.put(t, get(t) - start.get(t)));
+            return new FlushWork(counts);
         }
 
-        private long[] values() {
-            return new long[] {checkpointFlushes, checkpointFlushWaitMicros, flushes, flushBytes, flushMicros,
-                    flushDelayMicros, heapTrims, heapTrimMicros};
-        }
-
-        private static FlushWork of(long[] v) {
-            return new FlushWork(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+        /** One of the counters above. */
+        long get(Ticker t) {
+            return counts.getOrDefault(t, 0L);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.lethe.bench.jobs;
 
+import io.lethe.engine.Ticker;
+
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -145,15 +147,19 @@ final class LargeStateResult {
             // heap trims.
             boolean lethe = row.get("backend").startsWith("lethe");
             BackendGauges.FlushWork f = p.flushWork();
-            row.put("checkpoint_flushes", lethe ? Long.toString(f.checkpointFlushes()) : "");
-            row.put("checkpoint_flush_wait_ms_mean", meanMillis(lethe, f.checkpointFlushWaitMicros(),
-                    f.checkpointFlushes()));
-            row.put("flushes", lethe ? Long.toString(f.flushes()) : "");
-            row.put("flush_mb_mean", lethe && f.flushes() > 0 ? cell(f.flushBytes() / 1e6 / f.flushes()) : "");
-            row.put("flush_ms_mean", meanMillis(lethe, f.flushMicros(), f.flushes()));
-            row.put("flush_delay_ms_mean", meanMillis(lethe, f.flushDelayMicros(), f.flushes()));
-            row.put("heap_trims", lethe ? Long.toString(f.heapTrims()) : "");
-            row.put("heap_trim_ms_mean", meanMillis(lethe, f.heapTrimMicros(), f.heapTrims()));
+            long checkpointFlushes = f.get(Ticker.CHECKPOINT_FLUSHES);
+            long flushes = f.get(Ticker.FLUSHES);
+            long trims = f.get(Ticker.HEAP_TRIMS);
+            row.put("checkpoint_flushes", lethe ? Long.toString(checkpointFlushes) : "");
+            row.put("checkpoint_flush_wait_ms_mean", meanMillis(lethe, f.get(Ticker.CHECKPOINT_FLUSH_WAIT_MICROS),
+                    checkpointFlushes));
+            row.put("flushes", lethe ? Long.toString(flushes) : "");
+            row.put("flush_mb_mean",
+                    lethe && flushes > 0 ? cell(f.get(Ticker.BYTES_WRITTEN_FLUSH) / 1e6 / flushes) : "");
+            row.put("flush_ms_mean", meanMillis(lethe, f.get(Ticker.FLUSH_MICROS), flushes));
+            row.put("flush_delay_ms_mean", meanMillis(lethe, f.get(Ticker.FLUSH_DELAY_MICROS), flushes));
+            row.put("heap_trims", lethe ? Long.toString(trims) : "");
+            row.put("heap_trim_ms_mean", meanMillis(lethe, f.get(Ticker.HEAP_TRIM_MICROS), trims));
         }
 
         /** The job stopped, with these checkpoints and savepoint. */
