@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "lethe/env.h"
+#include "wal/log_format.h"
 #include "wal/log_reader.h"
 #include "wal/log_writer.h"
 
@@ -71,6 +72,50 @@ TEST_F(LogTest, ALongOddTailEndsTheScanAsDamage) {
   EXPECT_TRUE(Read().empty());
   EXPECT_TRUE(reader_->damaged_before_end());
   EXPECT_EQ(reader_->tail_dropped_bytes(), d.size());
+}
+
+// A file on a disk with `*space` bytes left (negative: unlimited): an
+// append that does not fit fails, as on a full disk.
+class SpaceLimitedFile final : public WritableFile {
+ public:
+  SpaceLimitedFile(std::unique_ptr<WritableFile> base, const int64_t* space) : base_(std::move(base)), space_(space) {}
+  Status Append(std::string_view data) override {
+    if (*space_ >= 0 && static_cast<int64_t>(data.size() + used_) > *space_) {
+      return Status::NoSpace("/log", "no space left on device");
+    }
+    used_ += data.size();
+    return base_->Append(data);
+  }
+  Status Flush() override { return base_->Flush(); }
+  Status Sync() override { return base_->Sync(); }
+  Status Close() override { return base_->Close(); }
+
+ private:
+  std::unique_ptr<WritableFile> base_;
+  const int64_t* space_;
+  uint64_t used_ = 0;
+};
+
+// The disk fills between a record's header and its payload, so the log ends
+// in a partial record. Once space is back the writer still appends nothing:
+// the partial record stays a torn tail, not damage with records behind it.
+TEST_F(LogTest, AfterAFailedAppendNothingMoreIsWritten) {
+  std::unique_ptr<WritableFile> base;
+  ASSERT_TRUE(env_->NewWritableFile("/log", &base).ok());
+  int64_t space = -1;
+  Writer w(std::make_unique<SpaceLimitedFile>(std::move(base), &space), true);
+  ASSERT_TRUE(w.AddRecord("first").ok());
+  space = static_cast<int64_t>(Contents().size()) + kHeaderSize + 3;
+  Status failed = w.AddRecord("second");
+  ASSERT_TRUE(failed.IsNoSpace()) << failed.ToString();
+  const std::string partial = Contents();
+  ASSERT_EQ(partial.size(), 2 * kHeaderSize + 5);  // "first" and a header
+  space = -1;
+  EXPECT_TRUE(w.AddRecord("third").IsNoSpace());
+  EXPECT_EQ(Contents(), partial);
+  EXPECT_EQ(Read(), (std::vector<std::string>{"first"}));
+  EXPECT_EQ(reader_->tail_dropped_bytes(), kHeaderSize);
+  EXPECT_FALSE(reader_->damaged_before_end());
 }
 
 TEST_F(LogTest, WithoutChecksumsRecordsStillRead) {

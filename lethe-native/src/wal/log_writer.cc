@@ -8,6 +8,7 @@ namespace lethe::log {
 
 Status Writer::AddRecord(std::string_view payload) {
   if (payload.size() > kMaxRecordSize) return Status::InvalidArgument("record too large for log");
+  if (!error_.ok()) return error_;
   char header[kHeaderSize];
   EncodeFixed32(header + 4, static_cast<uint32_t>(payload.size()));
   uint32_t crc = 0;
@@ -20,6 +21,7 @@ Status Writer::AddRecord(std::string_view payload) {
   if (s.ok()) s = file_->Append(payload);
   if (s.ok()) s = file_->Flush();
   bytes_written_ += kHeaderSize + payload.size();
+  if (!s.ok()) error_ = s;
   return s;
 }
 
