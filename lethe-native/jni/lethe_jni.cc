@@ -33,9 +33,9 @@ using namespace lethe_jni;  // NOLINT: the bridge's own helpers
 namespace {
 
 // Options layout version (io.lethe.engine.DbOptions.ENCODING_VERSION).
-constexpr jlong kOptionsVersion = 7;
+constexpr jlong kOptionsVersion = 8;
 constexpr jsize kDbOptionLongs = 15;
-constexpr jsize kCfOptionLongs = 15;
+constexpr jsize kCfOptionLongs = 16;
 
 void DecodeCfOptions(const jlong* v, lethe::ColumnFamilyOptions* o) {
   o->size_ratio = static_cast<int>(v[0]);
@@ -56,6 +56,7 @@ void DecodeCfOptions(const jlong* v, lethe::ColumnFamilyOptions* o) {
   // Out of range: a style no build knows, which DB::Open rejects.
   o->compaction_style = static_cast<lethe::CompactionStyle>(v[13] == 0 || v[13] == 1 ? v[13] : 0xff);
   o->time_ordered_max_files = static_cast<int>(std::clamp<jlong>(v[14], 0, INT32_MAX));
+  if (v[15] >= 0) o->flush_compression = codec(v[15]);
 }
 
 }  // namespace

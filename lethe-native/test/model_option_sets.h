@@ -43,6 +43,7 @@ struct OptionSet {
   bool compacts_in_memory = false;
   CompactionStyle compaction_style = CompactionStyle::kLeveled;
   int time_ordered_max_files = 128;
+  std::optional<Compression> flush_compression = std::nullopt;  // as compression unless set
 };
 
 const OptionSet kOptionSets[] = {
@@ -94,7 +95,12 @@ const OptionSet kOptionSets[] = {
     // older one, secondary deletes alone rewrite the file; a table cache of 16.
     {"time-ordered-fade-h4", 8 << 10, 256, 4, false, true, false, 800, 8 << 10, 4, 100'000,
      FadeFilePick::kMostDeletes, Compression::kZSTD, std::nullopt, 16, 0, true, 300, false,
-     CompactionStyle::kTimeOrdered, 24},
+     CompactionStyle::kTimeOrdered, 24, Compression::kNone},
+    // Flushes write level 0 uncompressed, the levels below take LZ4 and the
+    // last ZSTD: level-0 files leave by rewrites only; crashes and recovery.
+    {.name = "flush-uncompressed-crash-h2", .write_buffer = 16 << 10, .page_size = 256, .pages_per_tile = 2,
+     .use_wal = true, .background = true, .crashes = true, .level1_bytes = 64 << 10, .target_file_size = 16 << 10,
+     .size_ratio = 4, .bottommost_compression = Compression::kZSTD, .flush_compression = Compression::kNone},
 };
 
 }  // namespace lethe::model

@@ -68,6 +68,7 @@ class ModelTest : public ::testing::TestWithParam<std::tuple<int, uint64_t>> {
     cf_options_.fade_file_pick = set_.fade_file_pick;
     cf_options_.compression = set_.compression;
     cf_options_.bottommost_compression = set_.bottommost_compression;
+    cf_options_.flush_compression = set_.flush_compression;
     cf_options_.compaction_style = set_.compaction_style;
     cf_options_.time_ordered_max_files = set_.time_ordered_max_files;
     options_.cf_defaults = cf_options_;

@@ -64,6 +64,7 @@ struct Flags {
   std::string fade_pick = "SD";  // FADE's saturation file choice: SO, SD or DD
   std::string compression = "lz4";  // pages: none, lz4 or zstd
   std::string bottommost_compression;  // the last level's pages (and checkpoint images); empty: as above
+  std::string flush_compression;  // level 0's pages, as flushes write them; empty: as compression
 };
 
 [[noreturn]] void Usage(const char* error) {
@@ -75,7 +76,8 @@ struct Flags {
                "  [--pages_per_tile=H] [--bloom_bits=10] [--size_ratio=10] [--dynamic_level_bytes=0|1] [--use_wal=0|1] [--compact_in_memory=0|1]\n"
                "  [--sync=0|1] [--seed=N] [--histogram=0|1] [--stats=0|1]\n"
                "  [--delete_percent=5] [--dth_ops=N (FADE threshold in operations; 0 = off)]\n"
-               "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--bottommost_compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
+               "  [--fade_pick=SO|SD|DD] [--compression=none|lz4|zstd] [--bottommost_compression=none|lz4|zstd]\n"
+               "  [--flush_compression=none|lz4|zstd] [--groups=20000 (appendrandom's keys)]\n"
                "benchmarks: fillseq fillrandom overwrite appendrandom readrandom readmissing deleterandom\n"
                "  seekrandom scanrandom multireadrandom readseq ycsbdelete; steps: flush compact deleteranges checkpoint\n",
                error);
@@ -131,6 +133,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "fade_pick") f.fade_pick = v;
     else if (name == "compression") f.compression = v;
     else if (name == "bottommost_compression") f.bottommost_compression = v;
+    else if (name == "flush_compression") f.flush_compression = v;
     else Usage(("unknown flag --" + name).c_str());
   }
   if (f.num <= 0 || f.key_size < 8 || f.value_size < 0 || f.value_size > (1 << 19) || f.seek_nexts < 0 || f.threads < 1 ||
@@ -141,6 +144,7 @@ Flags ParseFlags(int argc, char** argv) {
   if (!f.bottommost_compression.empty() && !codec(f.bottommost_compression)) {
     Usage("--bottommost_compression must be none, lz4 or zstd");
   }
+  if (!f.flush_compression.empty() && !codec(f.flush_compression)) Usage("--flush_compression must be none, lz4 or zstd");
   if (f.delete_percent < 0 || f.delete_percent > 50) Usage("--delete_percent must be in [0, 50]");
   if (f.reads < 0) f.reads = f.num;
   if (f.db.empty()) f.db = "/tmp/lethe_bench-" + std::to_string(getpid());
@@ -209,6 +213,7 @@ class Benchmark {
     if (!f_.bottommost_compression.empty()) {
       o.cf_defaults.bottommost_compression = CompressionOf(f_.bottommost_compression);
     }
+    if (!f_.flush_compression.empty()) o.cf_defaults.flush_compression = CompressionOf(f_.flush_compression);
     if (f_.dth_ops > 0) {
       // Time is measured in operations: every operation moves the clock by 1 µs.
       o.clock = &clock_;

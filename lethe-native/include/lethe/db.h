@@ -208,6 +208,7 @@ class DB {
   // pages, patch table and patched pages), "lethe.pages-per-tile" (as the
   // family was created; 0: chosen per file), "lethe.compression" (as the family
   // was created: "lz4,zstd" for its levels, then its last level),
+  // "lethe.flush-compression" (as the family was created: its flushes' codec),
   // "lethe.compaction-style" ("leveled" or "time-ordered", as the family was
   // created). false if unknown.
   virtual bool GetProperty(ColumnFamilyHandle* cf, std::string_view property,

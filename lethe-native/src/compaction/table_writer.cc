@@ -24,7 +24,9 @@ class OutputFile {
     bo.bloom_bits_per_key = options.cf_options.bloom_bits_per_key;
     bo.index_partition_size = options.cf_options.index_partition_size;
     const ColumnFamilyOptions& cf = options.cf_options;
-    bo.compression = options.bottommost && cf.bottommost_compression ? *cf.bottommost_compression : cf.compression;
+    bo.compression = options.bottommost && cf.bottommost_compression ? *cf.bottommost_compression
+                     : options.flush && cf.flush_compression        ? *cf.flush_compression
+                                                                    : cf.compression;
     builder_ = std::make_unique<TableBuilder>(bo, file_.get());
     return Status::OK();
   }

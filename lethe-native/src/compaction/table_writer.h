@@ -26,6 +26,9 @@ struct TableWriterOptions {
   // The outputs go to the last non-empty level: cf_options'
   // bottommost_compression applies, when set.
   bool bottommost = false;
+  // The outputs are a flush's: cf_options' flush_compression applies, when
+  // set (unless bottommost's does).
+  bool flush = false;
   uint64_t now_us = 0;
   uint64_t oldest_tombstone_time_us = 0;  // inherited by outputs holding tombstones
   // When set, replaces oldest_tombstone_time_us: the oldest tombstone time of

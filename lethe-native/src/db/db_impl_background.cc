@@ -246,6 +246,13 @@ void DBImpl::CompactionThread() {
   }
 }
 
+// Whether moving the plan's file keeps its pages in the codec of the level
+// it lands in: a level-0 file is in flush_compression, which must not reach
+// the levels below when it differs from theirs.
+static bool MoveKeepsCodec(const ColumnFamilyOptions& o, const CompactionPlan& plan) {
+  return plan.level != 0 || o.flush_compression.value_or(o.compression) == o.compression;
+}
+
 Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* cfd,
                              const CompactionPlan& plan) {
   uint32_t cf = cfd->id;
@@ -253,7 +260,7 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
   cf_options.pages_per_tile = TileSizeFor(*cfd);
   VersionEdit edit;
   if (plan.inputs[0].empty()) return Status::OK();
-  if (plan.IsTrivialMove()) {
+  if (plan.IsTrivialMove() && MoveKeepsCodec(cf_options, plan)) {
     const FileRef& f = plan.inputs[0][0];
     edit.DeleteFile(cf, plan.level, f->number);
     edit.AddFile(cf, plan.output_level, *f);

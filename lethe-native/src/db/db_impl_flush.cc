@@ -273,6 +273,7 @@ Status DBImpl::FlushToTables(FlushJob& job, const std::vector<SequenceNumber>& s
   // codec of files that stay; unless a checkpoint waits for it (its young
   // file takes that codec when it merges with its neighbours).
   wo.bottommost = job.options.compaction_style == CompactionStyle::kTimeOrdered && !job.requested;
+  wo.flush = true;
   wo.now_us = clock_->NowMicros();
   wo.oldest_tombstone_time_us = job.tombstone_time;
   wo.secondary_applied_seq = SecondaryAppliedSeq(secondary, snapshots);

@@ -68,8 +68,8 @@ static Status ValidateColumnFamilyOptions(const ColumnFamilyOptions& o) {
   if (static_cast<unsigned>(o.fade_file_pick) > static_cast<unsigned>(FadeFilePick::kOldestDelete)) {
     return Status::InvalidArgument("unknown fade_file_pick");
   }
-  if (!KnownCompression(static_cast<uint8_t>(o.compression)) ||
-      (o.bottommost_compression && !KnownCompression(static_cast<uint8_t>(*o.bottommost_compression)))) {
+  auto known = [](std::optional<Compression> c) { return !c || KnownCompression(static_cast<uint8_t>(*c)); };
+  if (!known(o.compression) || !known(o.bottommost_compression) || !known(o.flush_compression)) {
     return Status::InvalidArgument("unknown compression");
   }
   if (static_cast<unsigned>(o.compaction_style) > static_cast<unsigned>(CompactionStyle::kTimeOrdered)) {

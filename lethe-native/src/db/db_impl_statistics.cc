@@ -127,6 +127,11 @@ static std::string (*CreatedOptionProperty(std::string_view property))(const Col
              CompressionName(o.bottommost_compression.value_or(o.compression));
     };
   }
+  if (property == "lethe.flush-compression") {
+    return [](const ColumnFamilyOptions& o) {
+      return std::string(CompressionName(o.flush_compression.value_or(o.compression)));
+    };
+  }
   if (property == "lethe.compaction-style") {
     return [](const ColumnFamilyOptions& o) {
       return std::string(o.compaction_style == CompactionStyle::kTimeOrdered ? "time-ordered" : "leveled");

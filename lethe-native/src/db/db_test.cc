@@ -310,6 +310,42 @@ TEST_F(DBTest, CompressionIsEachFamilysOwnAcrossReopen) {
             v);
 }
 
+// Flushes write level 0 in flush_compression; a compaction out of level 0
+// rewrites such a file in the family's compression, even where a move
+// would do, and the option lasts across reopens.
+TEST_F(DBTest, FlushCompressionStaysInLevelZero) {
+  ColumnFamilyOptions raw;
+  raw.flush_compression = Compression::kNone;
+  ColumnFamilyHandle* flat;
+  ColumnFamilyHandle* packed;
+  ASSERT_TRUE(db_->CreateColumnFamily("flat", raw, &flat).ok());
+  ASSERT_TRUE(db_->CreateColumnFamily("packed", ColumnFamilyOptions(), &packed).ok());
+  for (ColumnFamilyHandle* cf : {flat, packed}) {
+    for (int i = 0; i < 200; i++) {
+      ASSERT_TRUE(db_->Put(WriteOptions(), cf, "key" + std::to_string(1000 + i), std::string(200, 'a' + i % 3)).ok());
+    }
+  }
+  ASSERT_TRUE(db_->Flush().ok());
+  auto bytes = [&](ColumnFamilyHandle* cf) {
+    std::string v;
+    EXPECT_TRUE(db_->GetProperty(cf, "lethe.total-bytes", &v));
+    return std::stoull(v);
+  };
+  const uint64_t flushed = bytes(flat), compressed = bytes(packed);
+  EXPECT_GT(flushed, 40'000u);  // 200 values of 200 bytes, as they are
+  EXPECT_LT(compressed * 4, flushed);
+  ASSERT_TRUE(db_->CompactAll().ok());
+  EXPECT_LT(bytes(flat) * 4, flushed);  // rewritten in LZ4 below level 0
+  std::string v;
+  ASSERT_TRUE(db_->GetProperty(flat, "lethe.flush-compression", &v));
+  EXPECT_EQ("none", v);
+  ASSERT_TRUE(db_->GetProperty(packed, "lethe.flush-compression", &v));
+  EXPECT_EQ("lz4", v);
+  Reopen();
+  ASSERT_TRUE(db_->GetProperty(db_->GetColumnFamily("flat"), "lethe.flush-compression", &v));
+  EXPECT_EQ("none", v);
+}
+
 TEST_F(DBTest, InvalidArguments) {
   EXPECT_TRUE(db_->DeleteRange(WriteOptions(), cf_, "b", "a").IsInvalidArgument());
   EXPECT_TRUE(db_->Put(WriteOptions(), nullptr, "k", "v").IsInvalidArgument());

@@ -41,6 +41,7 @@ enum OptTag : uint32_t {
   kOLevel1Bytes = 6, kOL0Trigger = 7, kOL0Stop = 8, kODeletePersistenceThreshold = 9,
   kOFadeFilePick = 10, kOCompression = 11, kOBottommostCompression = 12, kODynamicLevelBytes = 13,
   kOIndexPartitionSize = 14, kOCompactionStyle = 15, kOTimeOrderedMaxFiles = 16,
+  kOFlushCompression = 17,
 };
 // The ranges a decoded option must lie in: DB::Open's checks (page size,
 // pages per tile; size ratio >= 2 is checked inline), the Java API's for
@@ -199,6 +200,7 @@ void EncodeColumnFamilyOptions(const ColumnFamilyOptions& o, std::string* dst) {
   v(kOFadeFilePick, static_cast<uint64_t>(o.fade_file_pick));
   v(kOCompression, static_cast<uint64_t>(o.compression));
   if (o.bottommost_compression) v(kOBottommostCompression, static_cast<uint64_t>(*o.bottommost_compression));
+  if (o.flush_compression) v(kOFlushCompression, static_cast<uint64_t>(*o.flush_compression));
   v(kODynamicLevelBytes, o.dynamic_level_bytes ? 1 : 0);
   v(kOIndexPartitionSize, o.index_partition_size);
   v(kOCompactionStyle, static_cast<uint64_t>(o.compaction_style));
@@ -255,12 +257,15 @@ Status DecodeColumnFamilyOptions(std::string_view in, ColumnFamilyOptions* o) {
         o->fade_file_pick = static_cast<FadeFilePick>(x);
         break;
       case kOCompression:
-      case kOBottommostCompression: {
+      case kOBottommostCompression:
+      case kOFlushCompression: {
         if (x > 0xff || !KnownCompression(static_cast<uint8_t>(x))) {
           return Status::Corruption("manifest: unknown compression", std::to_string(x));
         }
         auto c = static_cast<Compression>(x);
-        if (tag == kOCompression) o->compression = c; else o->bottommost_compression = c;
+        if (tag == kOCompression) o->compression = c;
+        if (tag == kOBottommostCompression) o->bottommost_compression = c;
+        if (tag == kOFlushCompression) o->flush_compression = c;
         break;
       }
       case kODynamicLevelBytes:

@@ -6,7 +6,7 @@ package io.lethe.engine;
  */
 public final class ColumnFamilyOptions {
     /** Number of longs in the encoded form (see {@link #encodeTo}). */
-    static final int ENCODED_LONGS = 15;
+    static final int ENCODED_LONGS = 16;
 
     public static final ColumnFamilyOptions DEFAULT = builder().build();
 
@@ -27,6 +27,8 @@ public final class ColumnFamilyOptions {
     private final Compression compression;
     /** Null: the same as {@link #compression}. */
     private final Compression bottommostCompression;
+    /** Null: the same as {@link #compression}. */
+    private final Compression flushCompression;
     private final CompactionStyle compactionStyle;
     private final int timeOrderedMaxFiles;
 
@@ -57,6 +59,7 @@ public final class ColumnFamilyOptions {
         this.fadeFilePick = b.fadeFilePick;
         this.compression = b.compression;
         this.bottommostCompression = b.bottommostCompression;
+        this.flushCompression = b.flushCompression;
         this.compactionStyle = b.compactionStyle;
         this.timeOrderedMaxFiles = b.timeOrderedMaxFiles;
     }
@@ -77,6 +80,7 @@ public final class ColumnFamilyOptions {
         b.fadeFilePick = fadeFilePick;
         b.compression = compression;
         b.bottommostCompression = bottommostCompression;
+        b.flushCompression = flushCompression;
         b.compactionStyle = compactionStyle;
         b.timeOrderedMaxFiles = timeOrderedMaxFiles;
         return b;
@@ -137,6 +141,11 @@ public final class ColumnFamilyOptions {
         return bottommostCompression != null ? bottommostCompression : compression;
     }
 
+    /** The compression of the level-0 files flushes write. */
+    public Compression flushCompression() {
+        return flushCompression != null ? flushCompression : compression;
+    }
+
     public CompactionStyle compactionStyle() {
         return compactionStyle;
     }
@@ -162,6 +171,7 @@ public final class ColumnFamilyOptions {
         dst[offset + 12] = dynamicLevelBytes ? 1 : 0;
         dst[offset + 13] = compactionStyle.ordinal();
         dst[offset + 14] = timeOrderedMaxFiles;
+        dst[offset + 15] = flushCompression != null ? flushCompression.ordinal() : -1;
     }
 
     long[] encode() {
@@ -185,6 +195,7 @@ public final class ColumnFamilyOptions {
         private FadeFilePick fadeFilePick = FadeFilePick.MOST_DELETES;
         private Compression compression = Compression.LZ4;
         private Compression bottommostCompression;
+        private Compression flushCompression;
         private CompactionStyle compactionStyle = CompactionStyle.LEVELED;
         private int timeOrderedMaxFiles = 128;
 
@@ -270,6 +281,16 @@ public final class ColumnFamilyOptions {
          */
         public Builder bottommostCompression(Compression v) {
             this.bottommostCompression = v;
+            return this;
+        }
+
+        /**
+         * Compression of the level-0 files flushes write, which compaction soon rewrites; null (the
+         * default) means the same as {@link #compression(Compression)}. A time-ordered family's flushes
+         * write files that stay and take {@link #bottommostCompression(Compression)}.
+         */
+        public Builder flushCompression(Compression v) {
+            this.flushCompression = v;
             return this;
         }
 

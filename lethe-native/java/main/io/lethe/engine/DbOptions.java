@@ -8,7 +8,7 @@ import java.util.Objects;
  */
 public final class DbOptions {
     /** Layout version of the encoded form; the native side rejects other versions. */
-    static final long ENCODING_VERSION = 7;
+    static final long ENCODING_VERSION = 8;
 
     static final int ENCODED_DB_LONGS = 15;
 

@@ -24,6 +24,7 @@ class ColumnFamilyOptionsTest {
                 .fadeFilePick(ColumnFamilyOptions.FadeFilePick.OLDEST_DELETE)
                 .compression(Compression.ZSTD)
                 .bottommostCompression(Compression.NONE)
+                .flushCompression(Compression.LZ4)
                 .compactionStyle(CompactionStyle.TIME_ORDERED)
                 .timeOrderedMaxFiles(64)
                 .build();

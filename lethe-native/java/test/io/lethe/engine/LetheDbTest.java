@@ -402,12 +402,16 @@ class LetheDbTest {
         java.util.Map<Compression, Long> bytes = new java.util.EnumMap<>(Compression.class);
         byte[] value = b("state ".repeat(40));
         for (Compression c : Compression.values()) {
+            Compression flushed = c == Compression.NONE ? Compression.LZ4 : Compression.NONE;
             ColumnFamilyOptions cfo = ColumnFamilyOptions.builder().compression(c)
-                    .bottommostCompression(c == Compression.LZ4 ? Compression.ZSTD : null).build();
+                    .bottommostCompression(c == Compression.LZ4 ? Compression.ZSTD : null)
+                    .flushCompression(flushed).build();
             assertEquals(c == Compression.LZ4 ? Compression.ZSTD : c, cfo.bottommostCompression());
             try (LetheDb other = LetheDb.open(dir.resolve("codec-" + c).toString(),
                     DbOptions.builder().defaultColumnFamilyOptions(cfo).build())) {
                 ColumnFamilyHandle d = other.defaultColumnFamily();
+                assertEquals(flushed.name().toLowerCase(java.util.Locale.ROOT),
+                        other.property(d, "lethe.flush-compression"));
                 for (int i = 0; i < 3000; i++) {
                     other.put(d, b("key" + i), value);
                 }

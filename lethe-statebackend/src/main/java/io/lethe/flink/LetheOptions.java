@@ -156,6 +156,18 @@ public final class LetheOptions {
                                     + " state.backend.lethe.compression. For no compression at all, set both to"
                                     + " NONE.");
 
+    public static final ConfigOption<Compression> FLUSH_COMPRESSION =
+            ConfigOptions.key("state.backend.lethe.flush-compression")
+                    .enumType(Compression.class)
+                    .noDefaultValue()
+                    .withDescription(
+                            "Compression of the level-0 files flushes write: NONE, LZ4 or ZSTD; unset: as"
+                                    + " state.backend.lethe.compression. Compaction soon rewrites a flushed file"
+                                    + " into level 1, compressed as that level wants, so its compression is CPU"
+                                    + " spent on the flush a checkpoint waits for, for bytes that live a short"
+                                    + " time; NONE makes that flush cheaper, for larger level-0 files (which an"
+                                    + " incremental checkpoint taken meanwhile uploads as they are).");
+
     public static final ConfigOption<MemorySize> TARGET_FILE_SIZE =
             ConfigOptions.key("state.backend.lethe.target-file-size")
                     .memoryType()
@@ -405,6 +417,7 @@ public final class LetheOptions {
                     .fadeFilePick(config.get(FADE_FILE_PICK))
                     .compression(config.get(COMPRESSION))
                     .bottommostCompression(config.get(BOTTOMMOST_COMPRESSION))
+                    .flushCompression(config.getOptional(FLUSH_COMPRESSION).orElse(null))
                     .build();
         } catch (IllegalArgumentException | ArithmeticException e) {
             throw new LetheConfigurationException("Invalid Lethe state backend option: " + e.getMessage(), e);
@@ -424,7 +437,7 @@ public final class LetheOptions {
     /** The options of a timer queue kept in the engine: {@code base} with the timers' compression. */
     static ColumnFamilyOptions timerColumnFamilyOptions(ReadableConfig config, ColumnFamilyOptions base) {
         Compression c = config.get(TIMER_SERVICE_COMPRESSION);
-        return base.toBuilder().compression(c).bottommostCompression(c).build();
+        return base.toBuilder().compression(c).bottommostCompression(c).flushCompression(c).build();
     }
 
     /** Validates every option now, so a bad value fails at configuration time, naming the key. */
@@ -444,6 +457,7 @@ public final class LetheOptions {
         checkRange(config, BLOOM_BITS_PER_KEY, 0, 64);
         config.get(COMPRESSION); // an unknown codec fails here, naming the key
         config.get(BOTTOMMOST_COMPRESSION);
+        config.get(FLUSH_COMPRESSION);
         config.get(TIMER_SERVICE_COMPRESSION);
         checkBytes(config, PAGE_SIZE, 64, 16L << 20);
         checkBytes(config, TARGET_FILE_SIZE, 4096, 1L << 40);

@@ -65,6 +65,7 @@ public class LetheStateBackend extends AbstractManagedMemoryStateBackend impleme
             LetheOptions.BLOOM_BITS_PER_KEY,
             LetheOptions.COMPRESSION,
             LetheOptions.BOTTOMMOST_COMPRESSION,
+            LetheOptions.FLUSH_COMPRESSION,
             LetheOptions.TARGET_FILE_SIZE,
             LetheOptions.DYNAMIC_LEVEL_SIZE,
             LetheOptions.LEVEL1_SIZE,

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lethe.engine.ColumnFamilyOptions;
 import io.lethe.engine.Compression;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -122,6 +123,10 @@ class LetheStateBackendFactoryTest {
         assertTrue(m.contains("state.backend.lethe.bottommost-compression") && m.contains("ZSTD"),
                 "names the key and the codecs: " + m);
 
+        m = rejected(c -> c.setString("state.backend.lethe.flush-compression", "lzo"));
+        assertTrue(m.contains("state.backend.lethe.flush-compression") && m.contains("NONE"),
+                "names the key and the codecs: " + m);
+
         m = rejected(c -> c.setString("state.backend.lethe.timer-service.compression", "gzip"));
         assertTrue(m.contains("state.backend.lethe.timer-service.compression") && m.contains("LZ4"),
                 "names the key and the codecs: " + m);
@@ -171,6 +176,19 @@ class LetheStateBackendFactoryTest {
         c.set(LetheOptions.BOTTOMMOST_COMPRESSION, Compression.NONE);
         assertEquals(Compression.NONE, LetheOptions.columnFamilyOptions(c).compression());
         assertEquals(Compression.NONE, LetheOptions.columnFamilyOptions(c).bottommostCompression());
+    }
+
+    @Test
+    void flushCompressionFollowsTheCompressionUnlessSet() {
+        Configuration c = new Configuration();
+        c.set(LetheOptions.COMPRESSION, Compression.ZSTD);
+        assertEquals(Compression.ZSTD, LetheOptions.columnFamilyOptions(c).flushCompression());
+        c.set(LetheOptions.FLUSH_COMPRESSION, Compression.NONE);
+        assertEquals(Compression.NONE, LetheOptions.columnFamilyOptions(c).flushCompression());
+        assertEquals(Compression.ZSTD, LetheOptions.columnFamilyOptions(c).compression());
+        c.set(LetheOptions.TIMER_SERVICE_COMPRESSION, Compression.LZ4);
+        ColumnFamilyOptions timers = LetheOptions.timerColumnFamilyOptions(c, LetheOptions.columnFamilyOptions(c));
+        assertEquals(Compression.LZ4, timers.flushCompression(), "timer queues: one codec on every level");
     }
 
     @Test

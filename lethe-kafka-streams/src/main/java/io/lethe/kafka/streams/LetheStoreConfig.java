@@ -33,6 +33,7 @@ public final class LetheStoreConfig {
     public static final String PAGE_CACHE_BYTES = PREFIX + "page.cache.bytes";
     public static final String COMPRESSION = PREFIX + "compression";
     public static final String BOTTOMMOST_COMPRESSION = PREFIX + "bottommost.compression";
+    public static final String FLUSH_COMPRESSION = PREFIX + "flush.compression";
     public static final String DELETE_PERSISTENCE_THRESHOLD_MS = PREFIX + "delete.persistence.threshold.ms";
     public static final String WAL = PREFIX + "wal";
     public static final String COMPACT_IN_MEMORY = PREFIX + "compact.in.memory";
@@ -72,6 +73,9 @@ public final class LetheStoreConfig {
                             + " for key-value stores, " + WINDOWED_COMPRESSION + " for window and session stores.")
             .define(BOTTOMMOST_COMPRESSION, Type.STRING, null, nullOr(COMPRESSIONS), Importance.LOW,
                     "Compression of the last level, where most data lives; unset: as " + COMPRESSION + ".")
+            .define(FLUSH_COMPRESSION, Type.STRING, null, nullOr(COMPRESSIONS), Importance.LOW,
+                    "Compression of the level-0 files flushes write, which compaction soon rewrites; unset: as "
+                            + COMPRESSION + ".")
             .define(DELETE_PERSISTENCE_THRESHOLD_MS, Type.LONG, Duration.ofHours(1).toMillis(),
                     ConfigDef.Range.atLeast(0), Importance.MEDIUM,
                     "Every deleted, overwritten and expired entry is physically gone from the store's files"
@@ -179,6 +183,8 @@ public final class LetheStoreConfig {
         family.compression(pages == null ? unsetCompression : compression(pages));
         String bottom = parsed.getString(BOTTOMMOST_COMPRESSION);
         family.bottommostCompression(bottom == null ? null : compression(bottom));
+        String flushed = parsed.getString(FLUSH_COMPRESSION);
+        family.flushCompression(flushed == null ? null : compression(flushed));
         set(DELETE_PERSISTENCE_THRESHOLD_MS, Duration.ofMillis(parsed.getLong(DELETE_PERSISTENCE_THRESHOLD_MS)),
                 family::deletePersistenceThreshold);
     }

@@ -54,22 +54,26 @@ class LetheStoreConfigTest {
         ColumnFamilyOptions cf = o.defaultColumnFamilyOptions();
         assertEquals(Compression.ZSTD, cf.compression());
         assertEquals(Compression.ZSTD, cf.bottommostCompression(), "unset: as the compression");
+        assertEquals(Compression.ZSTD, cf.flushCompression(), "unset: as the compression");
+        assertEquals(Compression.NONE, LetheStoreConfig.from("s", Map.of(LetheStoreConfig.FLUSH_COMPRESSION, "none"))
+                .dbOptions().defaultColumnFamilyOptions().flushCompression());
         assertEquals(Duration.ofMinutes(1), cf.deletePersistenceThreshold());
     }
 
     @Test
     void aBadValueNamesItsKey() {
-        for (Map.Entry<String, Object> bad : Map.<String, Object>of(
-                LetheStoreConfig.WRITE_BUFFER_BYTES, "12",
-                LetheStoreConfig.PAGE_CACHE_BYTES, "lots",
-                LetheStoreConfig.COMPRESSION, "gzip",
-                LetheStoreConfig.BOTTOMMOST_COMPRESSION, "snappy",
-                LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, "-1",
-                LetheStoreConfig.CONFIG_SETTER, String.class.getName(),
-                LetheStoreConfig.MEMORY_BUDGET_BYTES, "1048576",
-                LetheStoreConfig.MEMORY_WRITE_BUFFER_RATIO, "1.5",
-                LetheStoreConfig.WAL, "maybe",
-                LetheStoreConfig.COMPACT_IN_MEMORY, "sometimes").entrySet()) {
+        for (Map.Entry<String, Object> bad : Map.<String, Object>ofEntries(
+                Map.entry(LetheStoreConfig.WRITE_BUFFER_BYTES, "12"),
+                Map.entry(LetheStoreConfig.PAGE_CACHE_BYTES, "lots"),
+                Map.entry(LetheStoreConfig.COMPRESSION, "gzip"),
+                Map.entry(LetheStoreConfig.BOTTOMMOST_COMPRESSION, "snappy"),
+                Map.entry(LetheStoreConfig.FLUSH_COMPRESSION, "lzo"),
+                Map.entry(LetheStoreConfig.DELETE_PERSISTENCE_THRESHOLD_MS, "-1"),
+                Map.entry(LetheStoreConfig.CONFIG_SETTER, String.class.getName()),
+                Map.entry(LetheStoreConfig.MEMORY_BUDGET_BYTES, "1048576"),
+                Map.entry(LetheStoreConfig.MEMORY_WRITE_BUFFER_RATIO, "1.5"),
+                Map.entry(LetheStoreConfig.WAL, "maybe"),
+                Map.entry(LetheStoreConfig.COMPACT_IN_MEMORY, "sometimes")).entrySet()) {
             ConfigException e = assertThrows(ConfigException.class,
                     () -> LetheStoreConfig.from("s", Map.of(bad.getKey(), bad.getValue())), bad.toString());
             assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());
