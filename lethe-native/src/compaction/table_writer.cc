@@ -23,10 +23,7 @@ class OutputFile {
     bo.pages_per_tile = options.cf_options.pages_per_tile;
     bo.bloom_bits_per_key = options.cf_options.bloom_bits_per_key;
     bo.index_partition_size = options.cf_options.index_partition_size;
-    const ColumnFamilyOptions& cf = options.cf_options;
-    bo.compression = options.bottommost && cf.bottommost_compression ? *cf.bottommost_compression
-                     : options.flush && cf.flush_compression        ? *cf.flush_compression
-                                                                    : cf.compression;
+    bo.compression = OutputCompression(options.cf_options, options.bottommost, options.flush);
     builder_ = std::make_unique<TableBuilder>(bo, file_.get());
     return Status::OK();
   }
@@ -107,6 +104,12 @@ class OutputFile {
 };
 
 }  // namespace
+
+Compression OutputCompression(const ColumnFamilyOptions& cf, bool bottommost, bool flush) {
+  if (bottommost && cf.bottommost_compression) return *cf.bottommost_compression;
+  if (flush && cf.flush_compression) return *cf.flush_compression;
+  return cf.compression;
+}
 
 Status WriteTables(const TableWriterOptions& options, CompactionStream* stream,
                    TableWriterResult* result) {

@@ -51,6 +51,10 @@ struct TableWriterResult {
   uint64_t bytes_written = 0;
 };
 
+// The codec of a file written for cf: to the last non-empty level
+// (`bottommost`), by a flush (`flush`), or else.
+Compression OutputCompression(const ColumnFamilyOptions& cf, bool bottommost, bool flush);
+
 Status WriteTables(const TableWriterOptions& options, CompactionStream* stream,
                    TableWriterResult* result);
 

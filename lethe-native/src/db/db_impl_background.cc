@@ -250,7 +250,7 @@ void DBImpl::CompactionThread() {
 // it lands in: a level-0 file is in flush_compression, which must not reach
 // the levels below when it differs from theirs.
 static bool MoveKeepsCodec(const ColumnFamilyOptions& o, const CompactionPlan& plan) {
-  return plan.level != 0 || o.flush_compression.value_or(o.compression) == o.compression;
+  return plan.level != 0 || OutputCompression(o, false, /*flush=*/true) == OutputCompression(o, false, false);
 }
 
 Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* cfd,

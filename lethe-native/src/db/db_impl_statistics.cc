@@ -2,6 +2,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "compaction/table_writer.h"
 #include "db/db_impl.h"
 #include "sst/compression.h"
 
@@ -124,12 +125,12 @@ static std::string (*CreatedOptionProperty(std::string_view property))(const Col
   if (property == "lethe.compression") {
     return [](const ColumnFamilyOptions& o) {
       return std::string(CompressionName(o.compression)) + "," +
-             CompressionName(o.bottommost_compression.value_or(o.compression));
+             CompressionName(OutputCompression(o, /*bottommost=*/true, /*flush=*/false));
     };
   }
   if (property == "lethe.flush-compression") {
     return [](const ColumnFamilyOptions& o) {
-      return std::string(CompressionName(o.flush_compression.value_or(o.compression)));
+      return std::string(CompressionName(OutputCompression(o, /*bottommost=*/false, /*flush=*/true)));
     };
   }
   if (property == "lethe.compaction-style") {
