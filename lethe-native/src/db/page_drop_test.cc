@@ -20,6 +20,7 @@
 #include "lethe/memory_budget.h"
 #include "secondary_delete_fixture.h"
 #include "util/random.h"
+#include "util/sanitizers.h"
 #include "version/table_cache.h"
 
 namespace lethe {
@@ -369,7 +370,7 @@ TEST_F(PageDropTest, SnapshotDelaysTheDropUntilReleased) {
 
 // Where the allocator's count of bytes in use is glibc's own (a sanitizer's
 // replacement keeps its own books).
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__GLIBC__) && !LETHE_SANITIZER_ALLOCATOR
 // The most bytes in use (mallinfo2) seen by a thread of its own from
 // construction until Stop().
 class InUsePeak {

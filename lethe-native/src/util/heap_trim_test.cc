@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/sanitizers.h"
+
 namespace lethe {
 namespace {
 
@@ -51,7 +53,7 @@ TEST(HeapTrimmerTest, ConcurrentCallersReleaseOnce) {
 
 // Only where ReleaseFreedHeap does something: glibc's own allocator, not a
 // sanitizer's replacement (which ignores malloc_trim).
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__GLIBC__) && !LETHE_SANITIZER_ALLOCATOR
 long ResidentKiB() {
   std::ifstream f("/proc/self/status");
   std::string line;

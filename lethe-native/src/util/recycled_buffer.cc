@@ -4,20 +4,14 @@
 #include <array>
 #include <new>
 
+#include "util/sanitizers.h"
+
 namespace lethe {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kRecycle = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kRecycle = false;
-#else
-constexpr bool kRecycle = true;
-#endif
-#else
-constexpr bool kRecycle = true;
-#endif
+// Under ASan every buffer goes back to the allocator, which then sees each use
+// after free.
+constexpr bool kRecycle = !LETHE_ADDRESS_SANITIZER;
 
 // Buffers come in classes of kGranule bytes; class c holds c * kGranule.
 constexpr size_t kGranule = 128;
