@@ -53,8 +53,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </ul>
  *
  * Usage: {@code ExpiryJobBench [quick|full] [output directory]}: writes {@code jobs.csv}, {@code
- * jobs-state-size.csv}, {@code jobs-checkpoints.csv} and {@code jobs.settings.csv}. Quick: 500 k records
- * per unpaced run, 5 s paced runs, 100,000 timers, one round, without lethe-h8. Full: 6 M records, 60 s paced
+ * jobs-state-size.csv}, {@code jobs-checkpoints.csv} and {@code jobs.settings.csv}. Quick: 300 k records
+ * per unpaced run, 3 s paced runs, 100,000 timers, one round, without lethe-h8. Full: 6 M records, 60 s paced
  * runs, a million timers, two rounds, after a warm-up run of a million records on every backend. {@code
  * -Dlethe.bench.jobs.only=timers,ttl} and {@code -Dlethe.bench.jobs.backends=lethe,rocksdb} run a part.
  */
@@ -99,8 +99,8 @@ public final class ExpiryJobBench {
         boolean full = args.length > 0 && args[0].equals("full");
         Path out = Path.of(args.length > 1 ? args[1] : "target/jobs").toAbsolutePath();
         Files.createDirectories(out);
-        Sizes sizes = new Sizes(full ? 6_000_000 : 500_000, Long.getLong("lethe.bench.jobs.rate", 50_000),
-                full ? 60 : 5, full ? 1_000_000 : 100_000, full ? 2 : 1, SuiteParts.selected("lethe.bench.jobs.backends",
+        Sizes sizes = new Sizes(full ? 6_000_000 : 300_000, Long.getLong("lethe.bench.jobs.rate", 50_000),
+                full ? 60 : 3, full ? 1_000_000 : 100_000, full ? 2 : 1, SuiteParts.selected("lethe.bench.jobs.backends",
                 full ? JobBackends.ALL : JobBackends.ALL.stream().filter(b -> !b.equals("lethe-h8")).toList()),
                 full ? WARM_UP_RECORDS : 0);
         checkpointInterval = Duration.ofSeconds(Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2));

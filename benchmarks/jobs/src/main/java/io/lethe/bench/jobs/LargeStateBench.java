@@ -54,7 +54,7 @@ public final class LargeStateBench {
         return full
                 ? new LargeStateJobs.Sizes(1L << 24, 1L << 17, 2_000_000, Long.getLong(STEADY_SECONDS_PROPERTY, 600),
                         120, 30)
-                : new LargeStateJobs.Sizes(1L << 15, 1L << 8, 10_000, 5, 3, 2);
+                : new LargeStateJobs.Sizes(1L << 15, 1L << 8, 10_000, 4, 2, 2);
     }
 
     /**

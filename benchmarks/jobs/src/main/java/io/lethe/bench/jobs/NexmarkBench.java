@@ -37,7 +37,7 @@ import java.util.Map;
  * prints the differences and exits with status 1 after writing its files if one is not.
  *
  * <p>Usage: {@code NexmarkBench [quick|full] [output directory]}: writes {@code nexmark.csv} and {@code
- * nexmark.settings.csv}. Quick (about 2.5 minutes): 100 k events per run, one round, and each query once
+ * nexmark.settings.csv}. Quick (about 2 minutes): 50 k events per run, one round, and each query once
  * more on the HashMap backend to see that its result repeats. Full (about an hour): 2 M events per run,
  * two rounds (the HashMap backend's two runs show whether a result repeats). System properties: {@code
  * lethe.bench.nexmark.events}, {@code .rate} (event time, default 10,000 events/s), {@code .queries} and
@@ -50,7 +50,7 @@ import java.util.Map;
  * default), against RocksDB with synchronous state, all with the plan asynchronous
  * state needs (no mini-batches, one-phase aggregation); RocksDB's result is the reference (the other part
  * checks it against the HashMap backend's, whose heap would not hold this state). Writes {@code
- * nexmark-async.csv} and {@code nexmark-async.settings.csv}. Quick: q4, q18 and q20, 100 k events. Full:
+ * nexmark-async.csv} and {@code nexmark-async.settings.csv}. Quick: q4, q18 and q20, 50 k events. Full:
  * the queries whose state grows with the input (q4, q9, q18, q20), 3 M events, one round (ForSt's
  * executor takes about 25 minutes of it), each run in a JVM of its own in a memory cgroup of 2 GiB with a
  * heap of 640 MiB, so that the state outgrows what the limit leaves the page cache. Then the latency runs

@@ -37,7 +37,7 @@ record NexmarkMode(String name, long events, int rounds, long checkpointSeconds,
                 .stream().map(NexmarkQueries::byName).toList();
         long fullEvents = async ? 3_000_000 : 2_000_000;
         return new NexmarkMode(full ? "full" : "quick",
-                Long.getLong("lethe.bench.nexmark.events", full ? fullEvents : 100_000),
+                Long.getLong("lethe.bench.nexmark.events", full ? fullEvents : 50_000),
                 Integer.getInteger("lethe.bench.nexmark.rounds", full && !async ? 2 : 1),
                 Long.getLong("lethe.bench.checkpoint-seconds", full ? 10 : 2),
                 NexmarkConfig.withRate(Long.getLong("lethe.bench.nexmark.rate", NexmarkConfig.DEFAULT_RATE)),
@@ -71,7 +71,7 @@ record NexmarkMode(String name, long events, int rounds, long checkpointSeconds,
     /**
      * The asynchronous part's latency runs (null for the other part): the queries of {@link
      * #LATENCY_QUERIES} it runs, paced at a rate every backend keeps up with (full 4,000 events/s for
-     * 60 s, quick 2,000 for 5 s; {@code lethe.bench.nexmark.paced-rate} and {@code .paced-seconds}).
+     * 60 s, quick 2,000 for 3 s; {@code lethe.bench.nexmark.paced-rate} and {@code .paced-seconds}).
      */
     NexmarkMode paced() {
         List<NexmarkQueries.Query> latency = queries.stream().filter(q -> LATENCY_QUERIES.contains(q.name()))
@@ -81,7 +81,7 @@ record NexmarkMode(String name, long events, int rounds, long checkpointSeconds,
         }
         boolean full = name.equals("full");
         long rate = Long.getLong("lethe.bench.nexmark.paced-rate", full ? 4_000 : 2_000);
-        long seconds = Long.getLong("lethe.bench.nexmark.paced-seconds", full ? 60 : 5);
+        long seconds = Long.getLong("lethe.bench.nexmark.paced-seconds", full ? 60 : 3);
         return new NexmarkMode(name, rate * seconds, 1, checkpointSeconds, NexmarkConfig.withRate(rate), backends,
                 latency, true, rate);
     }
