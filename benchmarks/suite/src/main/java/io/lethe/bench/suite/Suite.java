@@ -43,22 +43,22 @@ public final class Suite {
 
     static final List<Part> PARTS = List.of(
             new Part("engine", "engine point operations and scans (JMH, Lethe and rocksdbjni)", "engine-ops.csv",
-                    "about 2.5 min", "about 60 min"),
+                    "about 1.5 min", "about 60 min"),
             new Part("ycsb", "delete-heavy YCSB-A (FADE against RocksDB and its delete compactions)", "ycsb.csv",
                     "about 75 s", "about 21 min"),
             new Part("secondary", "secondary range deletes across delete tile sizes (KiWi against RocksDB)",
-                    "secondary-deletes.csv", "about 20 s", "about 2.5 min"),
+                    "secondary-deletes.csv", "about 40 s", "about 2.5 min"),
             new Part("jobs", "Flink jobs: windows, paced windows, TTL (Lethe, Flink's RocksDB twice, ForSt, HashMap)",
-                    "jobs.csv", "about 3 min", "about 40 min"),
+                    "jobs.csv", "about 2 min", "about 40 min"),
             new Part("largestate", "state far larger than memory: keyed (synchronous and asynchronous state) and windowed"
                     + " jobs, checkpoints, restores (Lethe, Flink's RocksDB, ForSt)", "largestate.csv", "about 3 min",
                     "about 6 hours"),
             new Part("nexmark", "Nexmark q4 q5 q7 q8 q9 q11 q16 q18 q19 q20 in Flink SQL (Lethe, Flink's RocksDB"
-                    + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 4 min", "about 40 min"),
+                    + " twice, ForSt, HashMap), results compared", "nexmark.csv", "about 3 min", "about 40 min"),
             new Part("nexmark-async", "Nexmark q4 q9 q18 q20 with asynchronous state (Lethe's and ForSt's executors,"
                     + " Lethe through Flink's synchronous adaptor, RocksDB with synchronous state; full: in a 2 GiB"
                     + " memory cgroup), results compared",
-                    "nexmark-async.csv", "about 1 min", "about 45 min"),
+                    "nexmark-async.csv", "about 2 min", "about 45 min"),
             new Part("streams", "Kafka Streams windowed aggregation (Lethe's stores, Kafka Streams' RocksDB stores"
                     + " as shipped and tuned)", "streams.csv", "about 2 min", "about 60 min"));
 
