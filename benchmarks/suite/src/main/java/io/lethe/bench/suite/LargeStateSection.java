@@ -122,6 +122,7 @@ final class LargeStateSection {
             r.md().append(runs(rows, job, backends)).append("\n\n");
             speed(rows, job, backends);
             durability(rows, job, backends);
+            lethesFlushes(rows, job, backends);
             for (String lethe : backends) {
                 if (LetheConfigurations.contains(lethe)) {
                     versusBestPeer(rows, job, lethe);
@@ -198,6 +199,30 @@ final class LargeStateSection {
             "savepoint (MiB)", "restore from checkpoint (ms)", "restore from savepoint (ms)", "RSS max (MiB)",
             "native max (MiB)", "managed memory (MiB)", "container max (MiB)", "container limit (MiB)",
             "page cache before restore"}, table));
+    }
+
+    /**
+     * Lethe's flushes and heap trims in the steady phase, as means per flush and per trim; left out for
+     * rows written before the benchmark counted them.
+     */
+    private void lethesFlushes(List<Row> rows, String job, List<String> backends) {
+        List<String[]> table = new ArrayList<>();
+        for (String backend : backends) {
+            List<Row> sel = Csv.where(rows, "job", job, "backend", backend);
+            if (LetheConfigurations.contains(backend) && values(sel, "flushes") != null) {
+                table.add(new String[] {backend, abs(values(sel, "flushes")), abs(values(sel, "flush_mb_mean")),
+                    abs(values(sel, "flush_ms_mean")), abs(values(sel, "flush_delay_ms_mean")),
+                    abs(values(sel, "checkpoint_flushes")), abs(values(sel, "checkpoint_flush_wait_ms_mean")),
+                    abs(values(sel, "heap_trims")), abs(values(sel, "heap_trim_ms_mean"))});
+            }
+        }
+        if (!table.isEmpty()) {
+            r.md().append("Lethe's flushes and heap trims in the steady phase:\n\n").append(Report.table(
+                    new String[] {"backend", "flushes", "MB written per flush (mean)", "ms per flush (mean)",
+                        "ms a switched memtable waited for the flush thread (mean)", "checkpoints linking a flush",
+                        "ms such a checkpoint waited for its flush (mean)", "heap trims", "ms per trim (mean)"},
+                    table));
+        }
     }
 
     /** A savepoint cell, or why there is none. */
