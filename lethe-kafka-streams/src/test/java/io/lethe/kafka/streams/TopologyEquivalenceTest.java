@@ -55,7 +55,7 @@ import java.util.stream.Stream;
 class TopologyEquivalenceTest {
     private static final Duration GRACE = Duration.ofMillis(300);
 
-    @TempDir
+    @TempDir(factory = MemoryTempDirs.class)
     Path dir;
 
     static Stream<Arguments> topologies() {
