@@ -151,7 +151,9 @@ enum class CompactionReason : int {
     "Microseconds from the switch of the memtables a checkpoint copy links until their flush was done, per copy (wall time).") \
   X(kFlushDelayMicros, flush_delay_micros,                                                          \
     "Microseconds switched memtables waited for the flush thread to start their flush (wall time).") \
-  X(kHeapTrimMicros, heap_trim_micros, "Microseconds this database's heap trims took (wall time).")
+  X(kHeapTrimMicros, heap_trim_micros, "Microseconds this database's heap trims took (wall time).") \
+  X(kCompactionGiveWayMicros, compaction_give_way_micros,                                           \
+    "Microseconds compactions paused between keys for a flush a checkpoint copy or a Flush call waited for (wall time).")
 
 enum class Ticker : int {
 #define LETHE_TICKER_ENUM(id, field, doc) id,

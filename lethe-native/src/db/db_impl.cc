@@ -321,6 +321,7 @@ void DBImpl::SwitchMemtables(bool to_files, bool awaited) {
   write_share_->Switched(uncharged_bytes_);
   uncharged_bytes_ = 0;
   imm_pending_ = any || imm_log_number_ != 0;
+  NoteFlushAwaited();
   imm_switched_at_ = std::chrono::steady_clock::now();
   bg_cv_.notify_all();
 }

@@ -268,6 +268,15 @@ class DBImpl final : public DB {
   // take milliseconds, and writers wait for mu_.
   void DeleteObsoleteFiles(std::unique_lock<std::mutex>& l);
   void RecordBackgroundError(const Status& s);  // mu_ held
+  // Whether someone waits for the pending flush: a Flush call, or a
+  // checkpoint copy that links its files (mu_ held).
+  bool FlushAwaited() const;
+  void NoteFlushAwaited();  // mu_ held: refreshes flush_awaited_
+  // Polled by compactions between keys, mu_ not held: while a flush is
+  // awaited, waits until it is installed, at most `limit` (on two cores a
+  // compaction beside the flush takes the core it would run on). Returns
+  // false when the wait hit the limit: the caller stops giving way.
+  bool GiveWayToAwaitedFlush(std::chrono::milliseconds limit);
   Status SyncLogsLocked();                       // log_mu_ held
   std::vector<SequenceNumber> SnapshotList();   // mu_ held
   uint64_t OldestSnapshot();                    // mu_ held; kMaxSequenceNumber if none
@@ -403,6 +412,9 @@ class DBImpl final : public DB {
   // it writes what was visible when the copy began.
   std::vector<CheckpointCopy*> copies_awaiting_flush_;
   VersionRef flush_view_;
+  // FlushAwaited() as last noted under mu_, for compactions to read between
+  // keys without it.
+  std::atomic<bool> flush_awaited_{false};
   LiveCounter open_iterators_;    // iterators reading this database
   LiveCounter open_checkpoints_;  // checkpoint copies not yet released
   size_t uncharged_bytes_ = 0;  // written but not yet charged to the budget (write_mu_)

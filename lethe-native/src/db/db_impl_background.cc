@@ -15,7 +15,24 @@ namespace lethe {
 
 void DBImpl::RecordBackgroundError(const Status& s) {
   if (bg_error_.ok() && !s.ok() && !s.IsAborted()) bg_error_ = s;
+  NoteFlushAwaited();
   bg_cv_.notify_all();
+}
+
+bool DBImpl::FlushAwaited() const {
+  return imm_pending_ && bg_error_.ok() && !shutting_down_ && (imm_awaited_ || !copies_awaiting_flush_.empty());
+}
+
+void DBImpl::NoteFlushAwaited() { flush_awaited_.store(FlushAwaited(), std::memory_order_relaxed); }
+
+bool DBImpl::GiveWayToAwaitedFlush(std::chrono::milliseconds limit) {
+  if (!flush_awaited_.load(std::memory_order_relaxed)) return true;
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> l(mu_);
+  const bool installed = bg_cv_.wait_for(l, limit, [this] { return !FlushAwaited(); });
+  NoteFlushAwaited();
+  RecordMicrosSince(Ticker::kCompactionGiveWayMicros, start);
+  return installed;
 }
 
 uint64_t DBImpl::NewPendingFileNumber() {
@@ -31,6 +48,10 @@ void DBImpl::ReleasePendingOutputs(const std::vector<FileMetaData>& files) {
 
 // Whether no level below `out_level` holds a file: a compaction's outputs
 // then hold the oldest data of their key range, as RocksDB's bottommost level.
+// The longest a compaction waits for one awaited flush; past it the
+// compaction runs on beside it (a flush normally takes well under a second).
+static constexpr std::chrono::milliseconds kGiveWayLimit{10'000};
+
 static bool BottommostOutput(const ColumnFamilyFiles& files, int out_level) {
   for (int l = out_level + 1; l < kNumLevels; l++) {
     if (!files.levels[l].empty()) return false;
@@ -361,7 +382,11 @@ Status DBImpl::RunCompaction(std::unique_lock<std::mutex>& l, ColumnFamilyData* 
     };
     wo.estimate_covered = CoveredEntriesEstimate(files, out_level + 1);
     wo.new_file_number = [this] { return NewPendingFileNumber(); };
-    wo.should_stop = [this] { return shutting_down_flag_.load(std::memory_order_relaxed); };
+    // Between keys: a flush someone waits for goes first, and a shutdown stops the job.
+    wo.should_stop = [this, give_way = true]() mutable {
+      if (give_way) give_way = GiveWayToAwaitedFlush(kGiveWayLimit);
+      return shutting_down_flag_.load(std::memory_order_relaxed);
+    };
     s = WriteTables(wo, &stream, &result);
     Record(Ticker::kSecondaryBytesCompacted, stream.stats().secondary_removed_bytes);
   }

@@ -68,6 +68,7 @@ class DBImpl::CheckpointCopy final : public PendingCheckpoint {
     {
       std::lock_guard<std::mutex> l(db_->mu_);
       std::erase(db_->copies_awaiting_flush_, this);
+      db_->NoteFlushAwaited();
     }
     if (!finished_) RemoveCopy(db_->env_, dir_);
   }
@@ -165,6 +166,7 @@ void DBImpl::HandFlushToCopies(const VersionEdit& edit) {
     RecordMicrosSince(Ticker::kCheckpointFlushWaitMicros, imm_switched_at_);  // the copy switched them
   }
   copies_awaiting_flush_.clear();
+  NoteFlushAwaited();
 }
 
 Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& options,
@@ -192,6 +194,7 @@ Status DBImpl::BeginCheckpoint(const std::string& dir, const CheckpointOptions& 
     CaptureCheckpoint(copy.get(), flushing);
     if (flushing) {
       copies_awaiting_flush_.push_back(copy.get());
+      NoteFlushAwaited();
       flush_view_ = copy->version_;
       Record(Ticker::kCheckpointFlushes, 1);
     } else {

@@ -212,6 +212,7 @@ Status DBImpl::FlushImmutable(std::unique_lock<std::mutex>& l) {
   imm_pending_ = false;
   imm_to_files_ = false;
   imm_awaited_ = false;
+  NoteFlushAwaited();
   if (to_files) checkpoint_image_bytes_ = 0;  // what checkpoints copied is in files now
   HandOverCharge(std::move(jobs));
   KillPoint("flush.installed");

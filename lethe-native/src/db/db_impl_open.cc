@@ -43,6 +43,7 @@ DBImpl::~DBImpl() {
     std::lock_guard<std::mutex> l(mu_);
     shutting_down_ = true;
     shutting_down_flag_ = true;
+    NoteFlushAwaited();
   }
   bg_cv_.notify_all();
   if (flush_thread_.joinable()) flush_thread_.join();
