@@ -46,12 +46,12 @@ void DBImpl::ReleasePendingOutputs(const std::vector<FileMetaData>& files) {
   for (const FileMetaData& f : files) pending_outputs_.erase(f.number);
 }
 
-// Whether no level below `out_level` holds a file: a compaction's outputs
-// then hold the oldest data of their key range, as RocksDB's bottommost level.
 // The longest a compaction waits for one awaited flush; past it the
 // compaction runs on beside it (a flush normally takes well under a second).
 static constexpr std::chrono::milliseconds kGiveWayLimit{10'000};
 
+// Whether no level below `out_level` holds a file: a compaction's outputs
+// then hold the oldest data of their key range, as RocksDB's bottommost level.
 static bool BottommostOutput(const ColumnFamilyFiles& files, int out_level) {
   for (int l = out_level + 1; l < kNumLevels; l++) {
     if (!files.levels[l].empty()) return false;
