@@ -66,12 +66,14 @@ public final class BackendGauges implements MetricReporter {
      * they began and linked the flushed files instead of copying the memtables, and how long they waited for
      * theirs; the flushes, the bytes they wrote, how long they ran and how long switched memtables waited
      * for the flush thread to start them; the heap trims (which the flush and compaction threads run) and
-     * how long they took. Times in µs; zeros on other backends.
+     * how long they took; how long compactions paused for a flush a checkpoint or a Flush call waited for.
+     * Times in µs; zeros on other backends.
      */
     record FlushWork(Map<Ticker, Long> counts) {
         private static final List<Ticker> TICKERS = List.of(Ticker.CHECKPOINT_FLUSHES,
                 Ticker.CHECKPOINT_FLUSH_WAIT_MICROS, Ticker.FLUSHES, Ticker.BYTES_WRITTEN_FLUSH, Ticker.FLUSH_MICROS,
-                Ticker.FLUSH_DELAY_MICROS, Ticker.HEAP_TRIMS, Ticker.HEAP_TRIM_MICROS);
+                Ticker.FLUSH_DELAY_MICROS, Ticker.HEAP_TRIMS, Ticker.HEAP_TRIM_MICROS,
+                Ticker.COMPACTION_GIVE_WAY_MICROS);
 
         static FlushWork now() {
             Map<Ticker, Long> counts = new EnumMap<>(Ticker.class);

@@ -144,7 +144,7 @@ final class LargeStateResult {
                     p.asyncBatches() == 0 ? "" : cell((double) p.asyncRequests() / p.asyncBatches()));
             // Lethe's checkpoints that linked a flush of the memtables instead of copying them, how long they
             // waited for it, what its flushes wrote, how long they ran and waited for the flush thread, and its
-            // heap trims.
+            // heap trims, and how long its compactions paused for flushes someone waited for (in all).
             boolean lethe = row.get("backend").startsWith("lethe");
             BackendGauges.FlushWork f = p.flushWork();
             long checkpointFlushes = f.get(Ticker.CHECKPOINT_FLUSHES);
@@ -160,6 +160,7 @@ final class LargeStateResult {
             row.put("flush_delay_ms_mean", meanMillis(lethe, f.get(Ticker.FLUSH_DELAY_MICROS), flushes));
             row.put("heap_trims", lethe ? Long.toString(trims) : "");
             row.put("heap_trim_ms_mean", meanMillis(lethe, f.get(Ticker.HEAP_TRIM_MICROS), trims));
+            row.put("compaction_give_way_ms", lethe ? cell(f.get(Ticker.COMPACTION_GIVE_WAY_MICROS) / 1e3) : "");
         }
 
         /** The job stopped, with these checkpoints and savepoint. */

@@ -202,8 +202,9 @@ final class LargeStateSection {
     }
 
     /**
-     * Lethe's flushes and heap trims in the steady phase, as means per flush and per trim; left out for
-     * rows written before the benchmark counted them.
+     * Lethe's flushes and heap trims in the steady phase, as means per flush and per trim, and how long its
+     * compactions paused for flushes someone waited for, in all; left out for rows written before the
+     * benchmark counted them.
      */
     private void lethesFlushes(List<Row> rows, String job, List<String> backends) {
         List<String[]> table = new ArrayList<>();
@@ -213,14 +214,16 @@ final class LargeStateSection {
                 table.add(new String[] {backend, abs(values(sel, "flushes")), abs(values(sel, "flush_mb_mean")),
                     abs(values(sel, "flush_ms_mean")), abs(values(sel, "flush_delay_ms_mean")),
                     abs(values(sel, "checkpoint_flushes")), abs(values(sel, "checkpoint_flush_wait_ms_mean")),
-                    abs(values(sel, "heap_trims")), abs(values(sel, "heap_trim_ms_mean"))});
+                    abs(values(sel, "heap_trims")), abs(values(sel, "heap_trim_ms_mean")),
+                    abs(values(sel, "compaction_give_way_ms"))});
             }
         }
         if (!table.isEmpty()) {
             r.md().append("Lethe's flushes and heap trims in the steady phase:\n\n").append(Report.table(
                     new String[] {"backend", "flushes", "MB written per flush (mean)", "ms per flush (mean)",
                         "ms a switched memtable waited for the flush thread (mean)", "checkpoints linking a flush",
-                        "ms such a checkpoint waited for its flush (mean)", "heap trims", "ms per trim (mean)"},
+                        "ms such a checkpoint waited for its flush (mean)", "heap trims", "ms per trim (mean)",
+                        "ms compactions paused for awaited flushes (in all)"},
                     table));
         }
     }

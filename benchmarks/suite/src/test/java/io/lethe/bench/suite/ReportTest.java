@@ -206,13 +206,13 @@ class ReportTest {
     void lethesFlushesAndHeapTrimsAreShown(@TempDir Path tmp) throws Exception {
         String md = reportWithLargeState(tmp, List.of("job,backend,steady_records_per_s,checkpoint_flushes,"
                         + "checkpoint_flush_wait_ms_mean,flushes,flush_mb_mean,flush_ms_mean,flush_delay_ms_mean,"
-                        + "heap_trims,heap_trim_ms_mean",
-                "keyed-async,lethe,100,17,120,30,50.5,674,0.5,4,12", "keyed-async,lethe-adaptor,90,9,80,20,40,500,0,0,",
-                "keyed-async,forst,80,,,,,,,,", "windowed,lethe,100,,,,,,,,"));
+                        + "heap_trims,heap_trim_ms_mean,compaction_give_way_ms",
+                "keyed-async,lethe,100,17,120,30,50.5,674,0.5,4,12,2100", "keyed-async,lethe-adaptor,90,9,80,20,40,500,0,0,,0",
+                "keyed-async,forst,80,,,,,,,,,", "windowed,lethe,100,,,,,,,,,"));
         String keyed = md.substring(md.indexOf("### keyed-async"), md.indexOf("### windowed"));
         String flushes = keyed.substring(keyed.indexOf("Lethe's flushes and heap trims in the steady phase:"));
-        assertTrue(flushes.contains("| lethe | 30 | 50.5 | 674 | 0.500 | 17 | 120 | 4 | 12 |"), flushes);
-        assertTrue(flushes.contains("| lethe-adaptor | 20 | 40 | 500 | 0 | 9 | 80 | 0 | - |"), flushes);
+        assertTrue(flushes.contains("| lethe | 30 | 50.5 | 674 | 0.500 | 17 | 120 | 4 | 12 | 2,100 |"), flushes);
+        assertTrue(flushes.contains("| lethe-adaptor | 20 | 40 | 500 | 0 | 9 | 80 | 0 | - | 0 |"), flushes);
         assertFalse(flushes.substring(0, flushes.indexOf("\n\n", flushes.indexOf("| --- |"))).contains("forst"),
                 flushes);
         String windowed = md.substring(md.indexOf("### windowed"));
