@@ -46,12 +46,7 @@ class AwaitedFlushTest : public MemDbTest {
 
   static std::string Key(int i) { return "k" + std::to_string(100000 + i); }
 
-  // Values no codec shrinks, so that the copies' bytes follow the memtable's.
-  std::string RandomValue(size_t n) {
-    std::string v(n, '\0');
-    for (char& c : v) c = static_cast<char>(rnd_() & 0xff);
-    return v;
-  }
+  std::string RandomValue(size_t n) { return IncompressibleValue(rnd_, n); }
 
   // Starts CompactAll on a thread of its own and holds it where the
   // compaction creates its output (past its first key).

@@ -29,12 +29,7 @@ class CheckpointImageTest : public MemDbTest {
 
   static std::string Key(int i) { return "k" + std::to_string(100000 + i); }
 
-  // Values no codec shrinks, so that copied bytes follow written bytes.
-  std::string RandomValue(size_t n) {
-    std::string v(n, '\0');
-    for (char& c : v) c = static_cast<char>(rnd_() & 0xff);
-    return v;
-  }
+  std::string RandomValue(size_t n) { return IncompressibleValue(rnd_, n); }
 
   std::unique_ptr<DB> OpenCopy(const std::string& dir) {
     std::unique_ptr<DB> copy;

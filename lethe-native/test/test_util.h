@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -34,6 +35,14 @@ inline void ExpectMatchesGolden(const std::string& name, const std::string& actu
   std::stringstream golden;
   golden << in.rdbuf();
   EXPECT_EQ(actual, golden.str());
+}
+
+// `n` random bytes from `rnd`: a value no codec shrinks, so that the bytes
+// a flush or a checkpoint copy writes follow the bytes written.
+inline std::string IncompressibleValue(std::mt19937_64& rnd, size_t n) {
+  std::string v(n, '\0');
+  for (char& c : v) c = static_cast<char>(rnd() & 0xff);
+  return v;
 }
 
 // A place where threads wait until Release; Await tells whether one got there.
