@@ -150,7 +150,10 @@ SequenceNumber TombstoneCursor::Locate(std::string_view key, SequenceNumber read
     positioned_ = true;
   }
   before_next_ = false;
-  if (part_ == parts.size()) return 0;
+  if (part_ == parts.size()) {
+    to_end_ = true;  // key is past every file's range: so is every later key
+    return 0;
+  }
   const auto& frags = parts[part_].set->fragments();
   size_t steps = 0;
   while (fragment_ < frags.size() && std::string_view(frags[fragment_].end) <= key) {
@@ -160,7 +163,17 @@ SequenceNumber TombstoneCursor::Locate(std::string_view key, SequenceNumber read
     }
     fragment_++;
   }
-  if (fragment_ == frags.size()) return 0;
+  if (fragment_ == frags.size()) {
+    // Past the part's fragments: nothing covers a later key of the part (up
+    // to its largest), or any later key at all after the last part.
+    if (part_ + 1 == parts.size()) {
+      to_end_ = true;
+    } else {
+      next_start_ = parts[part_].largest;
+      before_next_ = true;
+    }
+    return 0;
+  }
   next_start_ = frags[fragment_].start;
   before_next_ = true;
   return Covering(frags[fragment_], key, read_seq, end);

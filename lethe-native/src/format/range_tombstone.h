@@ -88,13 +88,22 @@ class TombstoneCursor {
   void Reset() {
     positioned_ = false;
     before_next_ = false;
+    to_end_ = false;
   }
   SequenceNumber MaxCoveringSeq(std::string_view key, SequenceNumber read_seq, std::string_view* end = nullptr) {
-    // The common case, inline and one comparison: key is still before the
-    // fragment the cursor is at (so before every fragment after it, and
-    // past those before).
-    if (before_next_ && key < next_start_) return 0;
+    // The common cases, inline and at most one comparison: no fragment lies
+    // ahead, or key is still before the fragment the cursor is at (so before
+    // every fragment after it, and past those before).
+    if (to_end_ || (before_next_ && key < next_start_)) return 0;
     return Locate(key, read_seq, end);
+  }
+  // After MaxCoveringSeq(key): whether the cursor knows that no tombstone of
+  // the source covers a key after key and before *bound, or (*to_end) after
+  // key at all. A bound at or before key vouches for nothing.
+  bool ClearBefore(std::string_view* bound, bool* to_end) const {
+    *to_end = to_end_;
+    *bound = next_start_;
+    return to_end_ || before_next_;
   }
 
  private:
@@ -103,8 +112,11 @@ class TombstoneCursor {
   const TombstoneSource* source_;
   bool positioned_ = false;
   size_t part_ = 0, fragment_ = 0;
-  bool before_next_ = false;     // next_start_ is the start of the fragment the cursor is at
-  std::string_view next_start_;  // points into the source's fragments
+  // next_start_ is the start of the fragment the cursor is at, or, past the
+  // last fragment of a file that is not the source's last, that file's largest key
+  bool before_next_ = false;
+  std::string_view next_start_;  // points into the source
+  bool to_end_ = false;          // no fragment after the last key looked up
 };
 
 }  // namespace lethe

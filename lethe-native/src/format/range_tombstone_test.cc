@@ -47,6 +47,11 @@ TEST(RangeTombstoneTest, SourceAndCursorAnswerAsLookingAtEveryTombstone) {
   TombstoneCursor cursor(&level);
   for (int round = 0; round < 50; round++) {
     const SequenceNumber read_seq = rnd.Uniform(110);
+    // covered_before[j]: how many of the keys below j a tombstone covers.
+    std::vector<uint64_t> covered_before(5001, 0);
+    for (uint64_t j = 0; j < 5000; j++) {
+      covered_before[j + 1] = covered_before[j] + (BruteForce(all, Key(j), read_seq) != 0 ? 1 : 0);
+    }
     cursor.Reset();
     uint64_t k = rnd.Uniform(5000);
     while (k < 5000) {  // growing keys, as an iterator's between seeks
@@ -60,6 +65,15 @@ TEST(RangeTombstoneTest, SourceAndCursorAnswerAsLookingAtEveryTombstone) {
         ASSERT_LT(key, std::string(end));
         const std::string last = Key(std::stoull(std::string(end.substr(1))) - 1);
         ASSERT_EQ(want, BruteForce(all, last, read_seq)) << key << " .. " << end;
+      } else {
+        // What the cursor vouches for after an uncovered key: none after it is covered up to its bound.
+        std::string_view bound;
+        bool to_end = false;
+        if (cursor.ClearBefore(&bound, &to_end)) {
+          uint64_t until = 5000;  // the first key not vouched for
+          if (!to_end) until = std::max(k + 1, std::min<uint64_t>(5000, std::stoull(std::string(bound.substr(1)))));
+          ASSERT_EQ(covered_before[k + 1], covered_before[until]) << "clear after " << key << " up to " << until;
+        }
       }
       k += 1 + rnd.Uniform(rnd.OneIn(10) ? 300 : 4);
     }

@@ -31,6 +31,7 @@ class SkipCoveredIterator final : public InternalIterator {
   }
   void Next() override {
     source_->Next();
+    if (InClearStretch()) return;
     SkipCovered();
   }
   void Prev() override {
@@ -46,6 +47,34 @@ class SkipCoveredIterator final : public InternalIterator {
   void ResetCursors() {
     for (TombstoneCursor& c : newer_) c.Reset();
     own_cursor_.Reset();
+    clear_ = false;
+  }
+
+  // Whether the entry lies where SkipCovered found, at the entry it last
+  // kept, that no tombstone can cover: one comparison per entry there,
+  // instead of one per source.
+  bool InClearStretch() const {
+    if (!clear_ || !source_->Valid()) return clear_;
+    return clear_to_end_ || ExtractSortKey(source_->key()) < clear_until_;
+  }
+
+  // Called on an entry SkipCovered keeps, once every cursor has looked at it:
+  // the stretch after it that no cursor's tombstones reach (their nearest bound).
+  void NoteClearStretch() {
+    clear_ = true;
+    clear_to_end_ = true;
+    auto bound_by = [this](const TombstoneCursor& c) {
+      std::string_view bound;
+      bool to_end = false;
+      if (!c.ClearBefore(&bound, &to_end)) return false;
+      if (!to_end && (clear_to_end_ || bound < clear_until_)) {
+        clear_until_ = bound;
+        clear_to_end_ = false;
+      }
+      return true;
+    };
+    for (const TombstoneCursor& c : newer_) clear_ = clear_ && bound_by(c);
+    if (own_ != nullptr) clear_ = clear_ && bound_by(own_cursor_);
   }
 
   // Until the entry is one no tombstone deletes: while a newer source's
@@ -53,6 +82,7 @@ class SkipCoveredIterator final : public InternalIterator {
   // (everything before it is covered too); while one of its own source's
   // newer than it covers it, moves on by one.
   void SkipCovered() {
+    clear_ = false;
     while (source_->Valid()) {
       const std::string_view key = ExtractSortKey(source_->key());
       std::string_view end, longest;
@@ -64,6 +94,7 @@ class SkipCoveredIterator final : public InternalIterator {
       } else if (own_ != nullptr && own_cursor_.MaxCoveringSeq(key, read_seq_) > EntrySequence()) {
         source_->Next();
       } else {
+        NoteClearStretch();
         return;
       }
     }
@@ -112,6 +143,11 @@ class SkipCoveredIterator final : public InternalIterator {
   const SequenceNumber read_seq_;
   std::atomic<uint64_t>* const skips_;
   std::string target_;
+  // The stretch after the entry last kept that no tombstone reaches: up to
+  // clear_until_ (which points into a source), or to the end.
+  bool clear_ = false;
+  bool clear_to_end_ = false;
+  std::string_view clear_until_;
 };
 
 }  // namespace
