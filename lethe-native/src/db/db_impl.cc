@@ -448,7 +448,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& o, ColumnFamily
     tombstones->emplace_back();
     tombstones->back().Add(m->FragmentedRangeTombstones());
   }
-  s = AddFileIterators(*sv->files, table_cache_.get(), o.fill_cache, &iters, tombstones.get(), &source_of);
+  s = AddFileIterators(sv->files, table_cache_.get(), o.fill_cache, &iters, tombstones.get(), &source_of);
   if (!s.ok()) return NewDBIterator(std::make_unique<EmptyIterator>(s), 0, o, nullptr);
   SkipRangeDeleted(*tombstones, source_of, seq, &ticker(Ticker::kRangeDeleteSkips), &iters);
   const SecondaryDeletes* secondary = &sv->files->secondary;

@@ -239,8 +239,8 @@ namespace {
 
 class LevelIterator final : public InternalIterator {
  public:
-  LevelIterator(std::vector<FileRef> files, TableCache* tables, bool fill_cache)
-      : files_(std::move(files)), tables_(tables), fill_cache_(fill_cache) {}
+  LevelIterator(std::shared_ptr<const std::vector<FileRef>> files, TableCache* tables, bool fill_cache)
+      : files_holder_(std::move(files)), files_(*files_holder_), tables_(tables), fill_cache_(fill_cache) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override {
@@ -330,7 +330,8 @@ class LevelIterator final : public InternalIterator {
   bool valid_ = false;
   std::string_view key_, value_;
   uint64_t delete_key_ = 0;
-  std::vector<FileRef> files_;
+  std::shared_ptr<const std::vector<FileRef>> files_holder_;
+  const std::vector<FileRef>& files_;
   TableCache* tables_;
   bool fill_cache_;
   size_t index_ = 0;
@@ -364,6 +365,11 @@ class OwningTableIterator final : public InternalIterator {
 
 std::unique_ptr<InternalIterator> NewLevelIterator(std::vector<FileRef> files, TableCache* tables,
                                                    bool fill_cache) {
+  return NewLevelIterator(std::make_shared<const std::vector<FileRef>>(std::move(files)), tables, fill_cache);
+}
+
+std::unique_ptr<InternalIterator> NewLevelIterator(std::shared_ptr<const std::vector<FileRef>> files,
+                                                   TableCache* tables, bool fill_cache) {
   return std::make_unique<LevelIterator>(std::move(files), tables, fill_cache);
 }
 
@@ -381,9 +387,10 @@ Status AddFileTombstones(TableCache* tables, const FileMetaData& f, TombstoneSou
 
 }  // namespace
 
-Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
+Status AddFileIterators(const std::shared_ptr<const ColumnFamilyFiles>& shared, TableCache* tables, bool fill_cache,
                         std::vector<std::unique_ptr<InternalIterator>>* iters,
                         std::vector<TombstoneSource>* tombstones, std::vector<size_t>* source_of) {
+  const ColumnFamilyFiles& files = *shared;
   for (const FileRef& f : files.levels[0]) {
     if (f->num_entries > 0) {
       FileTables t;
@@ -398,7 +405,8 @@ Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool
   }
   for (int l = 1; l < kNumLevels; l++) {
     if (files.levels[l].empty()) continue;
-    iters->push_back(NewLevelIterator(files.levels[l], tables, fill_cache));
+    iters->push_back(NewLevelIterator(std::shared_ptr<const std::vector<FileRef>>(shared, &files.levels[l]), tables,
+                                      fill_cache));
     source_of->push_back(tombstones->size());
     tombstones->emplace_back();
     for (const FileRef& f : files.levels[l]) {

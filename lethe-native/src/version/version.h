@@ -119,12 +119,17 @@ void MultiGetFromFiles(const ColumnFamilyFiles& files, TableCache* tables, std::
 // source_of gets the index in *tombstones of each iterator's source. A
 // level-0 file without point entries (range tombstones only) adds no
 // iterator, so that a read does not merge a source that yields nothing.
-Status AddFileIterators(const ColumnFamilyFiles& files, TableCache* tables, bool fill_cache,
+// The level iterators share `files` (its level vectors) instead of copying them.
+Status AddFileIterators(const std::shared_ptr<const ColumnFamilyFiles>& files, TableCache* tables, bool fill_cache,
                         std::vector<std::unique_ptr<InternalIterator>>* iters,
                         std::vector<TombstoneSource>* tombstones, std::vector<size_t>* source_of);
 
 // Concatenates the files of one level >= 1, opening each lazily.
 std::unique_ptr<InternalIterator> NewLevelIterator(std::vector<FileRef> files, TableCache* tables,
                                                    bool fill_cache);
+// The same over a list someone else keeps: a read's iterator shares its
+// version's level instead of copying a reference to each of its files.
+std::unique_ptr<InternalIterator> NewLevelIterator(std::shared_ptr<const std::vector<FileRef>> files,
+                                                   TableCache* tables, bool fill_cache);
 
 }  // namespace lethe
