@@ -45,11 +45,17 @@ int VarintLength(uint64_t v);
 // never read past limit.
 const char* GetVarint32PtrSlow(const char* p, const char* limit, uint32_t* v);
 const char* GetVarint64PtrSlow(const char* p, const char* limit, uint64_t* v);
-// Inline one-byte fast paths: most lengths in pages and memtables are < 128.
+// Inline one-byte fast paths: most lengths in pages and memtables are < 128;
+// varint32 also decodes two bytes inline (values of 128 B to 16 KiB, such as
+// a table row or a window's list, are common state values).
 inline const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v) {
   if (p < limit && (static_cast<unsigned char>(*p) & 0x80) == 0) {
     *v = static_cast<unsigned char>(*p);
     return p + 1;
+  }
+  if (limit - p >= 2 && (static_cast<unsigned char>(p[1]) & 0x80) == 0) {
+    *v = (static_cast<unsigned char>(p[0]) & 0x7fu) | (static_cast<uint32_t>(static_cast<unsigned char>(p[1])) << 7);
+    return p + 2;
   }
   return GetVarint32PtrSlow(p, limit, v);
 }

@@ -29,6 +29,23 @@ TEST(CodingTest, VarintRoundTripAndBounds) {
   EXPECT_FALSE(GetVarint32(&b, &v32));
 }
 
+// Every value of one, two and three bytes decodes as written, and a varint
+// cut after any of its bytes is rejected without reading past the cut.
+TEST(CodingTest, Varint32OfEveryShortLength) {
+  for (uint32_t v = 0; v < (1u << 15); v++) {
+    std::string s;
+    PutVarint32(&s, v);
+    s.push_back('\x7f');  // a byte after it, never part of it
+    uint32_t got = 0;
+    const char* end = GetVarint32Ptr(s.data(), s.data() + s.size(), &got);
+    ASSERT_EQ(end, s.data() + s.size() - 1) << v;
+    ASSERT_EQ(got, v);
+    for (size_t cut = 0; cut + 1 < s.size(); cut++) {
+      ASSERT_EQ(GetVarint32Ptr(s.data(), s.data() + cut, &got), nullptr) << v << " cut at " << cut;
+    }
+  }
+}
+
 TEST(CodingTest, LengthPrefixed) {
   std::string s;
   PutLengthPrefixed(&s, "hello");
