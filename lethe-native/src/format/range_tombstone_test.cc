@@ -19,6 +19,9 @@ std::string Key(uint64_t i) {
   return buf;
 }
 
+// The number a Key() stands for.
+uint64_t KeyNumber(std::string_view key) { return std::stoull(std::string(key.substr(1))); }
+
 // The newest visible tombstone covering key, by looking at every one.
 SequenceNumber BruteForce(const std::vector<RangeTombstone>& all, const std::string& key, SequenceNumber read_seq) {
   SequenceNumber best = 0;
@@ -63,7 +66,7 @@ TEST(RangeTombstoneTest, SourceAndCursorAnswerAsLookingAtEveryTombstone) {
       if (want != 0) {
         // The fragment is covered alike up to its end: a seek there skips nothing live.
         ASSERT_LT(key, std::string(end));
-        const std::string last = Key(std::stoull(std::string(end.substr(1))) - 1);
+        const std::string last = Key(KeyNumber(end) - 1);
         ASSERT_EQ(want, BruteForce(all, last, read_seq)) << key << " .. " << end;
       } else {
         // What the cursor vouches for after an uncovered key: none after it is covered up to its bound.
@@ -71,7 +74,7 @@ TEST(RangeTombstoneTest, SourceAndCursorAnswerAsLookingAtEveryTombstone) {
         bool to_end = false;
         if (cursor.ClearBefore(&bound, &to_end)) {
           uint64_t until = 5000;  // the first key not vouched for
-          if (!to_end) until = std::max(k + 1, std::min<uint64_t>(5000, std::stoull(std::string(bound.substr(1)))));
+          if (!to_end) until = std::max(k + 1, std::min<uint64_t>(5000, KeyNumber(bound)));
           ASSERT_EQ(covered_before[k + 1], covered_before[until]) << "clear after " << key << " up to " << until;
         }
       }

@@ -54,7 +54,8 @@ class SkipCoveredIterator final : public InternalIterator {
   // kept, that no tombstone can cover: one comparison per entry there,
   // instead of one per source.
   bool InClearStretch() const {
-    if (!clear_ || !source_->Valid()) return clear_;
+    if (!clear_) return false;
+    if (!source_->Valid()) return true;  // nothing left to pass over
     return clear_to_end_ || ExtractSortKey(source_->key()) < clear_until_;
   }
 
